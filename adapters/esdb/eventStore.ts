@@ -1,0 +1,281 @@
+// The event-store port on EventStoreDB, through `@eventstore/db-client` (the only file that
+// imports it). Positions in $all are commit positions; category and event-type filters are
+// pushed to the server where the client allows it and always re-checked here, so results are
+// exact whatever the server filters.
+import {
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  START as ESDB_START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  eventTypeFilter,
+  excludeSystemEvents,
+  jsonEvent,
+  streamNameFilter,
+  type AllStreamResolvedEvent,
+  type AppendExpectedRevision,
+  type Filter,
+  type Position,
+  type ReadPosition,
+  type ResolvedEvent,
+  type StreamingRead,
+} from '@eventstore/db-client'
+import {
+  START,
+  WrongExpectedRevisionError,
+  matchesFilter,
+  type AppendResult,
+  type EventFilter,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type GlobalPosition,
+  type ReadAllOptions,
+  type ReadStreamResult,
+  type RecordedEvent,
+  type StreamRevision,
+  type SubscribeOptions,
+} from '../../ports/eventStore.ts'
+
+type EsdbEvent = ResolvedEvent | AllStreamResolvedEvent
+
+/** What EventStoreDB reports as the position of events it cannot place in $all (ulong.MaxValue). */
+const UNKNOWN_POSITION = 2n ** 64n - 1n
+
+export function openEsdbEventStore(connectionString: string): EventStore {
+  const client = EventStoreDBClient.connectionString(connectionString)
+  // Ends live subscriptions on close: the client's dispose() alone would leave them hanging.
+  const closing = new AbortController()
+  return {
+    appendToStream: (streamName, events, options) => appendToStream(client, streamName, events, options?.expectedRevision ?? 'any'),
+    readStream: (streamName, options) => readStream(client, streamName, options),
+    readAll: (options) => readAll(client, options),
+    subscribeToAll: (options = {}) =>
+      subscribeToAll(client, { ...options, signal: options.signal ? AbortSignal.any([options.signal, closing.signal]) : closing.signal }),
+    async close() {
+      closing.abort()
+      await client.dispose()
+    },
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Appends
+// ---------------------------------------------------------------------------------------------
+
+async function appendToStream(
+  client: EventStoreDBClient,
+  streamName: string,
+  events: EventToAppend[],
+  expected: ExpectedRevision,
+): Promise<AppendResult> {
+  if (events.length === 0) return appendNothing(client, streamName, expected)
+  try {
+    const result = await client.appendToStream(streamName, events.map(toEventData), { expectedRevision: toEsdbExpected(expected) })
+    const nextExpectedRevision = Number(result.nextExpectedRevision)
+    // Servers before 22.x answer an idempotent retry without a position: look the event up.
+    const lastGlobalPosition = result.position
+      ? Number(result.position.commit)
+      : await positionOfRevision(client, streamName, nextExpectedRevision)
+    return { nextExpectedRevision, lastGlobalPosition }
+  } catch (error) {
+    if (error instanceof WrongExpectedVersionError) {
+      throw new WrongExpectedRevisionError(streamName, expected, toRevision(error.actualVersion))
+    }
+    throw error
+  }
+}
+
+/** An empty append writes nothing but still honours the expected revision. */
+async function appendNothing(client: EventStoreDBClient, streamName: string, expected: ExpectedRevision): Promise<AppendResult> {
+  const last = await lastEvent(client, streamName)
+  const current = last ? last.revision : -1
+  if (!isSatisfied(expected, current)) throw new WrongExpectedRevisionError(streamName, expected, current)
+  return { nextExpectedRevision: current, lastGlobalPosition: last ? last.globalPosition : START }
+}
+
+function isSatisfied(expected: ExpectedRevision, current: StreamRevision): boolean {
+  switch (expected) {
+    case 'any':
+      return true
+    case 'no_stream':
+      return current === -1
+    case 'stream_exists':
+      return current >= 0
+    default:
+      return expected === current
+  }
+}
+
+const toEventData = (event: EventToAppend) =>
+  jsonEvent({ id: event.id, type: event.type, data: event.data, ...(event.metadata ? { metadata: event.metadata } : {}) })
+
+const toEsdbExpected = (expected: ExpectedRevision): AppendExpectedRevision =>
+  typeof expected === 'number' ? BigInt(expected) : expected
+
+/** The client reports a missing stream as 'no_stream'; the port as -1. */
+const toRevision = (version: bigint | string | undefined): StreamRevision => (typeof version === 'bigint' ? Number(version) : -1)
+
+async function positionOfRevision(client: EventStoreDBClient, streamName: string, revision: StreamRevision): Promise<GlobalPosition> {
+  const [event] = await collect(client.readStream(streamName, { fromRevision: BigInt(revision), maxCount: 1 }))
+  if (!event) throw new Error(`stream ${streamName}: revision ${revision} was reported written but cannot be read`)
+  return toRecordedEvent(event).globalPosition
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stream reads
+// ---------------------------------------------------------------------------------------------
+
+async function readStream(
+  client: EventStoreDBClient,
+  streamName: string,
+  { from = 0, maxCount }: { from?: StreamRevision; maxCount?: number } = {},
+): Promise<ReadStreamResult> {
+  let events: RecordedEvent[]
+  try {
+    const read = maxCount === 0 ? [] : await collect(client.readStream(streamName, { fromRevision: BigInt(from), ...(maxCount ? { maxCount } : {}) }))
+    events = read.map(toRecordedEvent)
+  } catch (error) {
+    if (error instanceof StreamNotFoundError) return { events: [], currentRevision: -1, streamExists: false }
+    throw error
+  }
+  // When the read reached the end of the stream its last event is the current revision: taking
+  // it from a second read could pair these events with a revision appended in between.
+  const reachedEnd = events.length > 0 && (maxCount === undefined || events.length < maxCount)
+  const currentRevision = reachedEnd ? events.at(-1)!.revision : ((await lastEvent(client, streamName))?.revision ?? -1)
+  return { events, currentRevision, streamExists: currentRevision >= 0 }
+}
+
+async function lastEvent(client: EventStoreDBClient, streamName: string): Promise<RecordedEvent | undefined> {
+  try {
+    const [last] = await collect(client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }))
+    return last && toRecordedEvent(last)
+  } catch (error) {
+    if (error instanceof StreamNotFoundError) return undefined
+    throw error
+  }
+}
+
+async function collect<E>(read: StreamingRead<E>): Promise<E[]> {
+  const out: E[] = []
+  for await (const event of read as AsyncIterable<E>) out.push(event)
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// $all: reads and subscriptions
+// ---------------------------------------------------------------------------------------------
+
+async function readAll(client: EventStoreDBClient, { after = START, maxCount = Infinity, filter }: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = []
+  if (maxCount <= 0) return out
+  // This client version reads $all without server-side filters: the filter applies here.
+  const read = client.readAll({ fromPosition: toReadPosition(after) })
+  try {
+    for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+      const event = wanted(resolved, after, filter)
+      if (!event) continue
+      out.push(event)
+      if (out.length >= maxCount) break
+    }
+  } finally {
+    // Stops the server from streaming the rest of the log after an early break.
+    await read.cancel()
+  }
+  return out
+}
+
+async function* subscribeToAll(
+  client: EventStoreDBClient,
+  { after = START, filter, signal, batchSize }: SubscribeOptions,
+): AsyncGenerator<RecordedEvent> {
+  if (signal?.aborted) return
+  const subscription = client.subscribeToAll(
+    { fromPosition: toReadPosition(after), filter: serverFilter(filter) },
+    batchSize ? { highWaterMark: batchSize } : {},
+  )
+  // Destroying the readable side wakes the pending read below; the gRPC call is cancelled in finally.
+  const stop = () => subscription.destroy()
+  signal?.addEventListener('abort', stop, { once: true })
+  try {
+    for await (const resolved of subscription as AsyncIterable<AllStreamResolvedEvent>) {
+      if (signal?.aborted) return
+      const event = wanted(resolved, after, filter)
+      if (event) yield event
+    }
+  } catch (error) {
+    // The iteration fails with a premature close when aborted: that is the normal end.
+    if (!signal?.aborted) throw error
+  } finally {
+    signal?.removeEventListener('abort', stop)
+    await subscription.unsubscribe()
+  }
+}
+
+/** $all reads start at the given position (inclusive), subscriptions after it. */
+const toReadPosition = (after: GlobalPosition): ReadPosition =>
+  after === START ? ESDB_START : ({ commit: BigInt(after), prepare: BigInt(after) } satisfies Position)
+
+/** The port's event if it is a user event after `after` that passes the filter. */
+function wanted(resolved: EsdbEvent, after: GlobalPosition, filter: EventFilter | undefined): RecordedEvent | undefined {
+  const event = resolved.event
+  if (!event || isSystemEvent(event.streamId, event.type)) return undefined
+  if (!matchesFilter({ streamName: event.streamId, type: event.type }, filter)) return undefined
+  const recorded = toRecordedEvent(resolved)
+  return recorded.globalPosition > after ? recorded : undefined
+}
+
+const isSystemEvent = (streamName: string, type: string): boolean => streamName.startsWith('$') || type.startsWith('$')
+
+/**
+ * Narrows what the server sends: by stream name when categories are given (the more selective
+ * filter), else by event type; without a filter, at least system events stay on the server.
+ */
+function serverFilter(filter: EventFilter | undefined): Filter {
+  if (filter?.categories) return streamNameFilter({ regex: `^${anyOf(filter.categories)}(?:-|$)` })
+  if (filter?.eventTypes) return eventTypeFilter({ regex: `^${anyOf(filter.eventTypes)}$` })
+  return excludeSystemEvents()
+}
+
+/** A regex alternation of literal values; an empty list matches nothing. */
+const anyOf = (values: string[]): string =>
+  values.length === 0 ? '(?!)' : `(?:${values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`
+
+// ---------------------------------------------------------------------------------------------
+// Conversion
+// ---------------------------------------------------------------------------------------------
+
+function toRecordedEvent(resolved: EsdbEvent): RecordedEvent {
+  const event = resolved.event
+  if (!event) throw new Error('EventStoreDB returned a link without its event')
+  return {
+    id: event.id,
+    type: event.type,
+    data: asObject(event.data) ?? {},
+    metadata: asObject(event.metadata) ?? {},
+    streamName: event.streamId,
+    revision: Number(event.revision),
+    globalPosition: globalPositionOf(resolved),
+    recordedAt: event.created.toISOString(),
+  }
+}
+
+function globalPositionOf(resolved: EsdbEvent): GlobalPosition {
+  const commit = resolved.commitPosition ?? resolved.event?.position?.commit
+  if (commit === undefined || commit === UNKNOWN_POSITION) {
+    // Stream reads carry $all positions from EventStoreDB 22.10 on.
+    throw new Error(`EventStoreDB did not report the $all position of event ${resolved.event?.id} (needs EventStoreDB 22.10 or later)`)
+  }
+  return Number(commit)
+}
+
+/**
+ * The port carries JSON objects. Payloads written by other tools as binary, or as JSON arrays or
+ * scalars, are kept whole under `value` rather than dropped; an absent payload is undefined.
+ */
+function asObject(payload: unknown): Record<string, unknown> | undefined {
+  if (payload === undefined) return undefined
+  const isPlainObject = typeof payload === 'object' && payload !== null && !Array.isArray(payload) && !(payload instanceof Uint8Array)
+  return isPlainObject ? (payload as Record<string, unknown>) : { value: payload }
+}

@@ -1,0 +1,296 @@
+// The DocumentStore port on MongoDB (or anything speaking its wire protocol, e.g. FerretDB in
+// tests) through the official `mongodb` driver. This is the only file that imports `mongodb`.
+//
+// Deliberately unused: $text, transactions, change streams (FerretDB 1.x lacks them; see
+// ARCHITECTURE). The port's filters, updates, sorts and projections are MongoDB's own, so they are
+// passed through unchanged; this file only adapts shapes (results, errors, index options).
+//
+// Two FerretDB 1.x deviations are bridged here so the adapter keeps MongoDB's semantics on the
+// test server too (neither path is taken on a real MongoDB):
+// - `{ arr: { $elemMatch: { field: ..., ... } } }` (a query on the fields of array elements) is
+//   unsupported in FerretDB 1.x: with one field it silently matches nothing, with several it fails
+//   with "unknown operator" ($ne, $not, $and, $or, $nor inside $elemMatch: "not implemented").
+//   When the server reports a FerretDB 1.x version (buildInfo), each $elemMatch clause is resolved
+//   first with an aggregation ($unwind + $match on the single element, which
+//   is exactly $elemMatch's "one element satisfies all conditions") and replaced by an `_id` $in
+//   / $nin clause. That costs one extra round trip and is not atomic with the write that follows.
+// - a unique-index violation caused by an update comes back as InternalError (code 1)
+//   "... UNIQUE constraint failed: index ..." instead of code 11000; it is mapped to
+//   DuplicateKeyError like the real thing.
+import { MongoClient, MongoServerError, type Collection as MongoCollection, type Db, type Document, type UpdateFilter } from 'mongodb'
+import {
+  DuplicateKeyError,
+  type Collection,
+  type Doc,
+  type DocumentStore,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type Update,
+  type UpdateResult,
+} from '../../ports/documentStore.ts'
+
+const DUPLICATE_KEY = 11000
+
+/**
+ * Connects to `url` and returns a DocumentStore over database `dbName`. Fails (rejects) when no
+ * server answers within the driver's server-selection timeout (30 s by default; set
+ * `serverSelectionTimeoutMS` in the URL to change it).
+ */
+export async function openMongoDocumentStore(url: string, dbName: string): Promise<DocumentStore> {
+  // ignoreUndefined: `{ a: undefined }` leaves `a` out (as JSON and the embedded store do)
+  // instead of the driver's default of storing null.
+  const client = new MongoClient(url, { ignoreUndefined: true })
+  await client.connect()
+  try {
+    const db = client.db(dbName)
+    await db.command({ ping: 1 })
+    return new MongoDocumentStore(client, db, { elemMatchViaAggregation: await isFerretDb1(client) })
+  } catch (err) {
+    await client.close().catch(() => {})
+    throw err
+  }
+}
+
+/** Drops a whole database (test cleanup, tooling). Opens and closes its own connection. */
+export async function dropMongoDatabase(url: string, dbName: string): Promise<void> {
+  const client = new MongoClient(url)
+  try {
+    await client.connect()
+    await client.db(dbName).dropDatabase()
+  } finally {
+    await client.close()
+  }
+}
+
+/** True for FerretDB 1.x, whose $elemMatch lacks queries on element fields. */
+async function isFerretDb1(client: MongoClient): Promise<boolean> {
+  try {
+    const info = await client.db('admin').command({ buildInfo: 1 })
+    const version = typeof info.ferretdbVersion === 'string' ? info.ferretdbVersion : null
+    return version !== null && /^v?1\./.test(version)
+  } catch {
+    return false
+  }
+}
+
+interface ServerQuirks {
+  elemMatchViaAggregation: boolean
+}
+
+class MongoDocumentStore implements DocumentStore {
+  constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    private readonly quirks: ServerQuirks,
+  ) {}
+
+  collection<T extends Doc = Doc>(name: string): Collection<T> {
+    return new MongoDocumentCollection<T>(this.db.collection(name), this.quirks)
+  }
+
+  async close(): Promise<void> {
+    await this.client.close()
+  }
+}
+
+class MongoDocumentCollection<T extends Doc> implements Collection<T> {
+  constructor(
+    private readonly c: MongoCollection<Document>,
+    private readonly quirks: ServerQuirks,
+  ) {}
+
+  get name(): string {
+    return this.c.collectionName
+  }
+
+  async findOne(filter: Filter, options: Omit<FindOptions, 'limit'> = {}): Promise<T | null> {
+    const [doc] = await this.find(filter, { ...options, limit: 1 })
+    return doc ?? null
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    let cursor = this.c.find(await this.q(filter))
+    if (options.sort && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort)
+    if (options.skip) cursor = cursor.skip(options.skip)
+    if (options.limit) cursor = cursor.limit(options.limit)
+    if (options.projection) cursor = cursor.project(options.projection)
+    // The driver deserialises BSON into fresh plain objects on every read, so callers may
+    // mutate what they get without touching anything stored.
+    return (await cursor.toArray()) as unknown as T[]
+  }
+
+  async countDocuments(filter: Filter = {}): Promise<number> {
+    return this.c.countDocuments(await this.q(filter))
+  }
+
+  async insertOne(doc: T): Promise<void> {
+    await this.write(() => this.c.insertOne({ ...doc } as Document))
+  }
+
+  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    const f = await this.q(filter)
+    return toUpdateResult(await this.write(() => this.c.updateOne(f, update as UpdateFilter<Document>, { upsert: options.upsert ?? false })))
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    const f = await this.q(filter)
+    return toUpdateResult(await this.write(() => this.c.updateMany(f, update as UpdateFilter<Document>)))
+  }
+
+  async replaceOne(filter: Filter, doc: T, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    const f = await this.q(filter)
+    return toUpdateResult(await this.write(() => this.c.replaceOne(f, { ...doc }, { upsert: options.upsert ?? false })))
+  }
+
+  async deleteOne(filter: Filter): Promise<{ deletedCount: number }> {
+    const r = await this.c.deleteOne(await this.q(filter))
+    return { deletedCount: r.deletedCount }
+  }
+
+  async deleteMany(filter: Filter = {}): Promise<{ deletedCount: number }> {
+    const r = await this.c.deleteMany(await this.q(filter))
+    return { deletedCount: r.deletedCount }
+  }
+
+  async createIndex(spec: IndexSpec): Promise<void> {
+    // The same keys and options again is a no-op on the server (MongoDB and FerretDB alike).
+    await this.c.createIndex(spec.keys, {
+      ...(spec.unique ? { unique: true } : {}),
+      ...(spec.name ? { name: spec.name } : {}),
+    })
+  }
+
+  async drop(): Promise<void> {
+    // Documents only: a collection drop would also drop the indexes the port promises to keep.
+    await this.c.deleteMany({})
+  }
+
+  /** The filter as this server needs it (unchanged except for FerretDB 1.x's $elemMatch). */
+  private async q(filter: Filter): Promise<Filter> {
+    if (!this.quirks.elemMatchViaAggregation) return filter
+    return resolveElemMatch(filter, (path, query) => this.idsWithElementMatching(path, query))
+  }
+
+  /** `_id`s of the documents where one element of the array at `path` matches `query`. */
+  private async idsWithElementMatching(path: string, query: Record<string, unknown>): Promise<unknown[]> {
+    const rows = await this.c
+      .aggregate([
+        { $match: { [path]: { $type: 'array' } } },
+        { $unwind: '$' + path },
+        { $match: elementFilter(path, query) },
+        { $group: { _id: '$_id' } },
+      ])
+      .toArray()
+    return rows.map((r) => r._id)
+  }
+
+  private async write<R>(op: () => Promise<R>): Promise<R> {
+    try {
+      return await op()
+    } catch (err) {
+      if (isDuplicateKey(err)) throw new DuplicateKeyError(this.c.collectionName, duplicateKeyOf(err))
+      throw err
+    }
+  }
+}
+
+function toUpdateResult(r: { matchedCount: number; modifiedCount: number; upsertedId: unknown }): UpdateResult {
+  return {
+    matchedCount: r.matchedCount,
+    modifiedCount: r.modifiedCount,
+    upsertedId: r.upsertedId == null ? null : String(r.upsertedId),
+  }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype
+
+const LOGICAL = new Set(['$and', '$or', '$nor'])
+/** A query on the fields of document elements, as opposed to an operator expression on scalars. */
+const isFieldQuery = (q: Record<string, unknown>) => Object.keys(q).some((k) => !k.startsWith('$') || LOGICAL.has(k))
+
+/**
+ * Replaces every `{ path: { $elemMatch: Q } }` (and every `{ path: { $not: { $elemMatch: Q } } }`)
+ * by `{ _id: { $in | $nin: ids } }`, with the ids from
+ * `resolve`. Equivalent in any position ($and/$or/$nor included), since each such clause is a
+ * predicate on the whole document. Returns the filter itself when nothing needs replacing.
+ */
+async function resolveElemMatch(
+  filter: Filter,
+  resolve: (path: string, query: Record<string, unknown>) => Promise<unknown[]>,
+): Promise<Filter> {
+  let changed = false
+  const out: Filter = {}
+  const extra: Filter[] = []
+  for (const [key, value] of Object.entries(filter)) {
+    if (LOGICAL.has(key) && Array.isArray(value)) {
+      const parts = await Promise.all(value.map((v) => (isPlainObject(v) ? resolveElemMatch(v, resolve) : v)))
+      if (parts.some((p, i) => p !== value[i])) changed = true
+      out[key] = parts
+      continue
+    }
+    if (key.startsWith('$') || !isPlainObject(value)) {
+      out[key] = value
+      continue
+    }
+    const rest: Record<string, unknown> = { ...value }
+    const em = value.$elemMatch
+    if (isPlainObject(em)) {
+      delete rest.$elemMatch
+      extra.push({ _id: { $in: await resolve(key, em) } })
+    }
+    const not = value.$not
+    if (isPlainObject(not) && Object.keys(not).length === 1 && isPlainObject(not.$elemMatch)) {
+      delete rest.$not
+      extra.push({ _id: { $nin: await resolve(key, not.$elemMatch) } })
+    }
+    if (Object.keys(rest).length !== Object.keys(value).length) {
+      changed = true
+      if (Object.keys(rest).length > 0) out[key] = rest
+    } else {
+      out[key] = value
+    }
+  }
+  if (!changed) return filter
+  return extra.length === 0 ? out : { $and: [...(Object.keys(out).length > 0 ? [out] : []), ...extra] }
+}
+
+/**
+ * After `$unwind` on `path`, the element is the value at `path`. An operator expression
+ * (`{ $gte: 5, $ne: 7 }`) applies to it directly. In a query on element fields, field conditions
+ * move under `path.`, operator conditions apply to `path` itself, and only document elements can
+ * match (as in MongoDB). Nested $elemMatch inside Q is passed on as is.
+ */
+function elementFilter(path: string, query: Record<string, unknown>): Filter {
+  const prefix = (q: Record<string, unknown>): Filter => {
+    const out: Filter = {}
+    const ops: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(q)) {
+      if (LOGICAL.has(k) && Array.isArray(v)) out[k] = v.map((x) => (isPlainObject(x) ? prefix(x) : x))
+      else if (k.startsWith('$')) ops[k] = v
+      else out[`${path}.${k}`] = v
+    }
+    return Object.keys(ops).length > 0 ? { $and: [out, { [path]: ops }] } : out
+  }
+  if (!isFieldQuery(query)) return { [path]: query }
+  return { $and: [{ [path]: { $type: 'object' } }, prefix(query)] }
+}
+
+// FerretDB 1.x (SQLite / PostgreSQL backends) reports a unique violation from an update as
+// InternalError with the backend's message instead of 11000.
+const BACKEND_UNIQUE_VIOLATION = /UNIQUE constraint failed|duplicate key value violates unique constraint/
+
+function isDuplicateKey(err: unknown): err is MongoServerError {
+  if (!(err instanceof MongoServerError)) return false
+  if (err.code === DUPLICATE_KEY) return true
+  if (err.code === 1 && BACKEND_UNIQUE_VIOLATION.test(err.message)) return true
+  const writeErrors = (err as { writeErrors?: Array<{ code?: number }> }).writeErrors
+  return Array.isArray(writeErrors) && writeErrors.some((e) => e.code === DUPLICATE_KEY)
+}
+
+/** The colliding key as MongoDB reports it (`keyValue`), else the server's message. */
+function duplicateKeyOf(err: MongoServerError): unknown {
+  const keyValue = (err as { keyValue?: unknown }).keyValue ?? err.errorResponse?.keyValue
+  return keyValue ?? err.message
+}

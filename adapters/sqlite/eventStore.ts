@@ -1,0 +1,214 @@
+// Embedded event store: one SQLite file in WAL mode, every commit fsynced. Appends take the
+// write lock (BEGIN IMMEDIATE), so positions are assigned in commit order even when several
+// processes share the file, and the (stream, revision) key enforces optimistic concurrency.
+import { EventEmitter } from 'node:events'
+import { immediateTransaction, openSqlite, type SqliteDatabase } from './database.ts'
+import {
+  START,
+  WrongExpectedRevisionError,
+  categoryOf,
+  type AppendResult,
+  type EventFilter,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type GlobalPosition,
+  type ReadAllOptions,
+  type ReadStreamResult,
+  type RecordedEvent,
+  type SubscribeOptions,
+} from '../../ports/eventStore.ts'
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position    INTEGER PRIMARY KEY AUTOINCREMENT,
+  id          TEXT    NOT NULL UNIQUE,
+  stream      TEXT    NOT NULL,
+  category    TEXT    NOT NULL,
+  revision    INTEGER NOT NULL,
+  type        TEXT    NOT NULL,
+  data        TEXT    NOT NULL,
+  metadata    TEXT,
+  recorded_at TEXT    NOT NULL,
+  UNIQUE (stream, revision)
+);
+CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
+CREATE INDEX IF NOT EXISTS events_by_type ON events (type, position);
+`
+
+type Row = [position: number, id: string, stream: string, revision: number, type: string, data: string, metadata: string | null, recordedAt: string]
+const COLUMNS = 'position, id, stream, revision, type, data, metadata, recorded_at'
+
+const toEvent = (r: Row): RecordedEvent => ({
+  globalPosition: r[0],
+  id: r[1],
+  streamName: r[2],
+  revision: r[3],
+  type: r[4],
+  data: JSON.parse(r[5]),
+  metadata: r[6] === null ? {} : JSON.parse(r[6]),
+  recordedAt: r[7],
+})
+
+export interface SqliteEventStoreOptions {
+  path: string
+  /** How often a subscription looks for appends made by other processes. */
+  pollIntervalMs?: number
+}
+
+export function openSqliteEventStore({ path, pollIntervalMs = 50 }: SqliteEventStoreOptions): EventStore {
+  const db = openSqlite(path, { synchronous: 'FULL' })
+  db.exec(SCHEMA)
+  return new SqliteEventStore(db, pollIntervalMs)
+}
+
+class SqliteEventStore implements EventStore {
+  // Wakes this process's subscriptions at once; other processes' appends are found by polling.
+  private readonly appended = new EventEmitter().setMaxListeners(0)
+  private readonly stmts
+  private readonly readAllStatements = new Map<string, ReturnType<SqliteDatabase['prepare']>>()
+  private closed = false
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly pollIntervalMs: number,
+  ) {
+    this.stmts = {
+      byId: db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').raw(true),
+      currentRevision: db.prepare('SELECT max(revision) FROM events WHERE stream = ?').raw(true),
+      insert: db.prepare(
+        'INSERT INTO events (id, stream, category, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      readStream: db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`).raw(true),
+    }
+  }
+
+  async appendToStream(
+    streamName: string,
+    events: EventToAppend[],
+    { expectedRevision = 'any' }: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
+    this.assertOpen()
+    if (events.length === 0) throw new Error('appendToStream needs at least one event')
+    const result = immediateTransaction(this.db, () => this.appendLocked(streamName, events, expectedRevision))
+    this.appended.emit('append')
+    return result
+  }
+
+  private appendLocked(streamName: string, events: EventToAppend[], expected: ExpectedRevision): AppendResult {
+    const stored = events.map((e) => this.stmts.byId.get(e.id) as [string, number, number] | undefined)
+    if (stored.every((s) => s !== undefined)) {
+      // A retried batch: report where it landed the first time.
+      const last = stored[stored.length - 1]!
+      return { nextExpectedRevision: last[1], lastGlobalPosition: last[2] }
+    }
+    const current = this.currentRevision(streamName)
+    // Like EventStoreDB, a batch that is only partly stored is not a retry but a conflict.
+    if (stored.some((s) => s !== undefined)) throw new WrongExpectedRevisionError(streamName, expected, current)
+    if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamName, expected, current)
+
+    const category = categoryOf(streamName)
+    const recordedAt = new Date().toISOString()
+    let revision = current
+    let lastPosition = 0
+    events.forEach((e) => {
+      revision += 1
+      const meta = e.metadata && Object.keys(e.metadata).length > 0 ? JSON.stringify(e.metadata) : null
+      const info = this.stmts.insert.run(e.id, streamName, category, revision, e.type, JSON.stringify(e.data), meta, recordedAt)
+      lastPosition = Number(info.lastInsertRowid)
+    })
+    return { nextExpectedRevision: revision, lastGlobalPosition: lastPosition }
+  }
+
+  private currentRevision(streamName: string): number {
+    const row = this.stmts.currentRevision.get(streamName) as [number | null]
+    return row[0] ?? -1
+  }
+
+  async readStream(streamName: string, { from = 0, maxCount = Number.MAX_SAFE_INTEGER } = {}): Promise<ReadStreamResult> {
+    this.assertOpen()
+    const current = this.currentRevision(streamName)
+    if (current === -1) return { events: [], currentRevision: -1, streamExists: false }
+    const rows = this.stmts.readStream.all(streamName, from, maxCount) as Row[]
+    return { events: rows.map(toEvent), currentRevision: current, streamExists: true }
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen()
+    return this.readAllSync(options)
+  }
+
+  private readAllSync({ after = START, maxCount = 4096, filter }: ReadAllOptions): RecordedEvent[] {
+    const { sql, params } = readAllQuery(after, maxCount, filter)
+    let stmt = this.readAllStatements.get(sql)
+    if (!stmt) this.readAllStatements.set(sql, (stmt = this.db.prepare(sql).raw(true)))
+    const rows = stmt.all(...params) as Row[]
+    return rows.map(toEvent)
+  }
+
+  async *subscribeToAll({ after = START, filter, signal, batchSize = 1000 }: SubscribeOptions = {}): AsyncGenerator<RecordedEvent> {
+    let position = after
+    while (!signal?.aborted && !this.closed) {
+      const batch = this.readAllSync({ after: position, maxCount: batchSize, filter })
+      for (const event of batch) {
+        if (signal?.aborted) return
+        yield event
+        position = event.globalPosition
+      }
+      if (batch.length < batchSize) await this.nextAppend(signal)
+    }
+  }
+
+  private nextAppend(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.appended.off('append', done)
+        signal?.removeEventListener('abort', done)
+        resolve()
+      }
+      const timer = setTimeout(done, this.pollIntervalMs)
+      this.appended.once('append', done)
+      signal?.addEventListener('abort', done, { once: true })
+    })
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.appended.emit('append')
+    this.db.close()
+  }
+
+  private assertOpen() {
+    if (this.closed) throw new Error('event store is closed')
+  }
+}
+
+function revisionMatches(expected: ExpectedRevision, current: number): boolean {
+  switch (expected) {
+    case 'any':
+      return true
+    case 'no_stream':
+      return current === -1
+    case 'stream_exists':
+      return current !== -1
+    default:
+      return expected === current
+  }
+}
+
+function readAllQuery(after: GlobalPosition, maxCount: number, filter?: EventFilter) {
+  const where = ['position > ?']
+  const params: (string | number)[] = [after]
+  if (filter?.categories) {
+    where.push(`category IN (${filter.categories.map(() => '?').join(', ')})`)
+    params.push(...filter.categories)
+  }
+  if (filter?.eventTypes) {
+    where.push(`type IN (${filter.eventTypes.map(() => '?').join(', ')})`)
+    params.push(...filter.eventTypes)
+  }
+  params.push(maxCount)
+  return { sql: `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT ?`, params }
+}

@@ -1,0 +1,358 @@
+// The credit ledger of one account, stream `credits-<accountId>`. Every change of the balance
+// is an event that carries the balance after it, so an auditor can recompute each line from
+// the amounts alone and compare.
+//
+// Rules:
+// - A cycle is a calendar month (UTC). The first command of a new month starts a cycle: the
+//   balance is reset to the plan's credits (unused credits expire, nothing carries over).
+// - The balance never goes negative: a charge, reservation or capture that does not fit is
+//   refused with `insufficient_credits` (balance, required).
+// - A reservation holds credits for an operation whose final cost is known later; capture
+//   turns it into a charge of the final amount (which may exceed the hold if the balance
+//   covers the difference), release gives the hold back.
+// - A refund reverses one charge (or one captured reservation) exactly once, into the current
+//   balance.
+// - Commands carrying an id that was already used (charge, reservation, refund) are accepted
+//   and change nothing, so a retried request never charges twice.
+import type { Decider, DomainEvent } from '../decider.ts'
+import { DomainError } from '../errors.ts'
+import { MONTHLY_CREDITS, cycleOf, type CycleId, type Plan } from './plans.ts'
+
+export const creditsStream = (accountId: string) => `credits-${accountId}`
+
+// ---- events ---------------------------------------------------------------------------------
+
+type At = { at: string }
+export type CreditAccountOpened = DomainEvent<'CreditAccountOpened', { accountId: string; plan: Plan } & At>
+export type CreditCycleStarted = DomainEvent<
+  'CreditCycleStarted',
+  { cycle: CycleId; plan: Plan; granted: number; expired: number; balanceAfter: number } & At
+>
+export type CreditPlanChanged = DomainEvent<'CreditPlanChanged', { from: Plan; to: Plan; adjustment: number; balanceAfter: number } & At>
+export type CreditsCharged = DomainEvent<
+  'CreditsCharged',
+  { chargeId: string; operation: string; cost: number; noteId: string | null; requestId: string | null; balanceAfter: number } & At
+>
+export type CreditsReserved = DomainEvent<
+  'CreditsReserved',
+  { reservationId: string; operation: string; amount: number; noteId: string | null; requestId: string | null; balanceAfter: number } & At
+>
+export type CreditsCaptured = DomainEvent<
+  'CreditsCaptured',
+  { reservationId: string; operation: string; reserved: number; cost: number; noteId: string | null; balanceAfter: number } & At
+>
+export type CreditsReleased = DomainEvent<
+  'CreditsReleased',
+  { reservationId: string; operation: string; amount: number; noteId: string | null; reason: string; balanceAfter: number } & At
+>
+export type CreditsRefunded = DomainEvent<
+  'CreditsRefunded',
+  { refundId: string; chargeId: string; operation: string; amount: number; noteId: string | null; reason: string; balanceAfter: number } & At
+>
+
+export type CreditEvent =
+  | CreditAccountOpened
+  | CreditCycleStarted
+  | CreditPlanChanged
+  | CreditsCharged
+  | CreditsReserved
+  | CreditsCaptured
+  | CreditsReleased
+  | CreditsRefunded
+
+export const CREDIT_EVENT_TYPES: readonly CreditEvent['type'][] = [
+  'CreditAccountOpened',
+  'CreditCycleStarted',
+  'CreditPlanChanged',
+  'CreditsCharged',
+  'CreditsReserved',
+  'CreditsCaptured',
+  'CreditsReleased',
+  'CreditsRefunded',
+]
+
+/** The signed change of the spendable balance that an event makes (what the auditor sums). */
+export function balanceDelta(e: CreditEvent, balanceBefore: number): number {
+  switch (e.type) {
+    case 'CreditAccountOpened':
+      return 0
+    case 'CreditCycleStarted':
+      return e.data.granted - e.data.expired
+    case 'CreditPlanChanged':
+      return Math.max(-balanceBefore, e.data.adjustment)
+    case 'CreditsCharged':
+      return -e.data.cost
+    case 'CreditsReserved':
+      return -e.data.amount
+    case 'CreditsCaptured':
+      return e.data.reserved - e.data.cost
+    case 'CreditsReleased':
+      return e.data.amount
+    case 'CreditsRefunded':
+      return e.data.amount
+  }
+}
+
+// ---- commands -------------------------------------------------------------------------------
+
+type Now = { now: string }
+export type CreditCommand =
+  | ({ type: 'OpenCreditAccount'; accountId: string; plan: Plan } & Now)
+  | ({ type: 'ChangePlan'; plan: Plan } & Now)
+  | ({ type: 'ChargeCredits'; chargeId: string; operation: string; cost: number; noteId?: string | null; requestId?: string | null } & Now)
+  | ({ type: 'ReserveCredits'; reservationId: string; operation: string; amount: number; noteId?: string | null; requestId?: string | null } & Now)
+  | ({ type: 'CaptureReservation'; reservationId: string; cost: number } & Now)
+  | ({ type: 'ReleaseReservation'; reservationId: string; reason: string } & Now)
+  | ({ type: 'RefundCharge'; refundId: string; chargeId: string; reason: string } & Now)
+
+// ---- state ----------------------------------------------------------------------------------
+
+interface Spend {
+  operation: string
+  amount: number
+  noteId: string | null
+}
+export interface LedgerState {
+  opened: boolean
+  plan: Plan
+  cycle: CycleId | null
+  balance: number
+  /** Open holds by reservation id. */
+  reservations: Readonly<Record<string, Spend>>
+  /** Reservation ids already captured or released: they cannot be used again. */
+  closedReservations: Readonly<Record<string, 'captured' | 'released'>>
+  /** Charges (and captured reservations) that can still be refunded, by charge id. */
+  refundable: Readonly<Record<string, Spend>>
+  /** Every charge id ever used, refunded or not, and every refund id. */
+  seenCharges: Readonly<Record<string, true>>
+  seenRefunds: Readonly<Record<string, true>>
+}
+
+export const initialLedgerState = (): LedgerState => ({
+  opened: false,
+  plan: 'free',
+  cycle: null,
+  balance: 0,
+  reservations: {},
+  closedReservations: {},
+  refundable: {},
+  seenCharges: {},
+  seenRefunds: {},
+})
+
+const without = <V>(rec: Readonly<Record<string, V>>, key: string): Record<string, V> => {
+  const { [key]: _, ...rest } = rec
+  return rest
+}
+
+export function evolveLedger(s: LedgerState, e: CreditEvent): LedgerState {
+  switch (e.type) {
+    case 'CreditAccountOpened':
+      return { ...s, opened: true, plan: e.data.plan }
+    case 'CreditCycleStarted':
+      return { ...s, cycle: e.data.cycle, plan: e.data.plan, balance: e.data.balanceAfter }
+    case 'CreditPlanChanged':
+      return { ...s, plan: e.data.to, balance: e.data.balanceAfter }
+    case 'CreditsCharged':
+      return {
+        ...s,
+        balance: e.data.balanceAfter,
+        refundable: { ...s.refundable, [e.data.chargeId]: { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId } },
+        seenCharges: { ...s.seenCharges, [e.data.chargeId]: true },
+      }
+    case 'CreditsReserved':
+      return {
+        ...s,
+        balance: e.data.balanceAfter,
+        reservations: { ...s.reservations, [e.data.reservationId]: { operation: e.data.operation, amount: e.data.amount, noteId: e.data.noteId } },
+      }
+    case 'CreditsCaptured':
+      return {
+        ...s,
+        balance: e.data.balanceAfter,
+        reservations: without(s.reservations, e.data.reservationId),
+        closedReservations: { ...s.closedReservations, [e.data.reservationId]: 'captured' },
+        refundable: { ...s.refundable, [e.data.reservationId]: { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId } },
+        seenCharges: { ...s.seenCharges, [e.data.reservationId]: true },
+      }
+    case 'CreditsReleased':
+      return {
+        ...s,
+        balance: e.data.balanceAfter,
+        reservations: without(s.reservations, e.data.reservationId),
+        closedReservations: { ...s.closedReservations, [e.data.reservationId]: 'released' },
+      }
+    case 'CreditsRefunded':
+      return {
+        ...s,
+        balance: e.data.balanceAfter,
+        refundable: without(s.refundable, e.data.chargeId),
+        seenRefunds: { ...s.seenRefunds, [e.data.refundId]: true },
+      }
+  }
+}
+
+// ---- decide ---------------------------------------------------------------------------------
+
+const insufficient = (balance: number, required: number) =>
+  new DomainError('insufficient_credits', `This operation needs ${required} credits and ${balance} are left in this cycle.`, {
+    balance,
+    required,
+  })
+
+const assertAmount = (n: number, what: string) => {
+  if (!Number.isSafeInteger(n) || n < 0) throw new DomainError('invalid_request', `${what} must be a non-negative integer, got ${n}`)
+}
+
+export function decideLedger(c: CreditCommand, s: LedgerState): CreditEvent[] {
+  if (c.type === 'OpenCreditAccount') {
+    if (s.opened) return []
+    const cycle = cycleOf(c.now)
+    const granted = MONTHLY_CREDITS[c.plan]
+    return [
+      { type: 'CreditAccountOpened', data: { accountId: c.accountId, plan: c.plan, at: c.now } },
+      { type: 'CreditCycleStarted', data: { cycle, plan: c.plan, granted, expired: 0, balanceAfter: granted, at: c.now } },
+    ]
+  }
+  if (!s.opened) throw new DomainError('not_found', 'This account has no credit ledger.')
+
+  // A command in a later month first closes the old cycle and grants the new one.
+  const events: CreditEvent[] = []
+  const cycle = cycleOf(c.now)
+  let state = s
+  if (s.cycle === null || cycle > s.cycle) {
+    const granted = MONTHLY_CREDITS[s.plan]
+    const started: CreditCycleStarted = {
+      type: 'CreditCycleStarted',
+      data: { cycle, plan: s.plan, granted, expired: s.balance, balanceAfter: granted, at: c.now },
+    }
+    events.push(started)
+    state = evolveLedger(state, started)
+  }
+  // The rollover is kept even when the command itself turns out to be a no-op retry: the new
+  // month has begun regardless.
+  return [...events, ...decideInCycle(c, state)]
+}
+
+function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>, s: LedgerState): CreditEvent[] {
+  const at = c.now
+  switch (c.type) {
+    case 'ChangePlan': {
+      if (c.plan === s.plan) return []
+      const adjustment = MONTHLY_CREDITS[c.plan] - MONTHLY_CREDITS[s.plan]
+      const balanceAfter = Math.max(0, s.balance + adjustment)
+      return [{ type: 'CreditPlanChanged', data: { from: s.plan, to: c.plan, adjustment, balanceAfter, at } }]
+    }
+    case 'ChargeCredits': {
+      assertAmount(c.cost, 'cost')
+      if (s.seenCharges[c.chargeId]) return []
+      if (c.cost > s.balance) throw insufficient(s.balance, c.cost)
+      return [
+        {
+          type: 'CreditsCharged',
+          data: {
+            chargeId: c.chargeId,
+            operation: c.operation,
+            cost: c.cost,
+            noteId: c.noteId ?? null,
+            requestId: c.requestId ?? null,
+            balanceAfter: s.balance - c.cost,
+            at,
+          },
+        },
+      ]
+    }
+    case 'ReserveCredits': {
+      assertAmount(c.amount, 'amount')
+      if (s.reservations[c.reservationId] || s.closedReservations[c.reservationId]) return []
+      if (c.amount > s.balance) throw insufficient(s.balance, c.amount)
+      return [
+        {
+          type: 'CreditsReserved',
+          data: {
+            reservationId: c.reservationId,
+            operation: c.operation,
+            amount: c.amount,
+            noteId: c.noteId ?? null,
+            requestId: c.requestId ?? null,
+            balanceAfter: s.balance - c.amount,
+            at,
+          },
+        },
+      ]
+    }
+    case 'CaptureReservation': {
+      assertAmount(c.cost, 'cost')
+      const closed = s.closedReservations[c.reservationId]
+      if (closed === 'captured') return []
+      const hold = s.reservations[c.reservationId]
+      if (!hold) throw new DomainError('conflict', `Reservation ${c.reservationId} is ${closed ?? 'unknown'} and cannot be captured.`)
+      const extra = c.cost - hold.amount
+      if (extra > s.balance) throw insufficient(s.balance + hold.amount, c.cost)
+      return [
+        {
+          type: 'CreditsCaptured',
+          data: {
+            reservationId: c.reservationId,
+            operation: hold.operation,
+            reserved: hold.amount,
+            cost: c.cost,
+            noteId: hold.noteId,
+            balanceAfter: s.balance - extra,
+            at,
+          },
+        },
+      ]
+    }
+    case 'ReleaseReservation': {
+      const hold = s.reservations[c.reservationId]
+      if (!hold) {
+        if (s.closedReservations[c.reservationId] === 'released') return []
+        throw new DomainError('conflict', `Reservation ${c.reservationId} is ${s.closedReservations[c.reservationId] ?? 'unknown'} and cannot be released.`)
+      }
+      return [
+        {
+          type: 'CreditsReleased',
+          data: {
+            reservationId: c.reservationId,
+            operation: hold.operation,
+            amount: hold.amount,
+            noteId: hold.noteId,
+            reason: c.reason,
+            balanceAfter: s.balance + hold.amount,
+            at,
+          },
+        },
+      ]
+    }
+    case 'RefundCharge': {
+      if (s.seenRefunds[c.refundId]) return []
+      const charge = s.refundable[c.chargeId]
+      if (!charge) {
+        const why = s.seenCharges[c.chargeId] ? 'was already refunded' : 'does not exist'
+        throw new DomainError('conflict', `Charge ${c.chargeId} ${why}.`)
+      }
+      return [
+        {
+          type: 'CreditsRefunded',
+          data: {
+            refundId: c.refundId,
+            chargeId: c.chargeId,
+            operation: charge.operation,
+            amount: charge.amount,
+            noteId: charge.noteId,
+            reason: c.reason,
+            balanceAfter: s.balance + charge.amount,
+            at,
+          },
+        },
+      ]
+    }
+  }
+}
+
+export const ledgerDecider: Decider<CreditCommand, CreditEvent, LedgerState> = {
+  decide: decideLedger,
+  evolve: evolveLedger,
+  initialState: initialLedgerState,
+}

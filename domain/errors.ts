@@ -1,0 +1,41 @@
+// Typed domain errors. The codes are the spec's error codes (part 7); the edges (REST, MCP) map
+// each code to its HTTP status in one place, so the domain never speaks HTTP.
+
+export type ErrorCode =
+  | 'invalid_audio_url'
+  | 'invalid_query'
+  | 'invalid_format'
+  | 'invalid_language'
+  | 'invalid_template'
+  | 'invalid_request'
+  | 'invalid_api_key'
+  | 'insufficient_credits'
+  | 'upgrade_required'
+  | 'quota_exceeded'
+  | 'tier_upgrade_required'
+  | 'not_found'
+  | 'no_transcript'
+  | 'analysis_not_generated'
+  | 'invalid_state'
+  | 'note_not_ready'
+  | 'same_language'
+  | 'conflict'
+  | 'file_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limit_exceeded'
+  | 'llm_invalid_json'
+  | 'speaker_naming_failed'
+  | 'chat_failed'
+
+export class DomainError<Extra extends Record<string, unknown> = Record<string, unknown>> extends Error {
+  override readonly name = 'DomainError'
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: Extra = {} as Extra,
+  ) {
+    super(message)
+  }
+}
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError

@@ -1,0 +1,115 @@
+// The event-store port. Names follow Emmett (appendToStream, readStream, expected revision) so
+// the SQLite and EventStoreDB adapters are interchangeable behind one conformance suite.
+
+/** Stream revisions start at 0 for the first event of a stream. */
+export type StreamRevision = number
+
+/**
+ * Position in the global log. Strictly increasing in commit order, not necessarily contiguous
+ * (EventStoreDB uses byte offsets). `START` sits before the first event.
+ */
+export type GlobalPosition = number
+export const START: GlobalPosition = -1
+
+export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | StreamRevision
+
+export interface EventToAppend {
+  /**
+   * UUID. Re-appending a batch whose ids are all stored already is a no-op that reports where
+   * the batch landed (an idempotent retry); a batch mixing stored and new ids is a conflict.
+   */
+  id: string
+  type: string
+  data: Record<string, unknown>
+  metadata?: Record<string, unknown>
+}
+
+export interface RecordedEvent<Type extends string = string, Data = Record<string, unknown>> {
+  id: string
+  type: Type
+  data: Data
+  metadata: Record<string, unknown>
+  streamName: string
+  revision: StreamRevision
+  globalPosition: GlobalPosition
+  /** ISO 8601, set by the store at commit time. */
+  recordedAt: string
+}
+
+export interface AppendResult {
+  /** Revision of the stream's last event after the append: the next expected revision. */
+  nextExpectedRevision: StreamRevision
+  /** Global position of the last event written (or of the already stored one on a no-op). */
+  lastGlobalPosition: GlobalPosition
+}
+
+export interface ReadStreamResult {
+  events: RecordedEvent[]
+  /** Revision of the last event in the stream, or -1 when the stream does not exist. */
+  currentRevision: StreamRevision
+  streamExists: boolean
+}
+
+export interface EventFilter {
+  /** Stream categories: the part of the stream name before the first '-'. */
+  categories?: string[]
+  eventTypes?: string[]
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. Defaults to START. */
+  after?: GlobalPosition
+  maxCount?: number
+  filter?: EventFilter
+}
+
+export interface SubscribeOptions {
+  after?: GlobalPosition
+  filter?: EventFilter
+  signal?: AbortSignal
+  /** Events fetched per round trip while catching up. */
+  batchSize?: number
+}
+
+export interface EventStore {
+  appendToStream(
+    streamName: string,
+    events: EventToAppend[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>
+
+  readStream(streamName: string, options?: { from?: StreamRevision; maxCount?: number }): Promise<ReadStreamResult>
+
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>
+
+  /**
+   * Catches up from `after`, then follows live appends, in global order. Ends when `signal`
+   * aborts. Consume with `for await` so a slow consumer applies backpressure.
+   */
+  subscribeToAll(options?: SubscribeOptions): AsyncIterable<RecordedEvent>
+
+  close(): Promise<void>
+}
+
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = 'WrongExpectedRevisionError'
+  constructor(
+    readonly streamName: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: StreamRevision,
+  ) {
+    super(`stream ${streamName}: expected revision ${String(expected)}, actual ${actual}`)
+  }
+}
+
+export const categoryOf = (streamName: string): string => {
+  const dash = streamName.indexOf('-')
+  return dash === -1 ? streamName : streamName.slice(0, dash)
+}
+
+export const matchesFilter = (event: Pick<RecordedEvent, 'type' | 'streamName'>, filter?: EventFilter): boolean => {
+  if (!filter) return true
+  if (filter.categories && !filter.categories.includes(categoryOf(event.streamName))) return false
+  if (filter.eventTypes && !filter.eventTypes.includes(event.type)) return false
+  return true
+}

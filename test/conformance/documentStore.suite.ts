@@ -1,0 +1,189 @@
+// One conformance suite for every DocumentStore adapter: the embedded store must answer exactly
+// as MongoDB (and FerretDB) do for the subset the read models use. Each test uses a fresh
+// collection name so the suite can run against a shared server.
+import type { Test } from 'tap'
+import { randomUUID } from 'node:crypto'
+import { DuplicateKeyError, type Doc, type DocumentStore } from '../../ports/documentStore.ts'
+
+export type DocumentStoreFactory = () => Promise<{ store: DocumentStore; cleanup: () => Promise<void>; reopen?: () => Promise<DocumentStore> }>
+
+const fresh = () => 'c_' + randomUUID().replace(/-/g, '').slice(0, 12)
+
+const notes: Doc[] = [
+  { _id: 'n1', account: 'a', title: 'Kick-off', status: 'ready', createdAt: '2026-01-01T00:00:00.000Z', tags: ['x', 'y'], folderId: null, minutes: 5, meta: { lang: 'es', words: 100 } },
+  { _id: 'n2', account: 'a', title: 'Budget', status: 'processing', createdAt: '2026-01-02T00:00:00.000Z', tags: ['y'], folderId: 'f1', minutes: 12, meta: { lang: 'en', words: 300 } },
+  { _id: 'n3', account: 'a', title: 'Retro', status: 'failed', createdAt: '2026-01-03T00:00:00.000Z', tags: [], folderId: 'f1', minutes: 0, meta: { lang: 'es', words: 0 } },
+  { _id: 'n4', account: 'b', title: 'Other', status: 'ready', createdAt: '2026-01-04T00:00:00.000Z', tags: ['x'], minutes: 30, meta: { lang: 'de', words: 50 } },
+  { _id: 'n5', account: 'a', title: 'Ñandú día', status: 'ready', createdAt: '2026-01-05T00:00:00.000Z', tags: ['x', 'y', 'z'], folderId: null, minutes: 7.5, meta: { lang: 'es', words: 70 } },
+]
+
+export function documentStoreConformance(t: Test, name: string, factory: DocumentStoreFactory): void {
+  t.test(`DocumentStore conformance: ${name}`, async (t) => {
+    const { store, cleanup, reopen } = await factory()
+    t.teardown(cleanup)
+
+    const seeded = async () => {
+      const c = store.collection(fresh())
+      for (const n of notes) await c.insertOne(structuredClone(n))
+      return c
+    }
+    const ids = (docs: Doc[]) => docs.map((d) => d._id)
+
+    t.test('filters: equality, dotted paths, comparison, $in/$nin, $exists, arrays, null', async (t) => {
+      const c = await seeded()
+      const q = async (filter: Record<string, unknown>) => ids(await c.find(filter, { sort: { _id: 1 } }))
+      t.same(await q({ account: 'a', status: 'ready' }), ['n1', 'n5'])
+      t.same(await q({ 'meta.lang': 'es' }), ['n1', 'n3', 'n5'])
+      t.same(await q({ minutes: { $gt: 5, $lte: 12 } }), ['n2', 'n5'])
+      t.same(await q({ createdAt: { $gte: '2026-01-03T00:00:00.000Z' } }), ['n3', 'n4', 'n5'])
+      t.same(await q({ status: { $in: ['failed', 'processing'] } }), ['n2', 'n3'])
+      t.same(await q({ status: { $nin: ['ready'] } }), ['n2', 'n3'])
+      t.same(await q({ status: { $ne: 'ready' }, account: 'a' }), ['n2', 'n3'])
+      t.same(await q({ tags: 'x' }), ['n1', 'n4', 'n5'], 'equality on an array field matches an element')
+      t.same(await q({ tags: { $all: ['x', 'y'] } }), ['n1', 'n5'])
+      t.same(await q({ tags: { $in: ['z', 'nope'] } }), ['n5'])
+      t.same(await q({ tags: { $size: 0 } }), ['n3'])
+      t.same(await q({ tags: ['y'] }), ['n2'], 'a whole-array value matches the array exactly')
+      t.same(await q({ folderId: null }), ['n1', 'n4', 'n5'], 'null matches null and missing')
+      t.same(await q({ folderId: { $exists: false } }), ['n4'])
+      t.same(await q({ folderId: { $exists: true } }), ['n1', 'n2', 'n3', 'n5'])
+      t.same(await q({ $or: [{ minutes: 0 }, { 'meta.lang': 'de' }] }), ['n3', 'n4'])
+      t.same(await q({ $and: [{ account: 'a' }, { minutes: { $gte: 7 } }] }), ['n2', 'n5'])
+      t.same(await q({ $nor: [{ account: 'a' }] }), ['n4'])
+      t.same(await q({ minutes: { $not: { $gt: 5 } } }), ['n1', 'n3'])
+      t.same(await q({ title: { $regex: '^b', $options: 'i' } }), ['n2'])
+      t.same(await q({ meta: { lang: 'en', words: 300 } }), ['n2'], 'embedded document equality')
+      t.same(await q({ nothing: 'here' }), [])
+      t.same(await q({ _id: 'n3' }), ['n3'])
+    })
+
+    t.test('$elemMatch on arrays of documents', async (t) => {
+      const c = store.collection(fresh())
+      await c.insertOne({ _id: 'e1', items: [{ k: 'a', v: 1 }, { k: 'b', v: 5 }] })
+      await c.insertOne({ _id: 'e2', items: [{ k: 'a', v: 5 }] })
+      t.same(ids(await c.find({ items: { $elemMatch: { k: 'a', v: { $gte: 5 } } } })), ['e2'])
+      t.same(ids(await c.find({ 'items.k': 'b' })), ['e1'], 'dotted path through an array')
+    })
+
+    t.test('sort, skip, limit, projection, count', async (t) => {
+      const c = await seeded()
+      t.same(ids(await c.find({}, { sort: { createdAt: -1 }, limit: 2 })), ['n5', 'n4'])
+      t.same(ids(await c.find({}, { sort: { createdAt: -1 }, skip: 1, limit: 2 })), ['n4', 'n3'])
+      t.same(ids(await c.find({}, { sort: { account: 1, minutes: -1 } })), ['n2', 'n5', 'n1', 'n3', 'n4'])
+      t.same(ids(await c.find({}, { sort: { 'meta.words': 1 } })), ['n3', 'n4', 'n5', 'n1', 'n2'])
+      t.same(ids(await c.find({}, { sort: { folderId: 1, _id: 1 } })), ['n1', 'n4', 'n5', 'n2', 'n3'], 'missing and null sort first, as equals')
+      const projected = await c.findOne({ _id: 'n2' }, { projection: { title: 1, 'meta.lang': 1 } })
+      t.same(projected, { _id: 'n2', title: 'Budget', meta: { lang: 'en' } })
+      t.equal(await c.countDocuments({ account: 'a' }), 4)
+      t.equal(await c.countDocuments(), 5)
+      t.equal(await c.findOne({ account: 'zzz' }), null)
+      const first = await c.findOne({ account: 'a' }, { sort: { createdAt: -1 } })
+      t.equal(first?._id, 'n5')
+    })
+
+    t.test('cursor pagination over a compound sort is stable', async (t) => {
+      const c = store.collection(fresh())
+      await c.createIndex({ keys: { account: 1, createdAt: -1, _id: -1 } })
+      const at = '2026-02-01T00:00:00.000Z'
+      for (let i = 0; i < 25; i++) await c.insertOne({ _id: `p${String(i).padStart(2, '0')}`, account: 'a', createdAt: i < 10 ? at : `2026-02-0${2 + (i % 7)}T00:00:00.000Z` })
+      const pages: string[] = []
+      let cursor: Doc | undefined
+      for (;;) {
+        const filter: Record<string, unknown> = { account: 'a' }
+        if (cursor) filter.$or = [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, _id: { $lt: cursor._id } }]
+        const page = await c.find(filter, { sort: { createdAt: -1, _id: -1 }, limit: 7 })
+        pages.push(...ids(page))
+        if (page.length < 7) break
+        cursor = page[page.length - 1]
+      }
+      const all = ids(await c.find({ account: 'a' }, { sort: { createdAt: -1, _id: -1 } }))
+      t.same(pages, all)
+      t.equal(new Set(pages).size, 25)
+    })
+
+    t.test('updates: $set $unset $inc $push $addToSet $pull $max $min, dotted', async (t) => {
+      const c = await seeded()
+      const r = await c.updateOne({ _id: 'n1' }, { $set: { title: 'New', 'meta.words': 101, 'deep.a.b': 1 }, $unset: { folderId: '' }, $inc: { minutes: 2, views: 1 } })
+      t.same(r, { matchedCount: 1, modifiedCount: 1, upsertedId: null })
+      await c.updateOne({ _id: 'n1' }, { $push: { tags: 'w' }, $addToSet: { labels: { $each: ['l1', 'l2', 'l1'] } } })
+      await c.updateOne({ _id: 'n1' }, { $addToSet: { tags: 'x', labels: 'l2' }, $push: { log: { $each: [1, 2] } } })
+      await c.updateOne({ _id: 'n1' }, { $pull: { tags: 'y' }, $max: { minutes: 3, peak: 9 }, $min: { 'meta.words': 50 } })
+      const d = await c.findOne({ _id: 'n1' })
+      t.same(d, {
+        _id: 'n1', account: 'a', title: 'New', status: 'ready', createdAt: '2026-01-01T00:00:00.000Z', tags: ['x', 'w'], minutes: 7,
+        meta: { lang: 'es', words: 50 }, deep: { a: { b: 1 } }, views: 1, labels: ['l1', 'l2'], log: [1, 2], peak: 9,
+      })
+      const noop = await c.updateOne({ _id: 'n1' }, { $set: { title: 'New' } })
+      t.same(noop, { matchedCount: 1, modifiedCount: 0, upsertedId: null }, 'setting the same value modifies nothing')
+      const none = await c.updateOne({ _id: 'zzz' }, { $set: { title: 'x' } })
+      t.same(none, { matchedCount: 0, modifiedCount: 0, upsertedId: null })
+      const many = await c.updateMany({ account: 'a' }, { $inc: { minutes: 1 } })
+      t.same(many, { matchedCount: 4, modifiedCount: 4, upsertedId: null })
+      t.equal((await c.findOne({ _id: 'n2' }))?.minutes, 13)
+    })
+
+    t.test('upserts build the document from equality filters and $setOnInsert', async (t) => {
+      const c = store.collection(fresh())
+      const r1 = await c.updateOne({ _id: 'acc-1', kind: 'balance' }, { $setOnInsert: { createdAt: 't0' }, $inc: { balance: 10 }, $set: { last: 1 } }, { upsert: true })
+      t.same(r1, { matchedCount: 0, modifiedCount: 0, upsertedId: 'acc-1' })
+      const r2 = await c.updateOne({ _id: 'acc-1' }, { $setOnInsert: { createdAt: 't1' }, $inc: { balance: 5 } }, { upsert: true })
+      t.same(r2, { matchedCount: 1, modifiedCount: 1, upsertedId: null })
+      t.same(await c.findOne({ _id: 'acc-1' }), { _id: 'acc-1', kind: 'balance', createdAt: 't0', balance: 15, last: 1 })
+      // The idempotent-projection pattern: only apply when the stored position is older.
+      const guard = { _id: 'acc-1', $or: [{ position: { $exists: false } }, { position: { $lt: 7 } }] }
+      t.equal((await c.updateOne(guard, { $set: { position: 7 }, $inc: { balance: 1 } })).modifiedCount, 1)
+      t.equal((await c.updateOne(guard, { $set: { position: 7 }, $inc: { balance: 1 } })).modifiedCount, 0)
+      t.equal((await c.findOne({ _id: 'acc-1' }))?.balance, 16)
+      const replaced = await c.replaceOne({ _id: 'r1' }, { _id: 'r1', v: 1 }, { upsert: true })
+      t.equal(replaced.upsertedId, 'r1')
+      await c.replaceOne({ _id: 'r1' }, { _id: 'r1', w: 2 })
+      t.same(await c.findOne({ _id: 'r1' }), { _id: 'r1', w: 2 })
+    })
+
+    t.test('duplicate keys and unique indexes', async (t) => {
+      const c = store.collection(fresh())
+      await c.createIndex({ keys: { email: 1 }, unique: true })
+      await c.insertOne({ _id: 'u1', email: 'a@x' })
+      await t.rejects(c.insertOne({ _id: 'u1', email: 'b@x' }), DuplicateKeyError)
+      await t.rejects(c.insertOne({ _id: 'u2', email: 'a@x' }), DuplicateKeyError)
+      await c.insertOne({ _id: 'u3', email: 'c@x' })
+      await t.rejects(c.updateOne({ _id: 'u3' }, { $set: { email: 'a@x' } }), DuplicateKeyError)
+      t.same(ids(await c.find({}, { sort: { _id: 1 } })), ['u1', 'u3'], 'rejected writes left nothing behind')
+      t.equal((await c.findOne({ _id: 'u3' }))?.email, 'c@x')
+      await c.createIndex({ keys: { email: 1 }, unique: true })
+    })
+
+    t.test('deletes and drop', async (t) => {
+      const c = await seeded()
+      t.same(await c.deleteOne({ account: 'a' }), { deletedCount: 1 })
+      t.same(await c.deleteMany({ account: 'a' }), { deletedCount: 3 })
+      t.equal(await c.countDocuments(), 1)
+      await c.drop()
+      t.equal(await c.countDocuments(), 0)
+      await c.insertOne({ _id: 'again' })
+      t.equal(await c.countDocuments(), 1, 'a dropped collection can be written again')
+    })
+
+    t.test('returned documents are copies: mutating them changes nothing stored', async (t) => {
+      const c = await seeded()
+      const d = await c.findOne({ _id: 'n1' })
+      ;(d!.meta as Record<string, unknown>).lang = 'mutated'
+      t.equal(((await c.findOne({ _id: 'n1' }))!.meta as Record<string, unknown>).lang, 'es')
+    })
+
+    if (reopen) {
+      t.test('documents and indexes persist across a reopen', async (t) => {
+        const name = fresh()
+        const c = store.collection(name)
+        await c.createIndex({ keys: { email: 1 }, unique: true })
+        await c.insertOne({ _id: 'p1', email: 'a@x', n: 1 })
+        await c.updateOne({ _id: 'p1' }, { $inc: { n: 1 } })
+        const again = await reopen()
+        const c2 = again.collection(name)
+        t.same(await c2.findOne({ _id: 'p1' }), { _id: 'p1', email: 'a@x', n: 2 })
+        await t.rejects(c2.insertOne({ _id: 'p2', email: 'a@x' }), DuplicateKeyError)
+        await again.close()
+      })
+    }
+  })
+}
