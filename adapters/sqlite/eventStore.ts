@@ -66,7 +66,7 @@ class SqliteEventStore implements EventStore {
   // Wakes this process's subscriptions at once; other processes' appends are found by polling.
   private readonly appended = new EventEmitter().setMaxListeners(0)
   private readonly stmts
-  private readonly readAllStatements = new Map<string, ReturnType<SqliteDatabase['prepare']>>()
+  private readonly readAllStatements = new Map<string, { all(...params: unknown[]): unknown[] }>()
   private closed = false
 
   constructor(

@@ -1,0 +1,182 @@
+// Runs projections: follows the global log from each projection's checkpoint, hands events to
+// the projection in small batches, and stores the checkpoint after each batch in the same
+// document store as the read model. Projections are idempotent per event, so a crash between
+// a write and its checkpoint re-applies events that change nothing: nothing is skipped and
+// nothing counts twice.
+import type { DocumentStore } from '../ports/documentStore.ts'
+import { START, type EventFilter, type EventStore, type GlobalPosition, type RecordedEvent } from '../ports/eventStore.ts'
+
+export interface Projection {
+  readonly name: string
+  readonly filter?: EventFilter
+  /** Collections this projection writes; `rebuild` empties them. */
+  readonly collections: readonly string[]
+  /** Creates indexes; called before the first batch. */
+  setup?(docs: DocumentStore): Promise<void>
+  /** Applies events in global order. Re-applying an already applied event must change nothing. */
+  handle(events: RecordedEvent[], docs: DocumentStore): Promise<void>
+}
+
+export const CHECKPOINTS = '_checkpoints'
+type Checkpoint = { _id: string; position: GlobalPosition; updatedAt: string }
+
+export async function readCheckpoint(docs: DocumentStore, name: string): Promise<GlobalPosition> {
+  const cp = await docs.collection<Checkpoint>(CHECKPOINTS).findOne({ _id: name })
+  return cp?.position ?? START
+}
+
+async function saveCheckpoint(docs: DocumentStore, name: string, position: GlobalPosition): Promise<void> {
+  // Guarded so a slower, older writer can never move a checkpoint backwards.
+  await docs
+    .collection<Checkpoint>(CHECKPOINTS)
+    .updateOne(
+      { _id: name, $or: [{ position: { $lt: position } }, { position: { $exists: false } }] },
+      { $set: { position, updatedAt: new Date().toISOString() } },
+    )
+}
+
+/** Makes sure the checkpoint document exists, so saving it never needs an upsert. */
+async function initCheckpoint(docs: DocumentStore, name: string): Promise<void> {
+  await docs
+    .collection<Checkpoint>(CHECKPOINTS)
+    .updateOne({ _id: name }, { $setOnInsert: { position: START, updatedAt: new Date().toISOString() } }, { upsert: true })
+}
+
+export interface RunOptions {
+  events: EventStore
+  docs: DocumentStore
+  batchSize?: number
+  /** Called when a batch fails; the runner waits and retries the same batch. */
+  onError?: (err: unknown, projection: string) => void
+  /** For tests: stop after this many events have been applied. */
+  stopAfter?: number
+}
+
+export interface RunningProjection {
+  readonly name: string
+  /** Position of the last applied event. */
+  position(): GlobalPosition
+  /** Resolves once the projection has applied everything up to `position` (inclusive). */
+  waitFor(position: GlobalPosition, timeoutMs?: number): Promise<void>
+  stop(): Promise<void>
+  /** Settles when the loop ends (stopped, or `stopAfter` reached). */
+  readonly done: Promise<void>
+}
+
+const nextTick = Symbol('nextTick')
+
+export function startProjection(projection: Projection, options: RunOptions): RunningProjection {
+  const { events, docs, batchSize = 500, onError = defaultOnError, stopAfter } = options
+  const ac = new AbortController()
+  let position: GlobalPosition = START
+  let applied = 0
+  const waiters = new Set<{ target: GlobalPosition; resolve: () => void }>()
+  const wake = () => {
+    for (const w of waiters) if (position >= w.target) (waiters.delete(w), w.resolve())
+  }
+  let ready!: () => void
+  const started = new Promise<void>((r) => (ready = r))
+
+  const loop = async () => {
+    await initCheckpoint(docs, projection.name)
+    await projection.setup?.(docs)
+    position = await readCheckpoint(docs, projection.name)
+    ready()
+    const iterator = events.subscribeToAll({ after: position, filter: projection.filter, signal: ac.signal, batchSize })[Symbol.asyncIterator]()
+    let pending = iterator.next()
+    try {
+      while (!ac.signal.aborted) {
+        const first = await pending
+        if (first.done) break
+        const batch = [first.value]
+        // Take whatever is already available, without waiting for more: small batches when
+        // live, large ones when catching up.
+        for (;;) {
+          if (batch.length >= batchSize || (stopAfter !== undefined && applied + batch.length >= stopAfter)) {
+            pending = iterator.next()
+            break
+          }
+          pending = iterator.next()
+          const r = await Promise.race([pending, new Promise<typeof nextTick>((res) => setImmediate(() => res(nextTick)))])
+          if (r === nextTick || r.done) break
+          batch.push(r.value)
+        }
+        await applyWithRetry(batch)
+        applied += batch.length
+        position = batch[batch.length - 1]!.globalPosition
+        wake()
+        if (stopAfter !== undefined && applied >= stopAfter) break
+      }
+    } finally {
+      ac.abort()
+      await iterator.return?.()
+    }
+  }
+
+  const applyWithRetry = async (batch: RecordedEvent[]) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await projection.handle(batch, docs)
+        await saveCheckpoint(docs, projection.name, batch[batch.length - 1]!.globalPosition)
+        return
+      } catch (err) {
+        if (ac.signal.aborted) throw err
+        onError(err, projection.name)
+        await new Promise((r) => setTimeout(r, Math.min(5000, 50 * 2 ** attempt)))
+      }
+    }
+  }
+
+  const done = loop().catch((err) => {
+    if (!ac.signal.aborted) onError(err, projection.name)
+  })
+
+  return {
+    name: projection.name,
+    position: () => position,
+    async waitFor(target, timeoutMs = 10_000) {
+      await started
+      if (position >= target) return
+      await new Promise<void>((resolve, reject) => {
+        const w = { target, resolve: () => (clearTimeout(timer), resolve()) }
+        const timer = setTimeout(() => {
+          waiters.delete(w)
+          reject(new Error(`projection ${projection.name} did not reach position ${target} within ${timeoutMs} ms (at ${position})`))
+        }, timeoutMs)
+        waiters.add(w)
+      })
+    },
+    async stop() {
+      ac.abort()
+      await done
+    },
+    done,
+  }
+}
+
+/**
+ * Empties the projection's read models and replays the whole log into them. Run it while the
+ * projection is stopped. Returns the number of events applied.
+ */
+export async function rebuildProjection(projection: Projection, options: Omit<RunOptions, 'stopAfter'>): Promise<number> {
+  const { events, docs, batchSize = 2000 } = options
+  for (const c of projection.collections) await docs.collection(c).drop()
+  await docs.collection(CHECKPOINTS).deleteOne({ _id: projection.name })
+  await initCheckpoint(docs, projection.name)
+  await projection.setup?.(docs)
+  let position = START
+  let count = 0
+  for (;;) {
+    const batch = await events.readAll({ after: position, maxCount: batchSize, filter: projection.filter })
+    if (batch.length === 0) break
+    await projection.handle(batch, docs)
+    position = batch[batch.length - 1]!.globalPosition
+    await saveCheckpoint(docs, projection.name, position)
+    count += batch.length
+  }
+  return count
+}
+
+function defaultOnError(err: unknown, name: string) {
+  console.error(`[projection ${name}]`, err)
+}
