@@ -1,0 +1,122 @@
+// The credit ledger read model: one entry per balance-changing event with the running balance,
+// and one summary document per account. Entries are keyed by event id and the summary is
+// guarded by stream revision, so re-applying an event changes nothing.
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { RecordedEvent } from '../ports/eventStore.ts'
+import { balanceDelta, type CreditEvent } from '../domain/credits/ledger.ts'
+import type { Projection } from './runner.ts'
+
+export const LEDGER_ENTRIES = 'ledger_entries'
+export const CREDIT_ACCOUNTS = 'credit_accounts'
+
+export interface LedgerEntryDoc {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  revision: number
+  position: number
+  type: CreditEvent['type']
+  operation: string | null
+  noteId: string | null
+  /** The charge, reservation or refund this line is about. */
+  reference: string | null
+  /** Signed change of the spendable balance. */
+  delta: number
+  balanceAfter: number
+  cycle: string | null
+  at: string
+}
+
+export interface CreditAccountDoc {
+  _id: string
+  [key: string]: unknown
+  plan: string
+  cycle: string | null
+  balance: number
+  /** Credits held by open reservations. */
+  reserved: number
+  /** Credits spent in the current cycle (charges and captures, less refunds). */
+  spentThisCycle: number
+  revision: number
+  updatedAt: string
+}
+
+const accountIdOf = (streamName: string) => streamName.slice('credits-'.length)
+
+export const ledgerProjection: Projection = {
+  name: 'credit-ledger',
+  filter: { categories: ['credits'] },
+  collections: [LEDGER_ENTRIES, CREDIT_ACCOUNTS],
+  async setup(docs) {
+    await docs.collection(LEDGER_ENTRIES).createIndex({ keys: { accountId: 1, revision: 1 }, unique: true })
+  },
+  async handle(events, docs) {
+    for (const e of events) await applyLedgerEvent(e, docs)
+  },
+}
+
+async function applyLedgerEvent(recorded: RecordedEvent, docs: DocumentStore) {
+  const e = { type: recorded.type, data: recorded.data } as CreditEvent
+  const accountId = accountIdOf(recorded.streamName)
+  const accounts = docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS)
+  const account = await accounts.findOne({ _id: accountId })
+  if (account && account.revision >= recorded.revision) return
+  const before = account?.balance ?? 0
+  const balanceAfter = 'balanceAfter' in e.data ? e.data.balanceAfter : before
+  const cycle = e.type === 'CreditCycleStarted' ? e.data.cycle : (account?.cycle ?? null)
+
+  if (e.type !== 'CreditAccountOpened') {
+    const entry: LedgerEntryDoc = {
+      _id: recorded.id,
+      accountId,
+      revision: recorded.revision,
+      position: recorded.globalPosition,
+      type: e.type,
+      operation: 'operation' in e.data ? e.data.operation : null,
+      noteId: 'noteId' in e.data ? e.data.noteId : null,
+      reference: referenceOf(e),
+      delta: balanceDelta(e, before),
+      balanceAfter,
+      cycle,
+      at: e.data.at,
+    }
+    await docs.collection<LedgerEntryDoc>(LEDGER_ENTRIES).replaceOne({ _id: entry._id }, entry, { upsert: true })
+  }
+  await accounts.updateOne(
+    { _id: accountId },
+    {
+      $set: {
+        plan: e.type === 'CreditAccountOpened' ? e.data.plan : e.type === 'CreditPlanChanged' ? e.data.to : e.type === 'CreditCycleStarted' ? e.data.plan : (account?.plan ?? 'free'),
+        cycle,
+        balance: balanceAfter,
+        reserved: (account?.reserved ?? 0) + reservedDelta(e),
+        spentThisCycle: e.type === 'CreditCycleStarted' ? 0 : (account?.spentThisCycle ?? 0) + spentDelta(e),
+        revision: recorded.revision,
+        updatedAt: e.data.at,
+      },
+    },
+    { upsert: true },
+  )
+}
+
+function referenceOf(e: CreditEvent): string | null {
+  switch (e.type) {
+    case 'CreditsCharged':
+      return e.data.chargeId
+    case 'CreditsReserved':
+    case 'CreditsCaptured':
+    case 'CreditsReleased':
+      return e.data.reservationId
+    case 'CreditsRefunded':
+      return e.data.chargeId
+    default:
+      return null
+  }
+}
+
+const reservedDelta = (e: CreditEvent): number =>
+  e.type === 'CreditsReserved' ? e.data.amount : e.type === 'CreditsCaptured' ? -e.data.reserved : e.type === 'CreditsReleased' ? -e.data.amount : 0
+
+const spentDelta = (e: CreditEvent): number =>
+  e.type === 'CreditsCharged' ? e.data.cost : e.type === 'CreditsCaptured' ? e.data.cost : e.type === 'CreditsRefunded' ? -e.data.amount : 0
+
