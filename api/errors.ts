@@ -1,0 +1,33 @@
+// The one mapping from domain error codes to HTTP statuses, and the spec's error body.
+import type { ErrorCode } from '../domain/errors.ts'
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_audio_url: 400,
+  invalid_query: 400,
+  invalid_format: 400,
+  invalid_language: 400,
+  invalid_template: 400,
+  invalid_request: 400,
+  invalid_api_key: 401,
+  insufficient_credits: 402,
+  upgrade_required: 402,
+  quota_exceeded: 402,
+  tier_upgrade_required: 403,
+  not_found: 404,
+  no_transcript: 404,
+  analysis_not_generated: 404,
+  invalid_state: 409,
+  note_not_ready: 409,
+  same_language: 409,
+  conflict: 409,
+  file_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limit_exceeded: 429,
+  llm_invalid_json: 502,
+  speaker_naming_failed: 502,
+  chat_failed: 502,
+}
+
+export const statusOf = (code: ErrorCode): number => STATUS[code]
+
+export const errorBody = (error: string, message: string, extra: Record<string, unknown> = {}) => ({ ...extra, error, message })
