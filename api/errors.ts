@@ -26,6 +26,9 @@ const STATUS: Record<ErrorCode, number> = {
   llm_invalid_json: 502,
   speaker_naming_failed: 502,
   chat_failed: 502,
+  invalid_upload_signature: 403,
+  upload_url_expired: 403,
+  internal_error: 500,
 }
 
 export const statusOf = (code: ErrorCode): number => STATUS[code]

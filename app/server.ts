@@ -2,19 +2,29 @@
 // process runs (api, projections, forwarder).
 import type { Config } from './config.ts'
 import { openDocumentStore, openEventStore } from './infrastructure.ts'
+import { createServices, type Services } from './services.ts'
 import { startProjection, type Projection, type RunningProjection } from '../projections/runner.ts'
 import { ledgerProjection } from '../projections/ledger.ts'
-import { CommandHandler } from '../commands/handleCommand.ts'
-import { CreditCommands } from '../commands/credits.ts'
+import { notesProjection } from '../projections/notes.ts'
+import { foldersProjection } from '../projections/folders.ts'
+import { apiKeysProjection } from '../projections/apiKeys.ts'
 import { buildApp } from '../api/buildApp.ts'
+import { ffprobeMediaProbe } from '../adapters/ffprobe/mediaProbe.ts'
+import { systemResolver } from '../adapters/net/dnsResolver.ts'
+import type { FastifyInstance } from 'fastify'
 
-export const READ_MODEL_PROJECTIONS: Projection[] = [ledgerProjection]
+export const READ_MODEL_PROJECTIONS: Projection[] = [ledgerProjection, notesProjection, foldersProjection, apiKeysProjection]
 
-export async function startService(config: Config, log: (msg: string) => void = console.log) {
+export interface RunningService {
+  services: Services
+  app: FastifyInstance | null
+  baseUrl: string
+  close(): Promise<void>
+}
+
+export async function startService(config: Config, log: (msg: string) => void = console.log): Promise<RunningService> {
   const events = await openEventStore(config)
   const docs = await openDocumentStore(config)
-  const handler = new CommandHandler(events)
-  const credits = new CreditCommands(handler)
   const running: RunningProjection[] = []
   if (config.roles.has('projections')) {
     for (const p of READ_MODEL_PROJECTIONS) running.push(startProjection(p, { events, docs }))
@@ -28,14 +38,13 @@ export async function startService(config: Config, log: (msg: string) => void = 
     closePublisher = () => publisher.close()
     log(`forwarding events to Kafka at ${config.kafkaBrokers.join(',')} (topics ${config.kafkaTopicPrefix}<category>)`)
   }
-  const app = config.roles.has('api') ? buildApp({ projections: running, version: '1.0.0' }) : null
+  const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: systemResolver, projections: running })
+  const app = config.roles.has('api') ? buildApp(services, { logger: { level: config.logLevel } }) : null
   if (app) await app.listen({ port: config.port, host: config.host })
   return {
-    events,
-    docs,
-    credits,
+    services,
     app,
-    baseUrl: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`,
+    baseUrl: config.publicBaseUrl,
     async close() {
       await app?.close()
       for (const p of running) await p.stop()

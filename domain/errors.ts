@@ -26,6 +26,10 @@ export type ErrorCode =
   | 'llm_invalid_json'
   | 'speaker_naming_failed'
   | 'chat_failed'
+  // Extensions of the spec's codes (documented in the README):
+  | 'invalid_upload_signature'
+  | 'upload_url_expired'
+  | 'internal_error'
 
 export class DomainError<Extra extends Record<string, unknown> = Record<string, unknown>> extends Error {
   override readonly name = 'DomainError'

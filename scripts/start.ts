@@ -1,14 +1,28 @@
 // `npm start`: the service on the embedded default (SQLite events and read models under
 // DATA_DIR), or on EventStoreDB / MongoDB / Kafka when ESDB_URL / MONGO_URL / KAFKA_BROKERS are set.
+// On a fresh data directory it seeds a demo `pro` account and prints its key.
 import { loadConfig } from '../app/config.ts'
 import { startService } from '../app/server.ts'
+import { seedDemoAccount } from '../app/demo.ts'
 
 const config = loadConfig()
-const service = await startService(config)
-console.log(`notes service listening on ${service.baseUrl}`)
+const service = await startService(config, (msg) => console.log(msg))
+const base = service.baseUrl
+console.log(`notes service listening on ${base}`)
 console.log(`  event store: ${config.esdbUrl ? `EventStoreDB ${config.esdbUrl}` : `SQLite ${config.dataDir}/events.db`}`)
 console.log(`  read models: ${config.mongoUrl ? `MongoDB ${config.mongoUrl}` : `embedded ${config.dataDir}/readmodels.db`}`)
-console.log(`  try: curl ${service.baseUrl}/health`)
+console.log(`  contract:    ${base}/v1/openapi.json`)
+if (config.seedDemo && service.app) {
+  const demo = await seedDemoAccount(service.services)
+  if (demo) {
+    console.log(`  demo account ${demo.accountId} (plan pro), API key:`)
+    console.log(`    ${demo.apiKey}`)
+    console.log(`  try:`)
+    console.log(`    curl -s -H "Authorization: Bearer ${demo.apiKey}" ${base}/v1/notes`)
+  } else {
+    console.log('  demo account exists but its key is not on file; make a new one: npm run --silent admin -- create-key --account <accountId>')
+  }
+}
 
 const shutdown = async (signal: string) => {
   console.log(`${signal}: shutting down`)

@@ -16,3 +16,29 @@ export const isPlan = (s: string): s is Plan => (PLANS as readonly string[]).inc
 /** Credit cycles are calendar months in UTC: `YYYY-MM`. */
 export type CycleId = string
 export const cycleOf = (at: Date | string): CycleId => new Date(at).toISOString().slice(0, 7)
+
+/** The REST API needs this plan or a higher one (spec part 5); MCP works on every plan. */
+export const REST_MIN_PLAN: Plan = 'pro'
+const RANK: Readonly<Record<Plan, number>> = { free: 0, personal: 1, pro: 2, team: 2, power: 3 }
+export const planAtLeast = (plan: Plan, min: Plan): boolean => RANK[plan] >= RANK[min]
+
+const MB = 1024 * 1024
+const GB = 1024 * MB
+
+/** What each plan may upload and keep (spec part 8 leaves the numbers to us; README lists them). */
+export interface PlanLimits {
+  /** Largest single upload or import. */
+  maxFileBytes: number
+  /** Bytes of kept audio across the account's notes. */
+  storageBytes: number
+  /** Minutes of uploaded audio that may be finalized per monthly cycle. */
+  monthlyMinutes: number
+}
+
+export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
+  free: { maxFileBytes: 100 * MB, storageBytes: 1 * GB, monthlyMinutes: 60 },
+  personal: { maxFileBytes: 500 * MB, storageBytes: 10 * GB, monthlyMinutes: 600 },
+  pro: { maxFileBytes: 2 * GB, storageBytes: 50 * GB, monthlyMinutes: 3000 },
+  team: { maxFileBytes: 2 * GB, storageBytes: 100 * GB, monthlyMinutes: 3000 },
+  power: { maxFileBytes: 5 * GB, storageBytes: 250 * GB, monthlyMinutes: 12000 },
+}

@@ -1,0 +1,140 @@
+// Blobs in a local directory (the embedded default), with presigned PUT URLs that this service
+// itself serves (`PUT <publicBaseUrl>/<key>`; upload keys are `uploads/<noteId>`, see
+// api/routes/uploads.ts). The signature is an HMAC over the
+// method, key, content type, size rule and expiry, so a URL cannot be bent to another note, type,
+// size or time. Files are written to a temporary name and renamed when complete.
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { mkdir, rename, rm, stat, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve, sep } from 'node:path'
+import { Transform, type Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { BlobTooLargeError, type BlobStore, type PresignedPut, type StoredBlob } from '../../ports/blobStore.ts'
+
+export interface LocalBlobStoreOptions {
+  dir: string
+  /** Where clients reach this service, e.g. http://127.0.0.1:3000 */
+  publicBaseUrl: string
+  signingSecret: string
+  clock?: () => Date
+}
+
+export interface PutGrant {
+  contentType: string
+  maxBytes: number
+  exactBytes: number | null
+}
+
+export type SignatureCheck = { ok: true; grant: PutGrant } | { ok: false; expired: boolean; reason: string }
+
+const KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,200}$/
+
+export class LocalBlobStore implements BlobStore {
+  private readonly root: string
+  private readonly clock: () => Date
+  constructor(private readonly options: LocalBlobStoreOptions) {
+    this.root = resolve(options.dir)
+    this.clock = options.clock ?? (() => new Date())
+  }
+
+  private pathOf(key: string): string {
+    if (!KEY.test(key) || key.includes('..')) throw new Error(`invalid blob key ${JSON.stringify(key)}`)
+    const p = resolve(this.root, key)
+    if (!p.startsWith(this.root + sep)) throw new Error(`blob key escapes the blob directory: ${key}`)
+    return p
+  }
+
+  private sign(key: string, g: PutGrant, exp: number): string {
+    return createHmac('sha256', this.options.signingSecret)
+      .update(['PUT', key, g.contentType, String(g.maxBytes), String(g.exactBytes ?? ''), String(exp)].join('\n'))
+      .digest('base64url')
+  }
+
+  presignPut(key: string, o: { contentType: string; maxBytes: number; exactBytes: number | null; expiresInSeconds: number }): PresignedPut {
+    this.pathOf(key)
+    const exp = Math.floor(this.clock().getTime() / 1000) + o.expiresInSeconds
+    const grant = { contentType: o.contentType, maxBytes: o.maxBytes, exactBytes: o.exactBytes }
+    const q = new URLSearchParams({ ct: o.contentType, max: String(o.maxBytes), exp: String(exp), sig: this.sign(key, grant, exp) })
+    if (o.exactBytes !== null) q.set('size', String(o.exactBytes))
+    return {
+      url: `${this.options.publicBaseUrl}/${key}?${q}`,
+      headers: { 'Content-Type': o.contentType },
+      expiresAt: new Date(exp * 1000),
+    }
+  }
+
+  /** Checks a presigned URL's query against its key; says why when it does not hold. */
+  verify(key: string, query: Record<string, unknown>): SignatureCheck {
+    const str = (k: string) => (typeof query[k] === 'string' ? (query[k] as string) : null)
+    const ct = str('ct')
+    const max = Number(str('max'))
+    const exp = Number(str('exp'))
+    const sig = str('sig')
+    const size = str('size')
+    if (!ct || !sig || !Number.isSafeInteger(max) || !Number.isSafeInteger(exp)) return { ok: false, expired: false, reason: 'the upload URL is incomplete; use upload.url exactly as returned' }
+    const grant: PutGrant = { contentType: ct, maxBytes: max, exactBytes: size === null ? null : Number(size) }
+    const expected = Buffer.from(this.sign(key, grant, exp))
+    const given = Buffer.from(sig)
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, expired: false, reason: 'the upload URL signature does not match' }
+    if (exp * 1000 < this.clock().getTime()) return { ok: false, expired: true, reason: 'the upload URL has expired; create a new note to get a fresh one' }
+    return { ok: true, grant }
+  }
+
+  async put(key: string, body: Readable, { contentType, maxBytes }: { contentType: string; maxBytes: number }): Promise<StoredBlob> {
+    const path = this.pathOf(key)
+    await mkdir(dirname(path), { recursive: true })
+    const tmp = `${path}.${randomUUID()}.partial`
+    const hash = createHash('sha256')
+    let size = 0
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        size += chunk.length
+        if (size > maxBytes) return done(new BlobTooLargeError(maxBytes))
+        hash.update(chunk)
+        done(null, chunk)
+      },
+    })
+    try {
+      await pipeline(body, meter, createWriteStream(tmp, { flags: 'wx' }))
+      const blob: StoredBlob = { sizeBytes: size, contentType, sha256: hash.digest('hex') }
+      await writeFile(`${tmp}.meta`, JSON.stringify(blob))
+      await rename(`${tmp}.meta`, `${path}.meta`)
+      await rename(tmp, path)
+      return blob
+    } catch (err) {
+      await rm(tmp, { force: true })
+      await rm(`${tmp}.meta`, { force: true })
+      throw err
+    }
+  }
+
+  async stat(key: string): Promise<StoredBlob | null> {
+    const path = this.pathOf(key)
+    try {
+      const [meta, st] = await Promise.all([readFile(`${path}.meta`, 'utf8'), stat(path)])
+      const blob = JSON.parse(meta) as StoredBlob
+      // The meta file is renamed first: a size that disagrees is an interrupted overwrite.
+      return st.size === blob.sizeBytes ? blob : null
+    } catch {
+      return null
+    }
+  }
+
+  async withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T> {
+    return fn(this.pathOf(key))
+  }
+
+  async read(key: string): Promise<Readable> {
+    const path = this.pathOf(key)
+    await stat(path)
+    return createReadStream(path)
+  }
+
+  async delete(key: string): Promise<void> {
+    const path = this.pathOf(key)
+    await rm(path, { force: true })
+    await rm(`${path}.meta`, { force: true })
+  }
+}
+
+export const blobDir = (dataDir: string) => join(dataDir, 'blobs')

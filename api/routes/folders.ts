@@ -1,0 +1,79 @@
+// Folders over REST: a documented extension (the spec names `folderId` but no folder endpoints).
+import { z } from 'zod'
+import type { Services } from '../../app/services.ts'
+import { Folder, FolderIdParams, FolderList, FolderRequest } from '../../contract/notes.ts'
+import { listFolders } from '../../readmodels/folders.ts'
+import { DomainError } from '../../domain/errors.ts'
+import { defineRoute, type RouteDef } from '../route.ts'
+
+async function folderById(s: Services, accountId: string, folderId: string) {
+  const found = (await listFolders(s.docs, accountId)).find((f) => f.id === folderId)
+  if (!found) throw new DomainError('not_found', 'No folder with that id belongs to you.')
+  return found
+}
+
+export const foldersRoutes = (s: Services): RouteDef[] => [
+  defineRoute({
+    operationId: 'listFolders',
+    method: 'GET',
+    path: '/v1/folders',
+    tag: 'folders',
+    summary: 'List folders with their note counts',
+    extension: true,
+    invalidCode: 'invalid_query',
+    response: { status: 200, schema: FolderList, description: 'The folders, by name.' },
+    errors: [],
+    handle: async ({ caller }) => ({ folders: await listFolders(s.docs, caller.accountId) }),
+  }),
+  defineRoute({
+    operationId: 'createFolder',
+    method: 'POST',
+    path: '/v1/folders',
+    tag: 'folders',
+    summary: 'Create a folder',
+    extension: true,
+    body: FolderRequest,
+    invalidCode: 'invalid_request',
+    response: { status: 201, schema: Folder, description: 'The new folder.' },
+    errors: ['invalid_request'],
+    async handle({ caller, body }) {
+      const id = await s.folders.create(caller, body.name)
+      return folderById(s, caller.accountId, id)
+    },
+  }),
+  defineRoute({
+    operationId: 'renameFolder',
+    method: 'PATCH',
+    path: '/v1/folders/:folderId',
+    tag: 'folders',
+    summary: 'Rename a folder',
+    extension: true,
+    params: FolderIdParams,
+    notFound: true,
+    body: FolderRequest,
+    invalidCode: 'invalid_request',
+    response: { status: 200, schema: Folder, description: 'The folder after the change.' },
+    errors: ['invalid_request', 'not_found'],
+    async handle({ caller, params, body }) {
+      await s.folders.rename(caller, params.folderId, body.name)
+      return folderById(s, caller.accountId, params.folderId)
+    },
+  }),
+  defineRoute({
+    operationId: 'deleteFolder',
+    method: 'DELETE',
+    path: '/v1/folders/:folderId',
+    tag: 'folders',
+    summary: 'Delete a folder; its notes move to no folder',
+    extension: true,
+    params: FolderIdParams,
+    notFound: true,
+    invalidCode: 'invalid_request',
+    response: { status: 200, schema: z.object({ deleted: z.literal(true), folderId: z.uuid() }), description: 'Deleted.' },
+    errors: ['not_found'],
+    async handle({ caller, params }) {
+      await s.folders.delete(caller, params.folderId)
+      return { deleted: true as const, folderId: params.folderId }
+    },
+  }),
+]

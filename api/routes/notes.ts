@@ -1,0 +1,94 @@
+// The notes resource over REST (spec part 4): thin adapters from HTTP to the note commands and
+// queries, which MCP tools call too.
+import { z } from 'zod'
+import type { Services } from '../../app/services.ts'
+import { DomainError } from '../../domain/errors.ts'
+import { PRICES } from '../../domain/credits/prices.ts'
+import { CreateNoteRequest, CreateNoteResponse, FinalizeRequest, FinalizeResponse, ListNotesQuery, NoteDetail, NoteIdParams, NoteList, PatchNoteRequest } from '../../contract/notes.ts'
+import { getNoteDetail, listNotes } from '../../readmodels/notes.ts'
+import { defineRoute, type RouteDef } from '../route.ts'
+
+const IdempotencyKey = z.string().min(1).max(200)
+
+export const notesRoutes = (s: Services): RouteDef[] => [
+  defineRoute({
+    operationId: 'createNote',
+    method: 'POST',
+    path: '/v1/notes',
+    tag: 'notes',
+    summary: 'Create a note from a public link (import) or open a direct upload',
+    description:
+      'Two exclusive shapes: `audioUrl` (import), or `filename` + `contentType` (+ `fileSizeBytes`) for a direct upload, which answers with a presigned `upload` block: PUT the bytes there, then finalize. ' +
+      'An optional `Idempotency-Key` header makes a retried request return the first answer instead of creating a second note.',
+    body: CreateNoteRequest,
+    invalidCode: 'invalid_audio_url',
+    response: { status: 202, schema: CreateNoteResponse, description: 'Accepted: the note is processing (or waiting for its upload).' },
+    errors: ['invalid_audio_url', 'insufficient_credits', 'file_too_large', 'unsupported_media_type'],
+    price: PRICES.import,
+    async handle({ caller, body, req }) {
+      const header = req.headers['idempotency-key']
+      const key = header === undefined ? undefined : IdempotencyKey.safeParse(header)
+      if (key && !key.success) throw new DomainError('invalid_audio_url', 'The Idempotency-Key header must be 1 to 200 characters.')
+      return s.notes.create(caller, body, key?.data)
+    },
+  }),
+  defineRoute({
+    operationId: 'listNotes',
+    method: 'GET',
+    path: '/v1/notes',
+    tag: 'notes',
+    summary: 'List notes, newest first',
+    description: 'Cursor pagination stays stable while notes are added: pass `nextCursor` as `cursor` to get the next page.',
+    query: ListNotesQuery,
+    invalidCode: 'invalid_query',
+    response: { status: 200, schema: NoteList, description: 'A page of notes.' },
+    errors: ['invalid_query'],
+    handle: ({ caller, query }) => listNotes(s.docs, caller.accountId, query),
+  }),
+  defineRoute({
+    operationId: 'getNote',
+    method: 'GET',
+    path: '/v1/notes/:id',
+    tag: 'notes',
+    summary: 'A note with its transcript summary, analyses and outline',
+    params: NoteIdParams,
+    notFound: true,
+    invalidCode: 'invalid_query',
+    response: { status: 200, schema: NoteDetail, description: 'The note.' },
+    errors: ['not_found'],
+    handle: ({ caller, params }) => getNoteDetail(s.docs, caller.accountId, params.id),
+  }),
+  defineRoute({
+    operationId: 'finalizeNote',
+    method: 'POST',
+    path: '/v1/notes/:id/finalize',
+    tag: 'notes',
+    summary: 'Close a direct upload after its bytes were PUT and queue the transcription',
+    params: NoteIdParams,
+    notFound: true,
+    body: FinalizeRequest,
+    invalidCode: 'invalid_request',
+    response: { status: 202, schema: FinalizeResponse, description: 'Accepted: the transcription is queued.' },
+    errors: ['invalid_request', 'not_found', 'quota_exceeded', 'invalid_state', 'unsupported_media_type'],
+    handle: ({ caller, params, body }) => s.notes.finalize(caller, params.id, body),
+  }),
+  defineRoute({
+    operationId: 'updateNote',
+    method: 'PATCH',
+    path: '/v1/notes/:id',
+    tag: 'notes',
+    summary: 'Change a note’s title, description, folder or tags',
+    description: '`folderId: null` takes the note out of its folder; `tags` replaces the whole list.',
+    extension: true,
+    params: NoteIdParams,
+    notFound: true,
+    body: PatchNoteRequest,
+    invalidCode: 'invalid_request',
+    response: { status: 200, schema: NoteDetail, description: 'The note after the change.' },
+    errors: ['invalid_request', 'not_found'],
+    async handle({ caller, params, body }) {
+      await s.notes.edit(caller, params.id, body)
+      return getNoteDetail(s.docs, caller.accountId, params.id)
+    },
+  }),
+]

@@ -1,0 +1,72 @@
+// The presigned upload endpoint of the local blob store: `PUT /uploads/<noteId>?...&sig=...`.
+// No API key: the signature is the permission, bound to the note, content type, size and expiry.
+// The body streams to disk; nothing is buffered in memory.
+import { z } from 'zod'
+import type { Readable } from 'node:stream'
+import type { Services } from '../../app/services.ts'
+import { DomainError } from '../../domain/errors.ts'
+import { noteDecider, noteStream, statusOf } from '../../domain/notes/note.ts'
+import { BlobTooLargeError } from '../../ports/blobStore.ts'
+import { uploadKey } from '../../commands/notes.ts'
+import { defineRoute, type RouteDef } from '../route.ts'
+
+const UploadQuery = z.looseObject({
+  ct: z.string().optional().meta({ description: 'the content type the URL was signed for' }),
+  max: z.string().optional(),
+  size: z.string().optional(),
+  exp: z.string().optional().meta({ description: 'expiry, seconds since the epoch' }),
+  sig: z.string().optional().meta({ description: 'HMAC-SHA256 over method, note, content type, size rule and expiry' }),
+})
+
+const UploadReceipt = z
+  .object({ noteId: z.uuid(), sizeBytes: z.number().int(), sha256: z.string(), next: z.string() })
+  .meta({ id: 'UploadReceipt' })
+
+export const uploadRoutes = (s: Services): RouteDef[] => [
+  defineRoute({
+    operationId: 'uploadNoteBytes',
+    method: 'PUT',
+    path: '/uploads/:id',
+    tag: 'uploads',
+    summary: 'Upload the bytes of a direct upload (the presigned `upload.url`)',
+    description: 'Use `upload.url` and `upload.headers` exactly as returned by POST /v1/notes. The body is the raw file. A new PUT before finalize replaces the bytes.',
+    extension: true,
+    public: true,
+    rawBody: true,
+    params: z.object({ id: z.uuid() }),
+    notFound: true,
+    query: UploadQuery,
+    invalidCode: 'invalid_request',
+    response: { status: 200, schema: UploadReceipt, description: 'Stored; now finalize the note.' },
+    errors: ['invalid_request', 'invalid_upload_signature', 'upload_url_expired', 'file_too_large', 'invalid_state'],
+    async handle({ params, query, req }) {
+      const key = uploadKey(params.id)
+      const check = s.blobs.verify(key, query)
+      if (!check.ok) throw new DomainError(check.expired ? 'upload_url_expired' : 'invalid_upload_signature', `Upload refused: ${check.reason}.`)
+      const { grant } = check
+      const sentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+      if (sentType !== grant.contentType) {
+        throw new DomainError('invalid_request', `Content-Type must be ${grant.contentType} (as signed), got ${JSON.stringify(sentType || null)}.`)
+      }
+      const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length'])
+      if (declared !== null && declared > grant.maxBytes) throw new DomainError('file_too_large', `The upload is ${declared} bytes; at most ${grant.maxBytes} are allowed.`)
+      if (grant.exactBytes !== null && declared !== null && declared !== grant.exactBytes) {
+        throw new DomainError('invalid_request', `The note was created for ${grant.exactBytes} bytes (fileSizeBytes); this body has ${declared}.`)
+      }
+      const { state } = await s.handler.load(noteStream(params.id), noteDecider)
+      if (!state.exists) throw new DomainError('not_found', 'No such note.')
+      if (state.phase !== 'awaiting_upload') throw new DomainError('invalid_state', 'This note is not waiting for an upload any more.', { current: statusOf(state.phase) })
+      try {
+        const blob = await s.blobs.put(key, req.body as Readable, { contentType: grant.contentType, maxBytes: grant.maxBytes })
+        if (grant.exactBytes !== null && blob.sizeBytes !== grant.exactBytes) {
+          await s.blobs.delete(key)
+          throw new DomainError('invalid_request', `The note was created for ${grant.exactBytes} bytes (fileSizeBytes); ${blob.sizeBytes} arrived.`)
+        }
+        return { noteId: params.id, sizeBytes: blob.sizeBytes, sha256: blob.sha256, next: `POST /v1/notes/${params.id}/finalize` }
+      } catch (err) {
+        if (err instanceof BlobTooLargeError) throw new DomainError('file_too_large', `The upload is larger than the ${err.maxBytes} bytes allowed.`)
+        throw err
+      }
+    },
+  }),
+]

@@ -1,0 +1,72 @@
+// Accounts and API keys: opening an account (with its credit ledger), issuing and revoking keys,
+// and authenticating a bearer token against the key's own stream.
+import { randomBytes, randomUUID } from 'node:crypto'
+import { ulid } from 'ulid'
+import { accountDecider, accountStream } from '../domain/accounts/account.ts'
+import { apiKeyDecider, apiKeyStream, displayPrefix, formatApiKey, hashSecret, parseApiKey, secretMatches } from '../domain/accounts/apiKey.ts'
+import type { Plan } from '../domain/credits/plans.ts'
+import type { CommandHandler } from './handleCommand.ts'
+import type { CreditCommands } from './credits.ts'
+
+export interface IssuedKey {
+  keyId: string
+  /** The only time the secret is visible. */
+  apiKey: string
+  prefix: string
+}
+
+export interface Authenticated {
+  accountId: string
+  keyId: string
+  plan: Plan
+}
+
+export class AccountCommands {
+  constructor(
+    private readonly handler: CommandHandler,
+    private readonly credits: CreditCommands,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  private now = () => this.clock().toISOString()
+
+  /** Opens the account and its credit ledger; repeating it with the same id changes nothing. */
+  async openAccount(o: { accountId?: string; name: string; email?: string | null; plan: Plan }): Promise<{ accountId: string }> {
+    const accountId = o.accountId ?? randomUUID()
+    await this.handler.handle(accountStream(accountId), { type: 'OpenAccount', accountId, name: o.name, email: o.email ?? null, now: this.now() }, accountDecider)
+    await this.credits.open(accountId, o.plan)
+    return { accountId }
+  }
+
+  async accountExists(accountId: string): Promise<boolean> {
+    return (await this.handler.load(accountStream(accountId), accountDecider)).state.opened
+  }
+
+  async createApiKey(accountId: string, name = 'default'): Promise<IssuedKey> {
+    if (!(await this.accountExists(accountId))) throw new Error(`no account ${accountId}`)
+    const keyId = ulid()
+    const secret = randomBytes(32).toString('base64url')
+    const prefix = displayPrefix(keyId, secret)
+    await this.handler.handle(
+      apiKeyStream(keyId),
+      { type: 'CreateApiKey', keyId, accountId, name, prefix, secretHash: hashSecret(secret), now: this.now() },
+      apiKeyDecider,
+    )
+    return { keyId, apiKey: formatApiKey(keyId, secret), prefix }
+  }
+
+  async revokeApiKey(accountId: string, keyId: string, reason = 'revoked by the owner'): Promise<void> {
+    await this.handler.handle(apiKeyStream(keyId), { type: 'RevokeApiKey', accountId, reason, now: this.now() }, apiKeyDecider)
+  }
+
+  /** Null for anything that is not a live key of an open account. */
+  async authenticate(token: string): Promise<Authenticated | null> {
+    const parsed = parseApiKey(token)
+    if (!parsed) return null
+    const { state: key } = await this.handler.load(apiKeyStream(parsed.keyId), apiKeyDecider)
+    if (key.status !== 'active' || !secretMatches(parsed.secret, key.secretHash)) return null
+    const { state: ledger } = await this.credits.state(key.accountId)
+    if (!ledger.opened) return null
+    return { accountId: key.accountId, keyId: key.keyId, plan: ledger.plan }
+  }
+}

@@ -1,0 +1,219 @@
+// Note commands: create (import link or upload slot), finalize an upload, edit. Each checks
+// what needs I/O (the link's addresses, the uploaded bytes, credits and quotas) and then lets
+// the note decider decide.
+import { randomUUID } from 'node:crypto'
+import { DomainError } from '../domain/errors.ts'
+import { uuidFromName } from '../domain/ids.ts'
+import { PLAN_LIMITS } from '../domain/credits/plans.ts'
+import { noteDecider, noteStream, ownedNote, type NoteCommand } from '../domain/notes/note.ts'
+import { classifySourceUrl, isAllowlisted, isNonPublicAddress } from '../domain/notes/sourceUrl.ts'
+import { minutesDecider, minutesFor, minutesStream } from '../domain/usage/minutes.ts'
+import { folderDecider, folderStream, ownedFolder } from '../domain/folders/folder.ts'
+import type { BlobStore } from '../ports/blobStore.ts'
+import type { MediaProbe } from '../ports/mediaProbe.ts'
+import type { HostResolver } from '../ports/hostResolver.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+import { NOTES } from '../projections/notes.ts'
+import type { CreateNoteRequest, CreateNoteResponse, PatchNoteRequest } from '../contract/notes.ts'
+import type { CommandHandler } from './handleCommand.ts'
+import type { CreditCommands } from './credits.ts'
+import type { Caller } from './context.ts'
+
+/** Credits held when a link is accepted; the real price (per started minute) is captured once the duration is known. */
+export const IMPORT_RESERVE_CREDITS = 50
+
+export interface NoteCommandsConfig {
+  /** Hosts, IPs or IPv4 CIDRs that imports may reach although they are not public (self-hosting, tests). */
+  importAllowlist: readonly string[]
+  uploadUrlTtlSeconds: number
+}
+
+export interface NoteCommandsDeps {
+  handler: CommandHandler
+  credits: CreditCommands
+  blobs: BlobStore
+  probe: MediaProbe
+  resolver: HostResolver
+  docs: DocumentStore
+  sync: ReadModelSync
+  config: NoteCommandsConfig
+  clock?: () => Date
+}
+
+const MEDIA_TYPE = /^(audio|video)\/[a-z0-9][a-z0-9!#$&^_.+-]{0,80}$/i
+export const uploadKey = (noteId: string) => `uploads/${noteId}`
+
+export class NoteCommands {
+  private readonly clock: () => Date
+  constructor(private readonly d: NoteCommandsDeps) {
+    this.clock = d.clock ?? (() => new Date())
+  }
+
+  private now = () => this.clock().toISOString()
+
+  private async run(caller: Caller, noteId: string, command: NoteCommand) {
+    const result = await this.d.handler.handle(noteStream(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    await this.d.sync.waitFor('notes', result.position)
+    return result
+  }
+
+  /** POST /v1/notes and MCP import_from_url. `idempotencyKey` makes a retried request return the first answer. */
+  async create(caller: Caller, body: CreateNoteRequest, idempotencyKey?: string): Promise<CreateNoteResponse> {
+    const noteId = idempotencyKey ? uuidFromName(`note:${caller.accountId}`, idempotencyKey) : randomUUID()
+    return body.audioUrl !== undefined ? this.createImport(caller, noteId, body.audioUrl, body) : this.createUpload(caller, noteId, body)
+  }
+
+  private async createImport(caller: Caller, noteId: string, audioUrl: string, body: CreateNoteRequest): Promise<CreateNoteResponse> {
+    const source = classifySourceUrl(audioUrl)
+    await this.assertPublicTarget(source.url)
+    const reservationId = uuidFromName(`import:${noteId}`, 'reservation')
+    await this.d.credits.reserve(caller.accountId, { operation: 'import', amount: IMPORT_RESERVE_CREDITS, noteId, requestId: caller.requestId, reservationId })
+    try {
+      await this.run(caller, noteId, {
+        type: 'CreateNote',
+        noteId,
+        accountId: caller.accountId,
+        sourceType: 'url',
+        origin: source.origin,
+        provider: source.provider,
+        sourceUrl: source.url.href,
+        title: body.title ?? source.fallbackTitle,
+        language: body.language ?? null,
+        keepAudio: false,
+        upload: null,
+        jobId: uuidFromName(`job:${noteId}`, 'transcription'),
+        reservationId,
+        now: this.now(),
+      })
+    } catch (err) {
+      await this.d.credits.release(caller.accountId, reservationId, 'the note could not be created').catch(() => {})
+      throw err
+    }
+    return {
+      noteId,
+      status: 'processing',
+      provider: source.provider,
+      next: `Poll GET /v1/notes/${noteId} until status is "ready" (or "failed", with errorCode). ${IMPORT_RESERVE_CREDITS} credits are held now; the final price is 50 per started minute of audio.`,
+    }
+  }
+
+  /** Refuses links whose host resolves to loopback, private or link-local addresses unless allowlisted. */
+  private async assertPublicTarget(url: URL) {
+    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
+    const hostPort = url.port ? `${host}:${url.port}` : host
+    let addresses: string[]
+    try {
+      addresses = await this.d.resolver.resolve(host)
+    } catch {
+      throw new DomainError('invalid_audio_url', `The host ${host} does not resolve.`)
+    }
+    const allow = this.d.config.importAllowlist
+    const blocked = addresses.filter((ip) => isNonPublicAddress(ip) && !isAllowlisted(host, ip, allow) && !isAllowlisted(hostPort, ip, allow))
+    if (addresses.length === 0 || blocked.length > 0) {
+      throw new DomainError('invalid_audio_url', `The link points at a non-public address (${blocked.join(', ') || 'none'}); only public links can be imported.`)
+    }
+  }
+
+  private async createUpload(caller: Caller, noteId: string, body: CreateNoteRequest): Promise<CreateNoteResponse> {
+    const filename = body.filename!
+    const contentType = body.contentType!.trim().toLowerCase()
+    if (!MEDIA_TYPE.test(contentType)) throw new DomainError('unsupported_media_type', `contentType must be audio/* or video/*, got ${JSON.stringify(body.contentType)}.`)
+    const limits = PLAN_LIMITS[caller.plan]
+    const declared = body.fileSizeBytes ?? null
+    if (declared !== null && declared > limits.maxFileBytes) {
+      throw new DomainError('file_too_large', `The ${caller.plan} plan accepts files up to ${limits.maxFileBytes} bytes; this one is ${declared}.`, { maxBytes: limits.maxFileBytes })
+    }
+    const stored = await this.storedBytes(caller.accountId)
+    if (stored + (declared ?? 1) > limits.storageBytes) {
+      throw new DomainError('file_too_large', `The storage quota of the ${caller.plan} plan (${limits.storageBytes} bytes) is used up (${stored} bytes stored).`, {
+        storageBytes: limits.storageBytes,
+        storedBytes: stored,
+      })
+    }
+    await this.run(caller, noteId, {
+      type: 'CreateNote',
+      noteId,
+      accountId: caller.accountId,
+      sourceType: 'upload',
+      origin: contentType.startsWith('video/') ? 'video' : 'audio',
+      provider: null,
+      sourceUrl: null,
+      title: body.title ?? (filename.replace(/\.[A-Za-z0-9]{1,5}$/, '').trim() || filename),
+      language: body.language ?? null,
+      keepAudio: body.keepAudio ?? false,
+      upload: { filename, contentType, declaredBytes: declared },
+      jobId: null,
+      reservationId: null,
+      now: this.now(),
+    })
+    const ttl = this.d.config.uploadUrlTtlSeconds
+    const signed = this.d.blobs.presignPut(uploadKey(noteId), { contentType, maxBytes: Math.min(declared ?? limits.maxFileBytes, limits.maxFileBytes), exactBytes: declared, expiresInSeconds: ttl })
+    return {
+      noteId,
+      status: 'processing',
+      upload: { method: 'PUT', url: signed.url, expiresInSeconds: ttl, headers: signed.headers },
+      next: `PUT the file's bytes to upload.url with the given headers within ${ttl} seconds, then POST /v1/notes/${noteId}/finalize.`,
+    }
+  }
+
+  private async storedBytes(accountId: string): Promise<number> {
+    const notes = await this.d.docs.collection(NOTES).find({ accountId, storedBytes: { $gt: 0 } }, { projection: { storedBytes: 1 } })
+    return notes.reduce((n, d) => n + (d.storedBytes as number), 0)
+  }
+
+  /** POST /v1/notes/{id}/finalize: checks the uploaded bytes, prices them in minutes, queues the job. */
+  async finalize(caller: Caller, noteId: string, body: { title?: string }): Promise<{ noteId: string; jobId: string; status: 'processing' }> {
+    const stream = noteStream(noteId)
+    const { state } = await this.d.handler.load(stream, noteDecider)
+    const note = ownedNote(state, caller.accountId)
+    const jobId = uuidFromName(`job:${noteId}`, 'transcription')
+    if (note.phase === 'awaiting_upload' && !note.received) {
+      const blob = await this.d.blobs.stat(uploadKey(noteId))
+      if (blob) {
+        const info = await this.d.blobs.withLocalFile(uploadKey(noteId), (path) => this.d.probe.probe(path))
+        if (!info || !info.hasAudio) {
+          throw new DomainError('unsupported_media_type', info ? 'The uploaded file has no audio track.' : 'The uploaded bytes are not an audio or video file we can read; PUT a media file again.')
+        }
+        await this.run(caller, noteId, { type: 'RecordUpload', accountId: caller.accountId, blobKey: uploadKey(noteId), ...blob, durationSeconds: info.durationSeconds, now: this.now() })
+      }
+    }
+    const { state: current } = await this.d.handler.load(stream, noteDecider)
+    const fresh = ownedNote(current, caller.accountId)
+    // Minutes are reserved only for a note that will really be finalized now.
+    if (fresh.phase === 'awaiting_upload' && fresh.received) {
+      const minutes = minutesFor(fresh.received.durationSeconds)
+      await this.d.handler.handle(
+        minutesStream(caller.accountId),
+        { type: 'ReserveMinutes', noteId, minutes, quota: PLAN_LIMITS[caller.plan].monthlyMinutes, now: this.now() },
+        minutesDecider,
+        { metadata: { requestId: caller.requestId } },
+      )
+      try {
+        await this.run(caller, noteId, { type: 'FinalizeUpload', accountId: caller.accountId, jobId, title: body.title ?? null, minutes, now: this.now() })
+      } catch (err) {
+        await this.d.handler.handle(minutesStream(caller.accountId), { type: 'ReleaseMinutes', noteId, reason: 'finalize refused', now: this.now() }, minutesDecider).catch(() => {})
+        throw err
+      }
+    } else {
+      // Refused: the decider says why (not waiting for an upload, or no bytes yet).
+      await this.run(caller, noteId, { type: 'FinalizeUpload', accountId: caller.accountId, jobId, title: body.title ?? null, minutes: 0, now: this.now() })
+    }
+    return { noteId, jobId, status: 'processing' }
+  }
+
+  /** PATCH /v1/notes/{id}. */
+  async edit(caller: Caller, noteId: string, patch: PatchNoteRequest): Promise<void> {
+    if (patch.folderId) {
+      const { state } = await this.d.handler.load(folderStream(patch.folderId), folderDecider)
+      ownedFolder(state, caller.accountId)
+    }
+    const changes = {
+      ...(patch.title !== undefined ? { title: patch.title } : {}),
+      ...(patch.description !== undefined ? { description: patch.description } : {}),
+      ...(patch.folderId !== undefined ? { folderId: patch.folderId } : {}),
+      ...(patch.tags !== undefined ? { tags: [...new Set(patch.tags)] } : {}),
+    }
+    await this.run(caller, noteId, { type: 'EditNote', accountId: caller.accountId, changes, now: this.now() })
+  }
+}

@@ -1,0 +1,226 @@
+// A note, stream `note-<noteId>`: from its creation (an import link or an upload slot) through
+// the upload, the transcription and the user's edits. The transcription pipeline adds its own
+// events to the same stream, so the note's whole life is one ordered history.
+import type { Decider, DomainEvent } from '../decider.ts'
+import { DomainError } from '../errors.ts'
+import type { Transcript } from './transcript.ts'
+
+export const noteStream = (noteId: string) => `note-${noteId}`
+
+export const NOTE_STATUSES = ['processing', 'ready', 'failed'] as const
+export type NoteStatus = (typeof NOTE_STATUSES)[number]
+export const ORIGINS = ['videosite', 'podcast', 'link', 'video', 'audio', 'recording'] as const
+export type Origin = (typeof ORIGINS)[number]
+export const PROVIDERS = ['videosite', 'podcast-directory', 'podcast-rss', 'direct'] as const
+export type Provider = (typeof PROVIDERS)[number]
+export type SourceType = 'upload' | 'recording' | 'url'
+
+/**
+ * Finer than the public `status`: `awaiting_upload` and `queued` are both `processing` to a
+ * client, but finalize must tell them apart.
+ */
+export type Phase = 'awaiting_upload' | 'queued' | 'processing' | 'ready' | 'failed'
+export const statusOf = (phase: Phase): NoteStatus => (phase === 'ready' ? 'ready' : phase === 'failed' ? 'failed' : 'processing')
+
+export type UploadSlot = {
+  filename: string
+  contentType: string
+  declaredBytes: number | null
+}
+
+export type ReceivedUpload = {
+  blobKey: string
+  sizeBytes: number
+  contentType: string
+  sha256: string
+  durationSeconds: number
+}
+
+// ---- events ---------------------------------------------------------------------------------
+
+export type NoteCreated = DomainEvent<
+  'NoteCreated',
+  {
+    noteId: string
+    accountId: string
+    sourceType: SourceType
+    origin: Origin
+    provider: Provider | null
+    sourceUrl: string | null
+    title: string
+    language: string | null
+    keepAudio: boolean
+    upload: UploadSlot | null
+    /** Work queued at creation (imports); uploads get theirs at finalize. */
+    jobId: string | null
+    /** Credits held for an import until its duration is known. */
+    reservationId: string | null
+    at: string
+  }
+>
+export type NoteUploadReceived = DomainEvent<'NoteUploadReceived', ReceivedUpload & { at: string }>
+export type NoteFinalized = DomainEvent<'NoteFinalized', { jobId: string; title: string | null; minutes: number; at: string }>
+export type NoteEdited = DomainEvent<
+  'NoteEdited',
+  { title?: string; description?: string | null; folderId?: string | null; tags?: string[]; at: string }
+>
+export type NoteTranscribed = DomainEvent<'NoteTranscribed', { transcript: Transcript; at: string }>
+export type NoteReady = DomainEvent<'NoteReady', { durationSeconds: number | null; language: string | null; at: string }>
+export type NoteFailed = DomainEvent<'NoteFailed', { errorCode: string; message: string; at: string }>
+
+export type NoteEvent = NoteCreated | NoteUploadReceived | NoteFinalized | NoteEdited | NoteTranscribed | NoteReady | NoteFailed
+
+export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
+  'NoteCreated',
+  'NoteUploadReceived',
+  'NoteFinalized',
+  'NoteEdited',
+  'NoteTranscribed',
+  'NoteReady',
+  'NoteFailed',
+]
+
+// ---- commands -------------------------------------------------------------------------------
+
+export type CreateNote = Omit<NoteCreated['data'], 'at'> & { type: 'CreateNote'; now: string }
+export type NoteCommand =
+  | CreateNote
+  | ({ type: 'RecordUpload'; accountId: string; now: string } & ReceivedUpload)
+  | { type: 'FinalizeUpload'; accountId: string; jobId: string; title: string | null; minutes: number; now: string }
+  | { type: 'EditNote'; accountId: string; changes: Omit<NoteEdited['data'], 'at'>; now: string }
+
+// ---- state ----------------------------------------------------------------------------------
+
+export type NoteState =
+  | { exists: false }
+  | {
+      exists: true
+      noteId: string
+      accountId: string
+      phase: Phase
+      sourceType: SourceType
+      origin: Origin
+      provider: Provider | null
+      sourceUrl: string | null
+      title: string
+      description: string | null
+      language: string | null
+      keepAudio: boolean
+      folderId: string | null
+      tags: string[]
+      upload: UploadSlot | null
+      received: ReceivedUpload | null
+      jobId: string | null
+      reservationId: string | null
+      errorCode: string | null
+      durationSeconds: number | null
+      createdAt: string
+      updatedAt: string
+    }
+
+type Existing = Extract<NoteState, { exists: true }>
+
+export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
+  if (e.type === 'NoteCreated') {
+    const d = e.data
+    return {
+      exists: true,
+      noteId: d.noteId,
+      accountId: d.accountId,
+      phase: d.upload ? 'awaiting_upload' : 'queued',
+      sourceType: d.sourceType,
+      origin: d.origin,
+      provider: d.provider,
+      sourceUrl: d.sourceUrl,
+      title: d.title,
+      description: null,
+      language: d.language,
+      keepAudio: d.keepAudio,
+      folderId: null,
+      tags: [],
+      upload: d.upload,
+      received: null,
+      jobId: d.jobId,
+      reservationId: d.reservationId,
+      errorCode: null,
+      durationSeconds: null,
+      createdAt: d.at,
+      updatedAt: d.at,
+    }
+  }
+  if (!s.exists) return s
+  const touched = { ...s, updatedAt: e.data.at }
+  switch (e.type) {
+    case 'NoteUploadReceived': {
+      const { at: _, ...received } = e.data
+      return { ...touched, received, durationSeconds: received.durationSeconds }
+    }
+    case 'NoteFinalized':
+      return { ...touched, phase: 'queued', jobId: e.data.jobId, title: e.data.title ?? s.title }
+    case 'NoteEdited': {
+      const { at: _, ...changes } = e.data
+      return { ...touched, ...changes }
+    }
+    case 'NoteTranscribed':
+      return touched
+    case 'NoteReady':
+      return { ...touched, phase: 'ready', durationSeconds: e.data.durationSeconds ?? s.durationSeconds, language: e.data.language ?? s.language }
+    case 'NoteFailed':
+      return { ...touched, phase: 'failed', errorCode: e.data.errorCode }
+  }
+}
+
+/** Someone else's note and a missing note are the same answer (spec: never reveal which). */
+export function ownedNote(s: NoteState, accountId: string): Existing {
+  if (!s.exists || s.accountId !== accountId) throw new DomainError('not_found', 'No note with that id belongs to you.')
+  return s
+}
+
+export function decideNote(c: NoteCommand, s: NoteState): NoteEvent[] {
+  if (c.type === 'CreateNote') {
+    const { type: _, now, ...data } = c
+    // The same id again is a retried request (same Idempotency-Key): nothing new happens.
+    if (s.exists) {
+      if (s.accountId !== c.accountId) throw new DomainError('conflict', 'This note id is taken.')
+      return []
+    }
+    return [{ type: 'NoteCreated', data: { ...data, at: now } }]
+  }
+  const note = ownedNote(s, c.accountId)
+  switch (c.type) {
+    case 'RecordUpload': {
+      if (note.phase !== 'awaiting_upload') {
+        throw new DomainError('invalid_state', 'This note is not waiting for an upload any more.', { current: statusOf(note.phase) })
+      }
+      const { type: _, accountId: _a, now, ...received } = c
+      return [{ type: 'NoteUploadReceived', data: { ...received, at: now } }]
+    }
+    case 'FinalizeUpload': {
+      if (note.phase !== 'awaiting_upload') {
+        throw new DomainError('invalid_state', 'This note is not waiting for an upload.', { current: statusOf(note.phase) })
+      }
+      if (!note.received) {
+        throw new DomainError('invalid_state', 'No bytes have been uploaded for this note yet: PUT the file to upload.url, then finalize.', {
+          current: 'awaiting_upload',
+        })
+      }
+      return [{ type: 'NoteFinalized', data: { jobId: c.jobId, title: c.title, minutes: c.minutes, at: c.now } }]
+    }
+    case 'EditNote': {
+      const changes: Omit<NoteEdited['data'], 'at'> = {}
+      const ch = c.changes
+      if (ch.title !== undefined && ch.title !== note.title) changes.title = ch.title
+      if (ch.description !== undefined && ch.description !== note.description) changes.description = ch.description
+      if (ch.folderId !== undefined && ch.folderId !== note.folderId) changes.folderId = ch.folderId
+      if (ch.tags !== undefined && JSON.stringify(ch.tags) !== JSON.stringify(note.tags)) changes.tags = ch.tags
+      if (Object.keys(changes).length === 0) return []
+      return [{ type: 'NoteEdited', data: { ...changes, at: c.now } }]
+    }
+  }
+}
+
+export const noteDecider: Decider<NoteCommand, NoteEvent, NoteState> = {
+  decide: decideNote,
+  evolve: evolveNote,
+  initialState: () => ({ exists: false }),
+}

@@ -1,0 +1,58 @@
+// The transcript as the pipeline records it (spec part 2, Transcript and Segment). Speaker names
+// are not part of it: they are resolved at read time from the speaker events, so a rename never
+// rewrites the transcript.
+
+export interface Word {
+  text: string
+  startMs: number
+  endMs: number
+}
+
+export interface TranscriptSegment {
+  /** UUID; citations point at it. */
+  id: string
+  sequence: number
+  startMs: number
+  endMs: number
+  /** A, B, C... as assigned by diarization; null when there is none. */
+  speakerLabel: string | null
+  text: string
+  confidence: number | null
+  locale: string | null
+  words: Word[] | null
+}
+
+export interface Transcript {
+  language: string | null
+  languagesDetected: string[]
+  durationSeconds: number | null
+  /** Who made it: a published transcript, a local engine or a remote provider. */
+  engine: string
+  provider: string | null
+  model: string | null
+  segments: TranscriptSegment[]
+}
+
+export interface SpeakerStats {
+  label: string
+  speechSeconds: number
+  segmentCount: number
+}
+
+export const fullTextOf = (segments: readonly Pick<TranscriptSegment, 'text'>[]): string =>
+  segments
+    .map((s) => s.text.trim())
+    .filter(Boolean)
+    .join(' ')
+
+export function speakerStats(segments: readonly TranscriptSegment[]): SpeakerStats[] {
+  const by = new Map<string, SpeakerStats>()
+  for (const s of segments) {
+    if (!s.speakerLabel) continue
+    const st = by.get(s.speakerLabel) ?? { label: s.speakerLabel, speechSeconds: 0, segmentCount: 0 }
+    st.speechSeconds += (s.endMs - s.startMs) / 1000
+    st.segmentCount += 1
+    by.set(s.speakerLabel, st)
+  }
+  return [...by.values()].sort((a, b) => a.label.localeCompare(b.label)).map((s) => ({ ...s, speechSeconds: Math.round(s.speechSeconds * 1000) / 1000 }))
+}

@@ -1,0 +1,44 @@
+// The API keys read model: what a key list shows (never the secret, nor its hash).
+import type { ApiKeyEvent } from '../domain/accounts/apiKey.ts'
+import type { Projection } from './runner.ts'
+
+export const API_KEYS = 'api_keys'
+
+export interface ApiKeyDoc {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  name: string
+  prefix: string
+  status: 'active' | 'revoked'
+  createdAt: string
+  revokedAt: string | null
+  revision: number
+}
+
+export const apiKeysProjection: Projection = {
+  name: 'api-keys',
+  filter: { categories: ['apikey'] },
+  collections: [API_KEYS],
+  async setup(docs) {
+    await docs.collection(API_KEYS).createIndex({ keys: { accountId: 1, createdAt: -1 }, name: 'by_account' })
+  },
+  async handle(events, docs) {
+    const keys = docs.collection<ApiKeyDoc>(API_KEYS)
+    for (const recorded of events) {
+      const e = { type: recorded.type, data: recorded.data } as ApiKeyEvent
+      const doc = await keys.findOne({ _id: e.data.keyId })
+      if (doc && doc.revision >= recorded.revision) continue
+      if (e.type === 'ApiKeyCreated') {
+        const d = e.data
+        await keys.replaceOne(
+          { _id: d.keyId },
+          { _id: d.keyId, accountId: d.accountId, name: d.name, prefix: d.prefix, status: 'active', createdAt: d.at, revokedAt: null, revision: recorded.revision },
+          { upsert: true },
+        )
+      } else {
+        await keys.updateOne({ _id: e.data.keyId }, { $set: { status: 'revoked', revokedAt: e.data.at, revision: recorded.revision } })
+      }
+    }
+  },
+}

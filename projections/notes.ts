@@ -1,0 +1,151 @@
+// The notes read models: `notes` (one document per note, what lists and filters read) and
+// `transcripts` (segments and full text per note). Guarded by stream revision, so re-applying an
+// event changes nothing.
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { RecordedEvent } from '../ports/eventStore.ts'
+import { statusOf, type NoteEvent, type Phase } from '../domain/notes/note.ts'
+import { fullTextOf, speakerStats, type Transcript, type SpeakerStats } from '../domain/notes/transcript.ts'
+import { uniqueTokens } from '../domain/search/tokens.ts'
+import type { Projection } from './runner.ts'
+
+export const NOTES = 'notes'
+export const TRANSCRIPTS = 'transcripts'
+
+export interface NoteDoc {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  title: string
+  description: string | null
+  status: 'processing' | 'ready' | 'failed'
+  phase: Phase
+  errorCode: string | null
+  sourceType: 'upload' | 'recording' | 'url'
+  origin: string
+  provider: string | null
+  sourceUrl: string | null
+  folderId: string | null
+  tags: string[]
+  durationSeconds: number | null
+  language: string | null
+  recordedAt: string | null
+  createdAt: string
+  updatedAt: string
+  progress: { stage: string; percent: number | null; attempt: number } | null
+  /** Bytes of stored audio (uploads), for the storage quota. */
+  storedBytes: number
+  /** Tokens of the transcript, kept apart so a title edit can rebuild `searchTokens`. */
+  transcriptTokens: string[]
+  searchTokens: string[]
+  revision: number
+}
+
+export interface TranscriptDoc extends Transcript {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  fullText: string
+  speakers: SpeakerStats[]
+  revision: number
+}
+
+export const notesProjection: Projection = {
+  name: 'notes',
+  filter: { categories: ['note'] },
+  collections: [NOTES, TRANSCRIPTS],
+  async setup(docs) {
+    const notes = docs.collection(NOTES)
+    await notes.createIndex({ keys: { accountId: 1, createdAt: -1, _id: -1 }, name: 'by_account_newest' })
+    await notes.createIndex({ keys: { accountId: 1, status: 1, createdAt: -1, _id: -1 }, name: 'by_account_status' })
+    await notes.createIndex({ keys: { accountId: 1, folderId: 1, createdAt: -1, _id: -1 }, name: 'by_account_folder' })
+  },
+  async handle(events, docs) {
+    for (const e of events) await applyNoteEvent(e, docs)
+  },
+}
+
+const noteIdOf = (streamName: string) => streamName.slice('note-'.length)
+
+async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
+  const e = { type: recorded.type, data: recorded.data } as NoteEvent
+  const notes = docs.collection<NoteDoc>(NOTES)
+  const id = noteIdOf(recorded.streamName)
+  const doc = await notes.findOne({ _id: id })
+  if (doc ? doc.revision >= recorded.revision : e.type !== 'NoteCreated') return
+  const at = e.data.at
+
+  if (e.type === 'NoteCreated') {
+    const d = e.data
+    const phase: Phase = d.upload ? 'awaiting_upload' : 'queued'
+    const created: NoteDoc = {
+      _id: id,
+      accountId: d.accountId,
+      title: d.title,
+      description: null,
+      status: statusOf(phase),
+      phase,
+      errorCode: null,
+      sourceType: d.sourceType,
+      origin: d.origin,
+      provider: d.provider,
+      sourceUrl: d.sourceUrl,
+      folderId: null,
+      tags: [],
+      durationSeconds: null,
+      language: d.language,
+      recordedAt: null,
+      createdAt: at,
+      updatedAt: at,
+      progress: { stage: phase, percent: null, attempt: 0 },
+      storedBytes: 0,
+      transcriptTokens: [],
+      searchTokens: uniqueTokens(d.title),
+      revision: recorded.revision,
+    }
+    await notes.replaceOne({ _id: id }, created, { upsert: true })
+    return
+  }
+  if (!doc) return
+  const set: Partial<NoteDoc> = { revision: recorded.revision, updatedAt: at }
+  switch (e.type) {
+    case 'NoteUploadReceived':
+      set.storedBytes = e.data.sizeBytes
+      set.durationSeconds = Math.round(e.data.durationSeconds)
+      break
+    case 'NoteFinalized':
+      set.phase = 'queued'
+      set.progress = { stage: 'queued', percent: null, attempt: 0 }
+      if (e.data.title !== null) set.title = e.data.title
+      break
+    case 'NoteEdited':
+      if (e.data.title !== undefined) set.title = e.data.title
+      if (e.data.description !== undefined) set.description = e.data.description
+      if (e.data.folderId !== undefined) set.folderId = e.data.folderId
+      if (e.data.tags !== undefined) set.tags = e.data.tags
+      break
+    case 'NoteTranscribed': {
+      const t = e.data.transcript
+      const fullText = fullTextOf(t.segments)
+      set.transcriptTokens = uniqueTokens(fullText)
+      const transcript: TranscriptDoc = { _id: id, accountId: doc.accountId, ...t, fullText, speakers: speakerStats(t.segments), revision: recorded.revision }
+      await docs.collection<TranscriptDoc>(TRANSCRIPTS).replaceOne({ _id: id }, transcript, { upsert: true })
+      break
+    }
+    case 'NoteReady':
+      set.phase = 'ready'
+      set.progress = null
+      if (e.data.durationSeconds !== null) set.durationSeconds = Math.round(e.data.durationSeconds)
+      if (e.data.language !== null) set.language = e.data.language
+      break
+    case 'NoteFailed':
+      set.phase = 'failed'
+      set.progress = null
+      set.errorCode = e.data.errorCode
+      break
+  }
+  if (set.phase) set.status = statusOf(set.phase)
+  if (set.title !== undefined || set.description !== undefined || set.transcriptTokens) {
+    set.searchTokens = uniqueTokens(set.title ?? doc.title, set.description !== undefined ? set.description : doc.description, ...(set.transcriptTokens ?? doc.transcriptTokens))
+  }
+  await notes.updateOne({ _id: id }, { $set: set })
+}
