@@ -184,7 +184,7 @@ t.test('uploads', async (t) => {
     const other = (await create({ filename: 'b.wav', contentType: 'audio/wav', fileSizeBytes: wav.length })).json()
     const swapped = await put(`http://x${new URL(other.upload.url).pathname}${u.search}`, wav, 'audio/wav')
     t.equal(swapped.statusCode, 403, 'a signature for one note does not open another')
-    const longer = await put(upload.url.replace(/exp=\d+/, (m) => `exp=${Number(m.slice(4)) + 3600}`), wav, 'audio/wav')
+    const longer = await put(upload.url.replace(/exp=\d+/, (m: string) => `exp=${Number(m.slice(4)) + 3600}`), wav, 'audio/wav')
     t.equal(longer.statusCode, 403, 'the expiry cannot be extended')
     const wrongType = await put(upload.url, wav, 'audio/mpeg')
     t.equal(wrongType.statusCode, 400)
