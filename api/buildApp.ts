@@ -11,20 +11,16 @@ import { errorBody, statusOf } from './errors.ts'
 import { restAuth } from './auth.ts'
 import { registerRoute, defineRoute, type RouteDef } from './route.ts'
 import { buildOpenApi } from './openapi.ts'
-import { notesRoutes } from './routes/notes.ts'
-import { foldersRoutes } from './routes/folders.ts'
-import { uploadRoutes } from './routes/uploads.ts'
+import { featureRoutes } from './routes/index.ts'
 
 export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger']
-  /** More routes (later features register theirs here). */
-  extraRoutes?: (s: Services) => RouteDef[]
 }
 
 // Errors a client causes by hanging up or sending a broken stream: not our failure.
 const CLIENT_STREAM_ERRORS = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'ECONNABORTED', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH'])
 
-export function allRoutes(s: Services, options: BuildAppOptions = {}): RouteDef[] {
+export function allRoutes(s: Services): RouteDef[] {
   const contract: RouteDef[] = []
   const meta: RouteDef[] = [
     defineRoute({
@@ -57,7 +53,7 @@ export function allRoutes(s: Services, options: BuildAppOptions = {}): RouteDef[
       handle: async () => ({ status: 'ok' as const, version: s.version, projections: s.projections.map((p) => ({ name: p.name, position: p.position() })) }),
     }),
   ]
-  contract.push(...notesRoutes(s), ...foldersRoutes(s), ...(options.extraRoutes?.(s) ?? []), ...uploadRoutes(s), ...meta)
+  contract.push(...featureRoutes(s), ...meta)
   const openapi = buildOpenApi(contract, { version: s.version, serverUrl: s.config.publicBaseUrl })
   return contract
 }
@@ -68,7 +64,7 @@ export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyIns
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
   })
-  const routes = allRoutes(s, options)
+  const routes = allRoutes(s)
 
   app.register(async (v1) => {
     restAuth(v1, { accounts: s.accounts, rateLimit: s.config.rateLimit })

@@ -14,7 +14,7 @@ export interface Config {
   mongoDb: string
   kafkaBrokers: string[]
   kafkaTopicPrefix: string
-  /** Which processes this instance runs: api, projections, forwarder (comma separated). */
+  /** Which processes this instance runs: api, projections, workers, forwarder (comma separated). */
   roles: Set<string>
   /** Requests per API key per window (429 beyond). */
   rateLimit: { max: number; windowSeconds: number }
@@ -50,7 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongoDb: env.MONGO_DB ?? 'notes',
     kafkaBrokers: list(env.KAFKA_BROKERS),
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
-    roles: new Set(list(env.ROLES ?? 'api,projections,forwarder')),
+    roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
     importAllowlist: list(env.IMPORT_ALLOW_HOSTS),
     uploadUrlTtlSeconds: int(env.UPLOAD_URL_TTL_SECONDS, 3600, 'UPLOAD_URL_TTL_SECONDS') || 3600,

@@ -1,19 +1,15 @@
 // Composition root: opens the adapters from the configuration and starts the roles this
-// process runs (api, projections, forwarder).
+// process runs (api, projections, workers, forwarder).
 import type { Config } from './config.ts'
 import { openDocumentStore, openEventStore } from './infrastructure.ts'
 import { createServices, type Services } from './services.ts'
-import { startProjection, type Projection, type RunningProjection } from '../projections/runner.ts'
-import { ledgerProjection } from '../projections/ledger.ts'
-import { notesProjection } from '../projections/notes.ts'
-import { foldersProjection } from '../projections/folders.ts'
-import { apiKeysProjection } from '../projections/apiKeys.ts'
+import { startWorkers, type RunningWorker } from './workers.ts'
+import { startProjection, type RunningProjection } from '../projections/runner.ts'
+import { READ_MODEL_PROJECTIONS } from './projections.ts'
 import { buildApp } from '../api/buildApp.ts'
 import { ffprobeMediaProbe } from '../adapters/ffprobe/mediaProbe.ts'
 import { systemResolver } from '../adapters/net/dnsResolver.ts'
 import type { FastifyInstance } from 'fastify'
-
-export const READ_MODEL_PROJECTIONS: Projection[] = [ledgerProjection, notesProjection, foldersProjection, apiKeysProjection]
 
 export interface RunningService {
   services: Services
@@ -39,6 +35,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
     log(`forwarding events to Kafka at ${config.kafkaBrokers.join(',')} (topics ${config.kafkaTopicPrefix}<category>)`)
   }
   const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: systemResolver, projections: running })
+  const workers: RunningWorker[] = config.roles.has('workers') ? startWorkers(services) : []
   const app = config.roles.has('api') ? buildApp(services, { logger: { level: config.logLevel } }) : null
   if (app) await app.listen({ port: config.port, host: config.host })
   return {
@@ -47,6 +44,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
     baseUrl: config.publicBaseUrl,
     async close() {
       await app?.close()
+      for (const w of workers) await w.stop()
       for (const p of running) await p.stop()
       await closePublisher()
       await events.close()

@@ -10,7 +10,7 @@ import { openEmbeddedDocumentStore } from '../../adapters/embedded/documentStore
 import { ffprobeMediaProbe } from '../../adapters/ffprobe/mediaProbe.ts'
 import { loadConfig, type Config } from '../../app/config.ts'
 import { createServices, type Services } from '../../app/services.ts'
-import { READ_MODEL_PROJECTIONS } from '../../app/server.ts'
+import { READ_MODEL_PROJECTIONS } from '../../app/projections.ts'
 import { buildApp } from '../../api/buildApp.ts'
 import { startProjection } from '../../projections/runner.ts'
 import type { DocumentStore } from '../../ports/documentStore.ts'
