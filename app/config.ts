@@ -25,6 +25,8 @@ export interface Config {
   /** Seeds a demo pro account on a fresh data directory and prints its key. */
   seedDemo: boolean
   logLevel: string
+  /** An OpenAI-compatible chat endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); null: local engines only. */
+  llm: { baseUrl: string; apiKey: string | null; model: string } | null
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -57,5 +59,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadSigningSecret: env.UPLOAD_SIGNING_SECRET || null,
     seedDemo: env.SEED_DEMO !== '0',
     logLevel: env.LOG_LEVEL ?? 'info',
+    llm: env.LLM_BASE_URL ? { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY || null, model: env.LLM_MODEL ?? 'gpt-4o-mini' } : null,
   }
 }

@@ -8,6 +8,8 @@ import type { EventStore } from '../ports/eventStore.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { MediaProbe } from '../ports/mediaProbe.ts'
 import type { HostResolver } from '../ports/hostResolver.ts'
+import type { ChatModel } from '../ports/chatModel.ts'
+import { openAiChatModel } from '../adapters/openai/chatModel.ts'
 import { CommandHandler } from '../commands/handleCommand.ts'
 import { CreditCommands } from '../commands/credits.ts'
 import { AccountCommands } from '../commands/accounts.ts'
@@ -30,6 +32,8 @@ export interface Services {
   blobs: LocalBlobStore
   sync: ReadModelSync
   projections: RunningProjection[]
+  /** The configured remote chat model, or null (features then use their local engines). */
+  chat: ChatModel | null
 }
 
 export interface ServiceDeps {
@@ -86,5 +90,6 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     blobs,
     sync,
     projections: deps.projections,
+    chat: config.llm ? openAiChatModel(config.llm) : null,
   }
 }
