@@ -65,6 +65,12 @@ export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyIns
     genReqId: () => randomUUID(),
   })
   const routes = allRoutes(s)
+  // What fastify really serves, so a test can hold the contract against it.
+  const served: { method: string; url: string }[] = []
+  app.decorate('servedRoutes', served)
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') served.push({ method, url: r.url })
+  })
 
   app.register(async (v1) => {
     restAuth(v1, { accounts: s.accounts, rateLimit: s.config.rateLimit })
@@ -97,6 +103,12 @@ export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyIns
   })
 
   return app
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    servedRoutes: { method: string; url: string }[]
+  }
 }
 
 function sendDomainError(reply: import('fastify').FastifyReply, err: DomainError) {

@@ -1,0 +1,70 @@
+// GET /v1/openapi.json: a valid OpenAPI 3.1 document, generated from the route definitions, that
+// lists every route the app serves and nothing else, with the prices and deliverable templates.
+import t from 'tap'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { testService } from './support/service.ts'
+import { PRICES } from '../domain/credits/prices.ts'
+
+t.test('the contract document', async (t) => {
+  const s = await testService()
+  t.teardown(s.close)
+  const r = await s.inject({ method: 'GET', url: '/v1/openapi.json' })
+  t.equal(r.statusCode, 200)
+  const doc = r.json()
+
+  t.test('is valid OpenAPI 3.1, version 1.0.0', async (t) => {
+    const validator = new Validator()
+    const result = await validator.validate(doc)
+    t.same(result.errors ?? [], [], 'no validation errors')
+    t.equal(result.valid, true)
+    t.equal(doc.openapi, '3.1.0')
+    t.equal(validator.version, '3.1')
+    t.equal(doc.info.version, '1.0.0')
+  })
+
+  t.test('lists every route of the app and nothing else', async (t) => {
+    // Routes as fastify serves them (HEAD twins of GET left out). The MCP transport and the OAuth
+    // documents have contracts of their own, outside the REST one.
+    const served = s.app.servedRoutes
+      .filter((r) => !r.url.startsWith('/mcp') && !r.url.startsWith('/.well-known') && !r.url.startsWith('/oauth'))
+      .map((r) => `${r.method} ${r.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`)
+    const inDoc: string[] = []
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) for (const m of Object.keys(ops)) inDoc.push(`${m.toUpperCase()} ${path}`)
+    t.ok(served.length >= 10, `${served.length} routes served`)
+    t.same([...inDoc].sort(), [...served].sort())
+  })
+
+  t.test('every priced operation with its cost, and the deliverable templates', async (t) => {
+    t.same(doc['x-service-credits'], Object.values(PRICES))
+    t.same(doc['x-service-credits'].map((p: { endpoint: string; credits: number }) => [p.endpoint, p.credits]), [
+      ['POST /v1/notes (audioUrl)', 50],
+      ['GET /v1/notes/{id}/transcript', 1],
+      ['POST /v1/notes/{id}/analysis', 100],
+      ['GET /v1/notes/{id}/outline?generate=1', 50],
+      ['POST /v1/notes/{id}/ask', 10],
+      ['POST /v1/ask', 10],
+      ['POST /v1/notes/{id}/transcript/translation', 0],
+      ['POST /v1/notes/{noteId}/deliverables', 300],
+      ['MCP extract_clip', 5],
+    ])
+    t.same(doc['x-service-deliverable-templates'], {
+      email: ['follow_up', 'recap', 'next_steps', 'thank_you'],
+      document: ['project_brief', 'meeting_recap', 'fiscal_revision', 'legal_acta', 'medical_consult'],
+      slides: ['exec_summary', 'kickoff', 'recap_visual', 'sales_pitch_es'],
+      locales: ['es', 'en'],
+    })
+    t.equal(doc.paths['/v1/notes'].post['x-service-credits'], 50)
+  })
+
+  t.test('documents the errors of each route, and marks the extensions', async (t) => {
+    const create = doc.paths['/v1/notes'].post
+    t.same(Object.keys(create.responses).sort(), ['202', '400', '401', '402', '403', '413', '415', '429'])
+    t.match(create.responses['402'].description, /insufficient_credits.*balance.*required/)
+    t.same(Object.keys(doc.paths['/v1/notes/{id}/finalize'].post.responses).sort(), ['202', '400', '401', '402', '403', '404', '409', '415', '429'])
+    t.equal(doc.paths['/v1/folders'].get['x-service-extension'], true)
+    t.equal(doc.paths['/v1/notes/{id}'].patch['x-service-extension'], true)
+    t.notOk(doc.paths['/v1/notes/{id}'].get['x-service-extension'])
+    t.same(doc.paths['/v1/openapi.json'].get.security, [])
+    t.ok(doc.components.schemas.Note && doc.components.schemas.Error && doc.components.schemas.CreateNoteRequest)
+  })
+})
