@@ -63,6 +63,11 @@ export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyIns
     logger: options.logger ?? false,
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
+    // Errors the router raises before any route runs (malformed or overlong URLs).
+    frameworkErrors: (err, _req, reply) => {
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void sendDomainError(reply, new DomainError('not_found', 'Nothing has an id that long.'))
+      void sendDomainError(reply, new DomainError('invalid_request', `Malformed request: ${err.message}`))
+    },
   })
   const routes = allRoutes(s)
   // What fastify really serves, so a test can hold the contract against it.

@@ -1,6 +1,7 @@
 // Hostile input: for every route the app serves, at least 200 malformed or hostile requests
 // (wrong types, huge and odd unicode strings, missing or odd auth headers, injection strings,
-// bad ids, broken bodies). Never a 5xx, and every error body has the spec's shape.
+// bad ids, broken bodies). Never a 5xx, and every error body has the spec's shape: a stable
+// snake_case `error` code and a `message`.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { testService } from './support/service.ts'
@@ -144,7 +145,7 @@ t.test('hostile requests never cause a 5xx and always get the error body', async
           failures.push(`${label}: not JSON: ${r.body.slice(0, 100)}`)
           continue
         }
-        if (typeof body?.error !== 'string' || (body.message !== undefined && typeof body.message !== 'string')) failures.push(`${label}: bad error body ${r.body.slice(0, 100)}`)
+        if (typeof body?.error !== 'string' || !/^[a-z][a-z_]*$/.test(body.error) || (body.message !== undefined && typeof body.message !== 'string')) failures.push(`${label}: bad error body ${r.body.slice(0, 100)}`)
       }
     }
     t.same(failures.slice(0, 10), [], `${route.method} ${route.url}: ${PER_ROUTE} hostile requests, no 5xx, error bodies well formed`)
