@@ -21,7 +21,16 @@ export interface Authenticated {
   plan: Plan
 }
 
+/**
+ * How long a successful authentication is reused. Revoking a key in this process takes effect at
+ * once; a revocation or plan change made by another process within this time.
+ */
+export const AUTH_CACHE_MS = 1000
+const AUTH_CACHE_SIZE = 10_000
+
 export class AccountCommands {
+  private readonly authCache = new Map<string, { until: number; auth: Authenticated }>()
+
   constructor(
     private readonly handler: CommandHandler,
     private readonly credits: CreditCommands,
@@ -57,10 +66,26 @@ export class AccountCommands {
 
   async revokeApiKey(accountId: string, keyId: string, reason = 'revoked by the owner'): Promise<void> {
     await this.handler.handle(apiKeyStream(keyId), { type: 'RevokeApiKey', accountId, reason, now: this.now() }, apiKeyDecider)
+    for (const [token, entry] of this.authCache) if (entry.auth.keyId === keyId) this.authCache.delete(token)
   }
 
   /** Null for anything that is not a live key of an open account. */
   async authenticate(token: string): Promise<Authenticated | null> {
+    const now = Date.now()
+    const cached = this.authCache.get(token)
+    if (cached && cached.until > now) return cached.auth
+    const auth = await this.authenticateFromEvents(token)
+    if (auth) {
+      this.authCache.delete(token)
+      this.authCache.set(token, { until: now + AUTH_CACHE_MS, auth })
+      if (this.authCache.size > AUTH_CACHE_SIZE) this.authCache.delete(this.authCache.keys().next().value!)
+    } else {
+      this.authCache.delete(token)
+    }
+    return auth
+  }
+
+  private async authenticateFromEvents(token: string): Promise<Authenticated | null> {
     const parsed = parseApiKey(token)
     if (!parsed) return null
     const { state: key } = await this.handler.load(apiKeyStream(parsed.keyId), apiKeyDecider)

@@ -7,14 +7,13 @@ import { uuidFromName } from '../domain/ids.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { noteDecider, noteStream, ownedNote, type NoteCommand } from '../domain/notes/note.ts'
 import { classifySourceUrl, isAllowlisted, isNonPublicAddress } from '../domain/notes/sourceUrl.ts'
-import { minutesDecider, minutesFor, minutesStream } from '../domain/usage/minutes.ts'
+import { minutesFor, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
 import { folderDecider, folderStream, ownedFolder } from '../domain/folders/folder.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { MediaProbe } from '../ports/mediaProbe.ts'
 import type { HostResolver } from '../ports/hostResolver.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
-import { NOTES } from '../projections/notes.ts'
 import type { CreateNoteRequest, CreateNoteResponse, PatchNoteRequest } from '../contract/notes.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
@@ -124,7 +123,7 @@ export class NoteCommands {
     if (declared !== null && declared > limits.maxFileBytes) {
       throw new DomainError('file_too_large', `The ${caller.plan} plan accepts files up to ${limits.maxFileBytes} bytes; this one is ${declared}.`, { maxBytes: limits.maxFileBytes })
     }
-    const stored = await this.storedBytes(caller.accountId)
+    const stored = (await this.d.handler.load(usageStream(caller.accountId), usageDecider)).state.storedBytes
     if (stored + (declared ?? 1) > limits.storageBytes) {
       throw new DomainError('file_too_large', `The storage quota of the ${caller.plan} plan (${limits.storageBytes} bytes) is used up (${stored} bytes stored).`, {
         storageBytes: limits.storageBytes,
@@ -157,9 +156,8 @@ export class NoteCommands {
     }
   }
 
-  private async storedBytes(accountId: string): Promise<number> {
-    const notes = await this.d.docs.collection(NOTES).find({ accountId, storedBytes: { $gt: 0 } }, { projection: { storedBytes: 1 } })
-    return notes.reduce((n, d) => n + (d.storedBytes as number), 0)
+  private usage(caller: Caller, command: UsageCommand) {
+    return this.d.handler.handle(usageStream(caller.accountId), command, usageDecider, { metadata: { requestId: caller.requestId } })
   }
 
   /** POST /v1/notes/{id}/finalize: checks the uploaded bytes, prices them in minutes, queues the job. */
@@ -180,19 +178,21 @@ export class NoteCommands {
     }
     const { state: current } = await this.d.handler.load(stream, noteDecider)
     const fresh = ownedNote(current, caller.accountId)
-    // Minutes are reserved only for a note that will really be finalized now.
+    // Storage and minutes are taken only for a note that will really be finalized now.
     if (fresh.phase === 'awaiting_upload' && fresh.received) {
+      const limits = PLAN_LIMITS[caller.plan]
       const minutes = minutesFor(fresh.received.durationSeconds)
-      await this.d.handler.handle(
-        minutesStream(caller.accountId),
-        { type: 'ReserveMinutes', noteId, minutes, quota: PLAN_LIMITS[caller.plan].monthlyMinutes, now: this.now() },
-        minutesDecider,
-        { metadata: { requestId: caller.requestId } },
-      )
+      await this.usage(caller, { type: 'AllocateStorage', noteId, bytes: fresh.received.sizeBytes, quota: limits.storageBytes, now: this.now() })
       try {
-        await this.run(caller, noteId, { type: 'FinalizeUpload', accountId: caller.accountId, jobId, title: body.title ?? null, minutes, now: this.now() })
+        await this.usage(caller, { type: 'ReserveMinutes', noteId, minutes, quota: limits.monthlyMinutes, now: this.now() })
+        try {
+          await this.run(caller, noteId, { type: 'FinalizeUpload', accountId: caller.accountId, jobId, title: body.title ?? null, minutes, now: this.now() })
+        } catch (err) {
+          await this.usage(caller, { type: 'ReleaseMinutes', noteId, reason: 'finalize refused', now: this.now() }).catch(() => {})
+          throw err
+        }
       } catch (err) {
-        await this.d.handler.handle(minutesStream(caller.accountId), { type: 'ReleaseMinutes', noteId, reason: 'finalize refused', now: this.now() }, minutesDecider).catch(() => {})
+        await this.usage(caller, { type: 'FreeStorage', noteId, reason: 'finalize refused', now: this.now() }).catch(() => {})
         throw err
       }
     } else {

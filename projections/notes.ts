@@ -32,8 +32,6 @@ export interface NoteDoc {
   createdAt: string
   updatedAt: string
   progress: { stage: string; percent: number | null; attempt: number } | null
-  /** Bytes of stored audio (uploads), for the storage quota. */
-  storedBytes: number
   /** Tokens of the transcript, kept apart so a title edit can rebuild `searchTokens`. */
   transcriptTokens: string[]
   searchTokens: string[]
@@ -97,7 +95,6 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       createdAt: at,
       updatedAt: at,
       progress: { stage: phase, percent: null, attempt: 0 },
-      storedBytes: 0,
       transcriptTokens: [],
       searchTokens: uniqueTokens(d.title),
       revision: recorded.revision,
@@ -109,7 +106,6 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
   const set: Partial<NoteDoc> = { revision: recorded.revision, updatedAt: at }
   switch (e.type) {
     case 'NoteUploadReceived':
-      set.storedBytes = e.data.sizeBytes
       set.durationSeconds = Math.round(e.data.durationSeconds)
       break
     case 'NoteFinalized':

@@ -3,6 +3,7 @@ import t from 'tap'
 import { testService } from './support/service.ts'
 import { wavBytes } from './support/media.ts'
 import { creditAccount } from '../readmodels/ledger.ts'
+import { usageDecider, usageStream } from '../domain/usage/usage.ts'
 
 const json = { 'content-type': 'application/json' }
 
@@ -236,9 +237,9 @@ t.test('uploads', async (t) => {
   t.test('given the monthly minutes are used up, then finalize is 402 quota_exceeded with remaining and needed', async (t) => {
     const b = await s.account('pro')
     await s.services.handler.handle(
-      `minutes-${b.accountId}`,
+      usageStream(b.accountId),
       { type: 'ReserveMinutes', noteId: 'earlier', minutes: 2999, quota: 3000, now: new Date().toISOString() },
-      (await import('../domain/usage/minutes.ts')).minutesDecider,
+      usageDecider,
     )
     const wav = wavBytes(121)
     const { noteId, upload } = (await create({ filename: 'long.wav', contentType: 'audio/wav' }, b)).json()
@@ -249,6 +250,22 @@ t.test('uploads', async (t) => {
     const short = (await create({ filename: 'short.wav', contentType: 'audio/wav' }, b)).json()
     await put(short.upload.url, wavBytes(30), 'audio/wav')
     t.equal((await finalize(short.noteId, {}, b)).statusCode, 202, 'a one-minute upload still fits')
+  })
+
+  t.test('given the storage quota is nearly used, then a larger upload is 413 at create and at finalize', async (t) => {
+    const b = await s.account('pro')
+    const quota = 50 * 1024 ** 3
+    const wav = wavBytes(5)
+    await s.services.handler.handle(usageStream(b.accountId), { type: 'AllocateStorage', noteId: 'earlier', bytes: quota - wav.length + 1, quota, now: new Date().toISOString() }, usageDecider)
+    const declared = await create({ filename: 'a.wav', contentType: 'audio/wav', fileSizeBytes: wav.length }, b)
+    t.equal(declared.statusCode, 413)
+    t.match(declared.json(), { error: 'file_too_large', storageBytes: quota })
+    const undeclared = (await create({ filename: 'a.wav', contentType: 'audio/wav' }, b)).json()
+    await put(undeclared.upload.url, wav, 'audio/wav')
+    const r = await finalize(undeclared.noteId, {}, b)
+    t.equal(r.statusCode, 413, 'the real size is checked once the bytes are there')
+    const { state } = await s.services.handler.load(usageStream(b.accountId), usageDecider)
+    t.same(state.minutesByNote, {}, 'no minutes were taken for the refused finalize')
   })
 
   t.test("someone else's note is 404 not_found, exactly like a missing one", async (t) => {

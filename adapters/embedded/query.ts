@@ -225,6 +225,12 @@ export function project<T extends Doc>(doc: T, projection?: Record<string, 1>): 
   if (!projection) return doc
   const out: Record<string, Json> = { _id: doc._id }
   for (const path of Object.keys(projection)) {
+    // Top-level fields are most projections; they need no path walking.
+    if (!path.includes('.')) {
+      const v = (doc as Record<string, Json>)[path]
+      if (v !== undefined) out[path] = v
+      continue
+    }
     const v = getPath(doc, path)
     if (v !== undefined) setPath(out, path, v)
   }

@@ -1,0 +1,48 @@
+// The server half of bench/api.ts, in its own process. `service`: the real service on the
+// embedded default with NOTES notes seeded through the event store; `bare`: a bare fastify app
+// answering a payload of PAYLOAD_BYTES.
+import Fastify from 'fastify'
+import { randomUUID } from 'node:crypto'
+import { loadConfig } from '../app/config.ts'
+import { startService } from '../app/server.ts'
+import { noteStream } from '../domain/notes/note.ts'
+
+const mode = process.argv[2]
+const send = (m: unknown) => process.send!(m)
+
+if (mode === 'bare') {
+  const size = Number(process.env.PAYLOAD_BYTES ?? 8000)
+  const payload = { notes: [{ text: 'x'.repeat(Math.max(0, size - 24)) }], hasMore: true }
+  const app = Fastify()
+  app.get('/bare', async () => payload)
+  app.post('/bare', async (req) => ({ ...(req.body as object), noteId: randomUUID(), status: 'processing', next: 'x'.repeat(400) }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  send({ port: (app.server.address() as { port: number }).port })
+} else {
+  const notes = Number(process.env.NOTES ?? 100_000)
+  const config = loadConfig({ ...process.env, PORT: '0', RATE_LIMIT_MAX: '100000000', SEED_DEMO: '0', LOG_LEVEL: 'warn', ROLES: 'api,projections' })
+  const service = await startService(config, () => {})
+  const s = service.services
+  const { accountId } = await s.accounts.openAccount({ name: 'bench', plan: 'power' })
+  const { apiKey } = await s.accounts.createApiKey(accountId)
+  const started = performance.now()
+  const base = Date.parse('2026-01-01T00:00:00Z')
+  let last = 0
+  for (let i = 0; i < notes; i++) {
+    const noteId = randomUUID()
+    const at = new Date(base + i * 1000).toISOString()
+    const r = await s.events.appendToStream(noteStream(noteId), [
+      {
+        id: randomUUID(),
+        type: 'NoteCreated',
+        data: { noteId, accountId, sourceType: 'upload', origin: 'audio', provider: null, sourceUrl: null, title: `Meeting number ${i}`, language: null, keepAudio: false, upload: { filename: `m${i}.wav`, contentType: 'audio/wav', declaredBytes: null }, jobId: null, reservationId: null, at },
+      },
+    ], { expectedRevision: 'no_stream' })
+    last = r.lastGlobalPosition
+  }
+  await s.projections.find((p) => p.name === 'notes')!.waitFor(last, 600_000)
+  const seedSeconds = (performance.now() - started) / 1000
+  const port = (service.app!.server.address() as { port: number }).port
+  const page = await fetch(`http://127.0.0.1:${port}/v1/notes?limit=20`, { headers: { authorization: `Bearer ${apiKey}` } })
+  send({ port, apiKey, seedSeconds, payloadBytes: (await page.text()).length })
+}
