@@ -1,0 +1,78 @@
+// The README's first command and the admin command, as a user runs them: `npm start` on a fresh
+// data directory seeds a demo pro account and prints a key that works; the admin command prints
+// one JSON line with a working key.
+import t from 'tap'
+import { spawn, execFile } from 'node:child_process'
+import { createServer } from 'node:net'
+import { tempDir } from './support/tmp.ts'
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = createServer()
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+
+async function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
+  child.stderr.on('data', (d) => (out += d))
+  const deadline = Date.now() + 30_000
+  while (!/curl -s|key is not on file/.test(out)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${out}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return {
+    out: () => out,
+    stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))),
+  }
+}
+
+const admin = (env: Record<string, string>, ...args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: { ...process.env, ...env } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  )
+
+t.test('npm start seeds a demo account once and prints a key that works', async (t) => {
+  const tmp = tempDir()
+  t.teardown(tmp.remove)
+  const port = await freePort()
+  const env = { DATA_DIR: tmp.dir, PORT: String(port), LOG_LEVEL: 'warn' }
+  const first = await start(env)
+  const out = first.out()
+  t.match(out, new RegExp(`listening on http://127\\.0\\.0\\.1:${port}`))
+  const key = /nk_[A-Za-z0-9_-]+/.exec(out)?.[0]
+  t.ok(key, 'a key is printed')
+  t.match(out, /curl -s -H "Authorization: Bearer nk_/)
+  const list = await fetch(`http://127.0.0.1:${port}/v1/notes`, { headers: { authorization: `Bearer ${key}` } })
+  t.equal(list.status, 200)
+
+  await t.test('the admin command prints one JSON line whose key works (and is refused below pro)', async (t) => {
+    const r = await admin(env, 'create-account', '--plan', 'free', '--json')
+    t.equal(r.code, 0, r.stderr)
+    const lines = r.stdout.trim().split('\n')
+    t.equal(lines.length, 1)
+    const created = JSON.parse(lines[0]!)
+    t.same(Object.keys(created), ['accountId', 'apiKey'])
+    const res = await fetch(`http://127.0.0.1:${port}/v1/notes`, { headers: { authorization: `Bearer ${created.apiKey}` } })
+    t.equal(res.status, 403, 'the running service knows the new key at once')
+    t.match(await res.json(), { error: 'tier_upgrade_required', currentTier: 'free', requiredTier: 'pro' })
+    t.equal((await admin(env, 'change-plan', '--account', created.accountId, '--plan', 'pro')).code, 0)
+    await new Promise((r) => setTimeout(r, 1100))
+    t.equal((await fetch(`http://127.0.0.1:${port}/v1/notes`, { headers: { authorization: `Bearer ${created.apiKey}` } })).status, 200, 'the plan change shows within a second')
+    const bad = await admin(env, 'create-account', '--plan', 'gold', '--json')
+    t.equal(bad.code, 2)
+    t.match(bad.stderr, /--plan must be one of free, personal, pro, power, team/)
+  })
+
+  await first.stop()
+  const second = await start(env)
+  t.teardown(second.stop)
+  t.match(second.out(), key!, 'a restart prints the same demo key')
+  t.equal((await fetch(`http://127.0.0.1:${port}/v1/notes`, { headers: { authorization: `Bearer ${key}` } })).status, 200, 'data survived the restart')
+})
