@@ -15,6 +15,8 @@ import { CreditCommands } from '../commands/credits.ts'
 import { AccountCommands } from '../commands/accounts.ts'
 import { NoteCommands } from '../commands/notes.ts'
 import { FolderCommands } from '../commands/folders.ts'
+import { OAuthCommands } from '../commands/oauth.ts'
+import { AccountStatusQueries } from '../commands/accountStatus.ts'
 import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
 import { readModelSync, type ReadModelSync } from '../projections/sync.ts'
 import type { RunningProjection } from '../projections/runner.ts'
@@ -29,6 +31,10 @@ export interface Services {
   accounts: AccountCommands
   notes: NoteCommands
   folders: FolderCommands
+  /** The OAuth 2.1 authorization server behind MCP (spec part 5). */
+  oauth: OAuthCommands
+  /** Plan, credits and usage of an account (MCP founder_status). */
+  status: AccountStatusQueries
   blobs: LocalBlobStore
   sync: ReadModelSync
   projections: RunningProjection[]
@@ -87,9 +93,14 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       clock,
     }),
     folders: new FolderCommands(handler, deps.docs, sync, clock),
+    oauth: new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock),
+    status: new AccountStatusQueries(handler, deps.docs, clock),
     blobs,
     sync,
     projections: deps.projections,
     chat: config.llm ? openAiChatModel(config.llm) : null,
   }
 }
+
+/** The MCP endpoints OAuth tokens are issued for: {mcp_url} first, then {base_url}/mcp/stream. */
+export const mcpResources = (config: Config): string[] => [config.mcp.publicUrl, `${config.publicBaseUrl}/mcp/stream`]
