@@ -4,6 +4,7 @@
 // rotation) and revocation (RFC 7009). Errors here are OAuth's `{ error, error_description }`,
 // which OAuth clients parse, not the REST error body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
 import type { Services } from '../../app/services.ts'
 import { signingSecret } from '../../app/secrets.ts'
 import { isOAuthError, OAuthError } from '../../domain/oauth/errors.ts'
@@ -11,7 +12,6 @@ import { OAUTH_SCOPES, PKCE_METHODS } from '../../domain/oauth/tokens.ts'
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../domain/oauth/client.ts'
 import type { PresentedClient, ValidAuthorization } from '../../commands/oauth.ts'
 import { AuthorizationRequest, ClientRegistrationRequest, RevocationRequest, TokenRequest, type AuthorizationServerMetadata } from '../../contract/oauth.ts'
-import { bearerToken } from '../auth.ts'
 import { errorBody } from '../errors.ts'
 import { FixedWindowLimiter } from '../rateLimit.ts'
 import { consentPage, errorPage } from './consentPage.ts'
@@ -37,10 +37,11 @@ export function authorizationServerMetadata(s: Services): AuthorizationServerMet
   }
 }
 
+/** The consent page's form: the authorization request it was shown for, plus the person's answer. */
 const ConsentForm = AuthorizationRequest.extend({
-  csrf: AuthorizationRequest.shape.state,
-  api_key: AuthorizationRequest.shape.state,
-  decision: AuthorizationRequest.shape.state,
+  csrf: z.string().max(200).optional(),
+  api_key: z.string().max(200).optional(),
+  decision: z.enum(['approve', 'deny']).optional(),
 })
 
 /** `application/x-www-form-urlencoded` into an object; a repeated parameter is refused (RFC 6749 section 3.1). */
@@ -169,8 +170,8 @@ export function oauthRoutes(s: Services) {
       if (!signedIn) {
         const hit = signIns.hit(req.ip)
         if (!hit.ok) return html(reply, 429, errorPage(`Too many sign-in attempts; try again in ${hit.retryAfter} seconds.`))
-        const token = f.api_key?.trim() ? bearerToken(`Bearer ${f.api_key.trim()}`) : null
-        const auth = token ? await s.accounts.authenticate(token) : null
+        const key = f.api_key?.trim()
+        const auth = key ? await s.accounts.authenticate(key) : null
         if (!auth) return showConsent(req, reply, request, null, 'That API key is not valid. Copy it again from the dashboard’s key page.')
         signedIn = { accountId: auth.accountId, keyId: auth.keyId }
         reply.header('set-cookie', cookie(SESSION_COOKIE, signer.session(auth.accountId, auth.keyId, Date.now()), { maxAgeSeconds: SESSION_SECONDS, sameSite: 'Lax', secure }))
