@@ -12,6 +12,8 @@ import { restAuth } from './auth.ts'
 import { registerRoute, defineRoute, type RouteDef } from './route.ts'
 import { buildOpenApi } from './openapi.ts'
 import { featureRoutes } from './routes/index.ts'
+import { oauthRoutes } from './oauth/routes.ts'
+import { mcpBaseRoutes } from '../mcp/http.ts'
 
 export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger']
@@ -88,6 +90,10 @@ export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyIns
     raw.addContentTypeParser('*', (_req, payload, done) => done(null, payload))
     for (const r of routes) if (r.public && r.rawBody) registerRoute(raw, r)
   })
+
+  // MCP on the REST host (POST /mcp/stream, GET /mcp/info) and its OAuth authorization server.
+  app.register(mcpBaseRoutes(s))
+  app.register(oauthRoutes(s))
 
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send(errorBody('not_found', `No route ${req.method} ${req.url.split('?')[0]}.`))

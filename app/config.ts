@@ -27,6 +27,14 @@ export interface Config {
   logLevel: string
   /** An OpenAI-compatible chat endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); null: local engines only. */
   llm: { baseUrl: string; apiKey: string | null; model: string } | null
+  /**
+   * The MCP listener, {mcp_url}: MCP_PORT (default PORT+1), MCP_HOST (default HOST),
+   * MCP_PUBLIC_URL (how clients reach it; default http://<host>:<MCP_PORT>), MCP_TRUST_PROXY
+   * (fastify trustProxy: true, a hop count, or addresses; the demo limit counts per client IP).
+   */
+  mcp: { port: number; host: string; publicUrl: string; trustProxy: boolean | number | string }
+  /** Signs the OAuth consent page's CSRF tokens and sign-in cookie; generated into DATA_DIR when unset. */
+  oauthSigningSecret: string | null
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -59,6 +67,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadSigningSecret: env.UPLOAD_SIGNING_SECRET || null,
     seedDemo: env.SEED_DEMO !== '0',
     logLevel: env.LOG_LEVEL ?? 'info',
+    mcp: mcpConfig(env, port, host, shownHost),
+    oauthSigningSecret: env.OAUTH_SIGNING_SECRET || null,
     llm: env.LLM_BASE_URL ? { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY || null, model: env.LLM_MODEL ?? 'gpt-4o-mini' } : null,
+  }
+}
+
+function mcpConfig(env: NodeJS.ProcessEnv, port: number, host: string, shownHost: string): Config['mcp'] {
+  const mcpPort = int(env.MCP_PORT, port + 1, 'MCP_PORT')
+  const mcpHost = env.MCP_HOST ?? host
+  const shown = mcpHost === '0.0.0.0' || mcpHost === '::' ? '127.0.0.1' : env.MCP_HOST ? mcpHost : shownHost
+  const trust = env.MCP_TRUST_PROXY ?? ''
+  return {
+    port: mcpPort,
+    host: mcpHost,
+    publicUrl: (env.MCP_PUBLIC_URL ?? `http://${shown}:${mcpPort}`).replace(/\/+$/, ''),
+    trustProxy: trust === '' || trust === 'false' ? false : trust === 'true' ? true : /^\d+$/.test(trust) ? Number(trust) : trust,
   }
 }

@@ -7,6 +7,8 @@ import { startWorkers, type RunningWorker } from './workers.ts'
 import { startProjection, type RunningProjection } from '../projections/runner.ts'
 import { READ_MODEL_PROJECTIONS } from './projections.ts'
 import { buildApp } from '../api/buildApp.ts'
+import { buildMcpApp } from '../mcp/http.ts'
+import { seedDemoDataset } from '../commands/demoDataset.ts'
 import { ffprobeMediaProbe } from '../adapters/ffprobe/mediaProbe.ts'
 import { systemResolver } from '../adapters/net/dnsResolver.ts'
 import type { FastifyInstance } from 'fastify'
@@ -14,6 +16,8 @@ import type { FastifyInstance } from 'fastify'
 export interface RunningService {
   services: Services
   app: FastifyInstance | null
+  /** The {mcp_url} listener (role api). */
+  mcpApp: FastifyInstance | null
   baseUrl: string
   close(): Promise<void>
 }
@@ -37,13 +41,21 @@ export async function startService(config: Config, log: (msg: string) => void = 
   const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: systemResolver, projections: running })
   const workers: RunningWorker[] = config.roles.has('workers') ? startWorkers(services) : []
   const app = config.roles.has('api') ? buildApp(services, { logger: { level: config.logLevel } }) : null
-  if (app) await app.listen({ port: config.port, host: config.host })
+  const mcpApp = config.roles.has('api') ? buildMcpApp(services, { logger: { level: config.logLevel } }) : null
+  if (app && mcpApp) {
+    // The demo endpoint's sample library, written once; later starts find it and change nothing.
+    await seedDemoDataset(services)
+    await app.listen({ port: config.port, host: config.host })
+    await mcpApp.listen({ port: config.mcp.port, host: config.mcp.host })
+  }
   return {
     services,
     app,
+    mcpApp,
     baseUrl: config.publicBaseUrl,
     async close() {
       await app?.close()
+      await mcpApp?.close()
       for (const w of workers) await w.stop()
       for (const p of running) await p.stop()
       await closePublisher()

@@ -1,9 +1,7 @@
 // Everything the edges (REST, MCP, admin CLI) call: command objects and read-side access, built
 // over the ports. One instance per process.
-import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Config } from './config.ts'
+import { signingSecret } from './secrets.ts'
 import type { EventStore } from '../ports/eventStore.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { MediaProbe } from '../ports/mediaProbe.ts'
@@ -15,6 +13,8 @@ import { CreditCommands } from '../commands/credits.ts'
 import { AccountCommands } from '../commands/accounts.ts'
 import { NoteCommands } from '../commands/notes.ts'
 import { FolderCommands } from '../commands/folders.ts'
+import { OAuthCommands } from '../commands/oauth.ts'
+import { AccountStatusQueries } from '../commands/accountStatus.ts'
 import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
 import { readModelSync, type ReadModelSync } from '../projections/sync.ts'
 import type { RunningProjection } from '../projections/runner.ts'
@@ -29,6 +29,10 @@ export interface Services {
   accounts: AccountCommands
   notes: NoteCommands
   folders: FolderCommands
+  /** The OAuth 2.1 authorization server behind MCP (spec part 5). */
+  oauth: OAuthCommands
+  /** Plan, credits and usage of an account (MCP founder_status). */
+  status: AccountStatusQueries
   blobs: LocalBlobStore
   sync: ReadModelSync
   projections: RunningProjection[]
@@ -47,26 +51,12 @@ export interface ServiceDeps {
 
 export const VERSION = '1.0.0'
 
-/**
- * The key that signs upload URLs: UPLOAD_SIGNING_SECRET, or one generated on first start and kept
- * in the data directory (every process of one deployment must share it).
- */
-export function uploadSigningSecret(config: Config): string {
-  if (config.uploadSigningSecret) return config.uploadSigningSecret
-  const file = join(config.dataDir, 'upload-signing.key')
-  if (!existsSync(file)) {
-    mkdirSync(config.dataDir, { recursive: true })
-    writeFileSync(file, randomBytes(32).toString('base64url'), { flag: 'wx', mode: 0o600 })
-  }
-  return readFileSync(file, 'utf8').trim()
-}
-
 export function createServices(config: Config, deps: ServiceDeps): Services {
   const clock = deps.clock ?? (() => new Date())
   const handler = new CommandHandler(deps.events)
   const credits = new CreditCommands(handler, clock)
   const sync = readModelSync(deps.docs, deps.projections)
-  const blobs = new LocalBlobStore({ dir: blobDir(config.dataDir), publicBaseUrl: config.publicBaseUrl, signingSecret: uploadSigningSecret(config), clock })
+  const blobs = new LocalBlobStore({ dir: blobDir(config.dataDir), publicBaseUrl: config.publicBaseUrl, signingSecret: signingSecret(config.dataDir, 'upload', config.uploadSigningSecret), clock })
   return {
     config,
     version: VERSION,
@@ -87,9 +77,14 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       clock,
     }),
     folders: new FolderCommands(handler, deps.docs, sync, clock),
+    oauth: new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock),
+    status: new AccountStatusQueries(handler, deps.docs, clock),
     blobs,
     sync,
     projections: deps.projections,
     chat: config.llm ? openAiChatModel(config.llm) : null,
   }
 }
+
+/** The MCP endpoints OAuth tokens are issued for: {mcp_url} first, then {base_url}/mcp/stream. */
+export const mcpResources = (config: Config): string[] => [config.mcp.publicUrl, `${config.publicBaseUrl}/mcp/stream`]

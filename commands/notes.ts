@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto'
 import { DomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
+import { PRICES } from '../domain/credits/prices.ts'
 import { noteDecider, noteStream, ownedNote, type NoteCommand } from '../domain/notes/note.ts'
 import { classifySourceUrl, isAllowlisted, isNonPublicAddress } from '../domain/notes/sourceUrl.ts'
 import { minutesFor, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
@@ -20,7 +21,7 @@ import type { CreditCommands } from './credits.ts'
 import type { Caller } from './context.ts'
 
 /** Credits held when a link is accepted; the real price (per started minute) is captured once the duration is known. */
-export const IMPORT_RESERVE_CREDITS = 50
+export const IMPORT_RESERVE_CREDITS = PRICES.import.credits
 
 export interface NoteCommandsConfig {
   /** Hosts, IPs or IPv4 CIDRs that imports may reach although they are not public (self-hosting, tests). */

@@ -147,3 +147,21 @@ export type Folder = z.infer<typeof Folder>
 export const FolderList = z.object({ folders: z.array(Folder) }).meta({ id: 'FolderList' })
 export const FolderIdParams = z.object({ folderId: Uuid })
 export const FolderRequest = z.object({ name: z.string().trim().min(1).max(100) }).meta({ id: 'FolderRequest' })
+
+/**
+ * The same list filters as JSON values, for callers that are not a query string (the MCP tools
+ * search_notes and list_recent_notes). The text fields are ListNotesQuery's own schemas; only
+ * the number and the lists take their JSON form. Parses into the same shape, so `listNotes`
+ * serves both.
+ */
+export const NoteListFilters = z.object({
+  limit: z.number().int().min(1).max(100).default(20).meta({ description: 'page size, 1 to 100' }),
+  cursor: ListNotesQuery.shape.cursor,
+  q: ListNotesQuery.shape.q,
+  folderId: ListNotesQuery.shape.folderId,
+  status: ListNotesQuery.shape.status,
+  since: ListNotesQuery.shape.since,
+  tags: z.array(z.string().min(1).max(50)).max(20).optional().meta({ description: 'notes carrying ALL of these tags' }),
+  origin: z.array(Origin).max(ORIGINS.length).optional().meta({ description: 'notes of any of these origins' }),
+})
+export type NoteListFilters = z.infer<typeof NoteListFilters>

@@ -12,6 +12,7 @@ console.log(`notes service listening on ${base}`)
 console.log(`  event store: ${config.esdbUrl ? `EventStoreDB ${config.esdbUrl}` : `SQLite ${config.dataDir}/events.db`}`)
 console.log(`  read models: ${config.mongoUrl ? `MongoDB ${config.mongoUrl}` : `embedded ${config.dataDir}/readmodels.db`}`)
 console.log(`  contract:    ${base}/v1/openapi.json`)
+console.log(`  MCP:         POST ${base}/mcp/stream, and ${config.mcp.publicUrl} (info ${base}/mcp/info; public demo ${config.mcp.publicUrl}/demo)`)
 if (config.seedDemo && service.app) {
   const demo = await seedDemoAccount(service.services)
   if (demo) {

@@ -1,0 +1,73 @@
+// The consent screen, rendered on the server: who is asking, for what, where the browser goes
+// next, and the sign-in (the account's API key until the dashboard has sessions). No script.
+import type { ValidAuthorization } from '../../commands/oauth.ts'
+import { OAUTH_LIFETIMES } from '../../domain/oauth/tokens.ts'
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}' +
+  'h1{font-size:1.4rem}ul{padding-left:1.2rem}.box{border:1px solid #ddd;border-radius:8px;padding:1rem 1.25rem}' +
+  'label{display:block;margin:1rem 0 .3rem;font-weight:600}input[type=password]{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}' +
+  'button{font:inherit;padding:.5rem 1.2rem;margin:1rem .5rem 0 0;border-radius:6px;border:1px solid #888;background:#fff;cursor:pointer}' +
+  'button.ok{background:#0b57d0;border-color:#0b57d0;color:#fff}.err{color:#b3261e;font-weight:600}.small{color:#555;font-size:.9rem}'
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`
+}
+
+export interface ConsentView {
+  request: ValidAuthorization
+  csrf: string
+  /** The signed-in account's name, when the browser is signed in already. */
+  signedInAs: string | null
+  error: string | null
+}
+
+export function consentPage(v: ConsentView): string {
+  const r = v.request
+  const name = r.client.clientName ?? 'An application'
+  const target = new URL(r.redirectUri)
+  const hidden: Record<string, string> = {
+    response_type: 'code',
+    client_id: r.client.clientId,
+    redirect_uri: r.redirectUri,
+    code_challenge: r.codeChallenge,
+    code_challenge_method: 'S256',
+    scope: r.scope,
+    resource: r.resource,
+    ...(r.state !== null ? { state: r.state } : {}),
+    csrf: v.csrf,
+  }
+  const days = (s: number) => Math.round(s / 86400)
+  return page(
+    `Allow ${name}?`,
+    `<h1>Allow <em>${esc(name)}</em> to use your notes?</h1>
+<div class="box">
+<p><strong>${esc(name)}</strong>${r.client.clientUri ? ` (<span>${esc(new URL(r.client.clientUri).host)}</span>)` : ''} asks to act for your account through the MCP server:</p>
+<ul>
+<li>search, list and read your notes, transcripts and folders;</li>
+<li>import links as new notes, which spends your monthly credits;</li>
+<li>see your plan, credits and usage.</li>
+</ul>
+<p class="small">Access lasts at most ${days(OAUTH_LIFETIMES.grantSeconds)} days and ends earlier if the application stays away more than ${days(OAUTH_LIFETIMES.refreshSeconds)} days. You approve this application once; after that it signs in without asking. After you choose, your browser returns to <strong>${esc(target.protocol === 'http:' || target.protocol === 'https:' ? target.host : target.protocol)}</strong>.</p>
+</div>
+<form method="post" action="/oauth/authorize">
+${Object.entries(hidden)
+  .map(([k, val]) => `<input type="hidden" name="${esc(k)}" value="${esc(val)}">`)
+  .join('\n')}
+${v.error ? `<p class="err">${esc(v.error)}</p>` : ''}
+${
+  v.signedInAs
+    ? `<p>Signed in as <strong>${esc(v.signedInAs)}</strong>.</p>`
+    : `<label for="api_key">Sign in with your API key</label><input type="password" id="api_key" name="api_key" autocomplete="off" placeholder="nk_…" required>
+<p class="small">Until the dashboard has sign-in, your API key (from the dashboard’s key page) identifies you. It is checked and not stored; the application never sees it.</p>`
+}
+<button class="ok" type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
+</form>`,
+  )
+}
+
+export function errorPage(message: string): string {
+  return page('Authorization failed', `<h1>This authorization request cannot be completed</h1><p class="err">${esc(message)}</p><p class="small">Go back to the application and start again.</p>`)
+}

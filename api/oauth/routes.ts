@@ -1,0 +1,195 @@
+// The OAuth 2.1 authorization server on {base_url} (spec part 5; MCP authorization): metadata
+// (RFC 8414), dynamic client registration (RFC 7591), the authorization endpoint with its
+// consent page, the token endpoint (authorization_code with PKCE S256, refresh_token with
+// rotation) and revocation (RFC 7009). Errors here are OAuth's `{ error, error_description }`,
+// which OAuth clients parse, not the REST error body.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import type { Services } from '../../app/services.ts'
+import { signingSecret } from '../../app/secrets.ts'
+import { isOAuthError, OAuthError } from '../../domain/oauth/errors.ts'
+import { OAUTH_SCOPES, PKCE_METHODS } from '../../domain/oauth/tokens.ts'
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../domain/oauth/client.ts'
+import type { PresentedClient, ValidAuthorization } from '../../commands/oauth.ts'
+import { AuthorizationRequest, ClientRegistrationRequest, RevocationRequest, TokenRequest, type AuthorizationServerMetadata } from '../../contract/oauth.ts'
+import { errorBody } from '../errors.ts'
+import { FixedWindowLimiter } from '../rateLimit.ts'
+import { consentPage, errorPage } from './consentPage.ts'
+import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue, readCookies } from './signing.ts'
+
+export function authorizationServerMetadata(s: Services): AuthorizationServerMetadata {
+  const base = s.config.publicBaseUrl
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    registration_endpoint: `${base}/oauth/register`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    scopes_supported: [...OAUTH_SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
+    revocation_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
+    code_challenge_methods_supported: [...PKCE_METHODS],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${base}/mcp/info`,
+  }
+}
+
+/** The consent page's form: the authorization request it was shown for, plus the person's answer. */
+const ConsentForm = AuthorizationRequest.extend({
+  csrf: z.string().max(200).optional(),
+  api_key: z.string().max(200).optional(),
+  decision: z.enum(['approve', 'deny']).optional(),
+})
+
+/** `application/x-www-form-urlencoded` into an object; a repeated parameter is refused (RFC 6749 section 3.1). */
+function parseForm(body: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of new URLSearchParams(body)) {
+    if (k in out) throw new OAuthError('invalid_request', `The parameter ${k} is repeated.`)
+    out[k] = v
+  }
+  return out
+}
+
+function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, value: unknown, code: 'invalid_request' | 'invalid_client_metadata'): T {
+  const r = schema.safeParse(value ?? {})
+  if (r.success) return r.data
+  throw new OAuthError(code, r.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '))
+}
+
+/** Client credentials from HTTP Basic (RFC 6749 section 2.3.1: form-encoded id and secret) or the form. */
+function presentedClient(req: FastifyRequest, form: { client_id?: string | undefined; client_secret?: string | undefined }): PresentedClient {
+  const m = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(req.headers.authorization ?? '')
+  let basic: PresentedClient['basic'] = null
+  if (m) {
+    const decoded = Buffer.from(m[1]!, 'base64').toString('utf8')
+    const i = decoded.indexOf(':')
+    if (i < 0) throw new OAuthError('invalid_client', 'Malformed Basic credentials.')
+    basic = { clientId: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' ')) }
+  }
+  return { basic, clientId: form.client_id, clientSecret: form.client_secret }
+}
+
+function html(reply: FastifyReply, status: number, body: string) {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('x-frame-options', 'DENY')
+    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+    .header('referrer-policy', 'no-referrer')
+    .send(body)
+}
+
+export function oauthRoutes(s: Services) {
+  return async (app: FastifyInstance) => {
+    const signer = new Signer(signingSecret(s.config.dataDir, 'oauth', s.config.oauthSigningSecret))
+    const secure = s.config.publicBaseUrl.startsWith('https:')
+    // Registration is open to anyone (RFC 7591): counted per IP so it cannot be flooded; sign-in
+    // attempts on the consent page likewise.
+    const registrations = new FixedWindowLimiter(30, 3600)
+    const signIns = new FixedWindowLimiter(30, 600)
+
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+      try {
+        done(null, parseForm(body as string))
+      } catch (err) {
+        done(err as Error, undefined)
+      }
+    })
+
+    app.setErrorHandler((err, req, reply) => {
+      if (isOAuthError(err)) {
+        if (err.status === 401 && /^Basic/i.test(req.headers.authorization ?? '')) reply.header('WWW-Authenticate', 'Basic realm="oauth"')
+        return reply.code(err.status).header('cache-control', 'no-store').send({ error: err.code, error_description: err.message })
+      }
+      const status = (err as { statusCode?: number }).statusCode ?? 500
+      if (status >= 400 && status < 500) return reply.code(400).header('cache-control', 'no-store').send({ error: 'invalid_request', error_description: (err as Error).message })
+      req.log.error({ err }, 'OAuth request failed')
+      return reply.code(500).send({ error: 'server_error', error_description: 'Something went wrong on our side.' })
+    })
+
+    app.get('/.well-known/oauth-authorization-server', async () => authorizationServerMetadata(s))
+
+    app.post('/oauth/register', async (req, reply) => {
+      const hit = registrations.hit(req.ip)
+      if (!hit.ok) return reply.code(429).header('Retry-After', String(hit.retryAfter)).send(errorBody('rate_limit_exceeded', 'Too many client registrations from this address.', { retryAfter: hit.retryAfter }))
+      const body = parse(ClientRegistrationRequest, req.body, 'invalid_client_metadata')
+      const registered = await s.oauth.registerClient(body)
+      return reply.code(201).header('cache-control', 'no-store').send(registered)
+    })
+
+    /** The signed-in account of this browser, when its sign-in still stands. */
+    const sessionOf = async (req: FastifyRequest) => {
+      const session = signer.readSession(readCookies(req.headers.cookie)[SESSION_COOKIE], Date.now())
+      return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? session : null
+    }
+
+    const showConsent = async (req: FastifyRequest, reply: FastifyReply, request: ValidAuthorization, signedIn: { accountId: string } | null, error: string | null) => {
+      let csrfCookie = readCookies(req.headers.cookie)[CSRF_COOKIE]
+      if (!csrfCookie || csrfCookie.length < 43) {
+        csrfCookie = randomCookieValue()
+        reply.header('set-cookie', cookie(CSRF_COOKIE, csrfCookie, { maxAgeSeconds: 3600, sameSite: 'Strict', secure }))
+      }
+      const signedInAs = signedIn ? ((await s.oauth.accountName(signedIn.accountId)) ?? 'your account') : null
+      return html(reply, error ? 401 : 200, consentPage({ request, csrf: signer.csrfToken(csrfCookie, request.client.clientId, request.codeChallenge), signedInAs, error }))
+    }
+
+    app.get('/oauth/authorize', async (req, reply) => {
+      const q = AuthorizationRequest.safeParse(req.query ?? {})
+      if (!q.success) return html(reply, 400, errorPage('The authorization request is malformed.'))
+      const checked = await s.oauth.checkAuthorizationRequest(q.data)
+      if (!checked.ok) return 'fatal' in checked ? html(reply, 400, errorPage(checked.fatal)) : reply.redirect(checked.redirect, 302)
+      const session = await sessionOf(req)
+      // Approved before for this client and scope, and signed in: no screen (spec: approve once per client).
+      if (session && (await s.oauth.hasConsent(session.accountId, checked.request.client.clientId, checked.request.scope))) {
+        const { redirect } = await s.oauth.approve(session.accountId, checked.request)
+        return reply.header('cache-control', 'no-store').redirect(redirect, 302)
+      }
+      return showConsent(req, reply, checked.request, session, null)
+    })
+
+    app.post('/oauth/authorize', async (req, reply) => {
+      const form = ConsentForm.safeParse(req.body ?? {})
+      if (!form.success) return html(reply, 400, errorPage('The form is malformed.'))
+      const f = form.data
+      const checked = await s.oauth.checkAuthorizationRequest(f)
+      if (!checked.ok) return 'fatal' in checked ? html(reply, 400, errorPage(checked.fatal)) : reply.redirect(checked.redirect, 302)
+      const request = checked.request
+      const csrfCookie = readCookies(req.headers.cookie)[CSRF_COOKIE]
+      // A form not served by us to this browser for this very request: refused without a redirect.
+      if (!csrfCookie || !f.csrf || !signer.matches(f.csrf, 'csrf', csrfCookie, request.client.clientId, request.codeChallenge)) {
+        return html(reply, 403, errorPage('The form expired or did not come from this page (CSRF check failed). Start the authorization again from the application.'))
+      }
+      if (f.decision === 'deny') return reply.header('cache-control', 'no-store').redirect(s.oauth.deny(request), 302)
+      if (f.decision !== 'approve') return html(reply, 400, errorPage('Choose Approve or Deny.'))
+      let signedIn = await sessionOf(req)
+      if (!signedIn) {
+        const hit = signIns.hit(req.ip)
+        if (!hit.ok) return html(reply, 429, errorPage(`Too many sign-in attempts; try again in ${hit.retryAfter} seconds.`))
+        const key = f.api_key?.trim()
+        const auth = key ? await s.accounts.authenticate(key) : null
+        if (!auth) return showConsent(req, reply, request, null, 'That API key is not valid. Copy it again from the dashboard’s key page.')
+        signedIn = { accountId: auth.accountId, keyId: auth.keyId }
+        reply.header('set-cookie', cookie(SESSION_COOKIE, signer.session(auth.accountId, auth.keyId, Date.now()), { maxAgeSeconds: SESSION_SECONDS, sameSite: 'Lax', secure }))
+      }
+      const { redirect } = await s.oauth.approve(signedIn.accountId, request)
+      return reply.header('cache-control', 'no-store').redirect(redirect, 302)
+    })
+
+    app.post('/oauth/token', async (req, reply) => {
+      const form = parse(TokenRequest, req.body, 'invalid_request')
+      const tokens = await s.oauth.token(form, presentedClient(req, form))
+      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(tokens)
+    })
+
+    app.post('/oauth/revoke', async (req, reply) => {
+      const form = parse(RevocationRequest, req.body, 'invalid_request')
+      await s.oauth.revoke(form, presentedClient(req, form))
+      return reply.header('cache-control', 'no-store').send({})
+    })
+  }
+}

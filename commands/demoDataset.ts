@@ -1,0 +1,39 @@
+// Seeds the sample library of the public demo endpoint: its own account (no API key, so nobody
+// can sign in as it), its folders and its ready notes. Runs at every start; everything has a
+// fixed id and the deciders write only into empty streams, so a second run (or two processes
+// starting together) changes nothing.
+import { DEMO_ACCOUNT_ID, DEMO_ACCOUNT_NAME, DEMO_FOLDERS, DEMO_NOTES, DEMO_PLAN, demoNoteDecider } from '../domain/demo/dataset.ts'
+import { folderDecider, folderStream } from '../domain/folders/folder.ts'
+import { noteStream } from '../domain/notes/note.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+import type { CommandHandler } from './handleCommand.ts'
+import type { AccountCommands } from './accounts.ts'
+import type { Caller } from './context.ts'
+
+const FOLDERS_CREATED_AT = '2026-02-01T00:00:00.000Z'
+
+export interface DemoDatasetDeps {
+  handler: CommandHandler
+  accounts: AccountCommands
+  sync: ReadModelSync
+}
+
+/** Who the demo endpoint acts as: the sample account, never a caller's. */
+export const demoCaller = (requestId: string): Caller => ({ accountId: DEMO_ACCOUNT_ID, plan: DEMO_PLAN, keyId: null, requestId, via: 'mcp' })
+
+export async function seedDemoDataset(d: DemoDatasetDeps): Promise<{ accountId: string; notes: number; folders: number }> {
+  await d.accounts.openAccount({ accountId: DEMO_ACCOUNT_ID, name: DEMO_ACCOUNT_NAME, plan: DEMO_PLAN })
+  let folderPosition: number | null = null
+  for (const f of DEMO_FOLDERS) {
+    const r = await d.handler.handle(folderStream(f.folderId), { type: 'CreateFolder', folderId: f.folderId, accountId: DEMO_ACCOUNT_ID, name: f.name, now: FOLDERS_CREATED_AT }, folderDecider)
+    folderPosition = r.position ?? folderPosition
+  }
+  let notePosition: number | null = null
+  for (const note of DEMO_NOTES) {
+    const r = await d.handler.handle(noteStream(note.noteId), { type: 'SeedDemoNote', note }, demoNoteDecider, { metadata: { seed: 'mcp-demo' } })
+    notePosition = r.position ?? notePosition
+  }
+  // Folder note counts read the notes model: both must be there before the first demo call.
+  await Promise.all([d.sync.waitFor('folders', folderPosition), d.sync.waitFor('notes', notePosition)])
+  return { accountId: DEMO_ACCOUNT_ID, notes: DEMO_NOTES.length, folders: DEMO_FOLDERS.length }
+}

@@ -1,0 +1,101 @@
+// Inputs and results of the MCP tools and the /mcp/info document. Tool inputs are built from the
+// REST schemas' own fields and results are the REST response schemas themselves, so a tool and
+// its REST twin validate and answer alike.
+import { z } from 'zod'
+import { Uuid } from './common.ts'
+import { CreateNoteRequest, ListNotesQuery, Note, NoteListFilters, NoteStatus, Progress } from './notes.ts'
+import { COST_CLASSES, TOOL_NAMES } from '../domain/mcp/tools.ts'
+
+export const NoteRef = z.object({ noteId: Uuid.meta({ description: 'the note id (uuid)' }) })
+
+export const SearchNotesInput = NoteListFilters.extend({
+  q: ListNotesQuery.shape.q.unwrap().min(1).meta({ description: 'free text over title, description and transcript; every word must match' }),
+})
+export const ListRecentNotesInput = NoteListFilters.omit({ q: true })
+/** Tools that take nothing (list_folders, founder_status). */
+export const NoArguments = z.object({})
+export const ListFoldersInput = NoArguments
+
+export const ImportFromUrlInput = z.object({
+  audioUrl: CreateNoteRequest.shape.audioUrl.unwrap().meta({ description: 'public link: a video page, a podcast feed or directory page, or a direct audio/video file' }),
+  title: CreateNoteRequest.shape.title,
+  language: CreateNoteRequest.shape.language,
+  idempotencyKey: z.string().min(1).max(200).optional().meta({ description: 'repeat the call with the same key to get the first note back instead of a second import' }),
+})
+
+/** A bounded wait: far below the usual 60 s client request timeout by default. */
+export const WAIT_DEFAULT_SECONDS = 45
+export const WAIT_MAX_SECONDS = 120
+export const WaitForTranscriptionInput = NoteRef.extend({
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(WAIT_MAX_SECONDS)
+    .default(WAIT_DEFAULT_SECONDS)
+    .meta({ description: `how long to wait at most, 1 to ${WAIT_MAX_SECONDS} seconds (default ${WAIT_DEFAULT_SECONDS})` }),
+})
+
+export const TranscriptionWait = z
+  .object({
+    noteId: Uuid,
+    status: NoteStatus,
+    errorCode: z.string().nullable(),
+    progress: Progress.nullable(),
+    finished: z.boolean().meta({ description: 'true once the note is ready or failed; false when the wait ran out first' }),
+    waitedMs: z.number().int(),
+    note: Note,
+    next: z.string(),
+  })
+  .meta({ id: 'TranscriptionWait' })
+export type TranscriptionWait = z.infer<typeof TranscriptionWait>
+
+// ---- /mcp/info -------------------------------------------------------------------------------
+
+export const McpToolInfo = z.object({
+  name: z.enum(TOOL_NAMES),
+  title: z.string(),
+  description: z.string(),
+  costClass: z.enum(Object.keys(COST_CLASSES) as [keyof typeof COST_CLASSES]),
+  cost: z.string().meta({ description: 'the cost class in the spec’s words' }),
+  credits: z.object({ amount: z.number().int(), per: z.string(), operation: z.string(), note: z.string().optional() }).nullable(),
+  readOnly: z.boolean(),
+  demo: z.boolean().meta({ description: 'also offered by the public demo endpoint' }),
+})
+
+export const McpInfo = z
+  .object({
+    name: z.string(),
+    version: z.string(),
+    protocol: z.object({ transport: z.literal('streamable-http'), stateless: z.boolean() }),
+    endpoints: z.object({
+      stream: z.url().meta({ description: 'POST {base_url}/mcp/stream' }),
+      mcp: z.url().meta({ description: '{mcp_url}: the same server' }),
+      demo: z.url(),
+      info: z.url(),
+    }),
+    tools: z.array(McpToolInfo),
+    auth: z.object({
+      methods: z.array(
+        z.discriminatedUnion('type', [
+          z.object({ type: z.literal('api_key'), header: z.string(), plans: z.string() }),
+          z.object({
+            type: z.literal('oauth2'),
+            authorizationServer: z.url(),
+            authorizationServerMetadata: z.url(),
+            protectedResourceMetadata: z.array(z.url()),
+            grantTypes: z.array(z.string()),
+            pkce: z.array(z.string()),
+            scopes: z.array(z.string()),
+            accessTokenSeconds: z.number().int(),
+            refreshTokenSeconds: z.number().int(),
+            grantSeconds: z.number().int(),
+          }),
+          z.object({ type: z.literal('none'), endpoint: z.url(), note: z.string() }),
+        ]),
+      ),
+    }),
+    demo: z.object({ url: z.url(), readOnly: z.literal(true), limit: z.object({ requests: z.number().int(), windowSeconds: z.number().int(), per: z.literal('ip') }) }),
+  })
+  .meta({ id: 'McpInfo' })
+export type McpInfo = z.infer<typeof McpInfo>

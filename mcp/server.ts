@@ -1,0 +1,92 @@
+// The MCP server: one McpServer per HTTP request (the transport is stateless), with every tool of
+// the registry (only the read-only ones for the demo endpoint) registered through
+// `McpServer.registerTool` with its contract schemas. A tool's result goes out both as
+// structuredContent (checked against the output schema) and as JSON text for clients without
+// structured results; a domain error goes out as a tool error whose text is the spec's error
+// body `{ error, message, ...extra }`.
+import { randomUUID } from 'node:crypto'
+import { z } from 'zod'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import type { Services } from '../app/services.ts'
+import type { Caller } from '../commands/context.ts'
+import { isDomainError } from '../domain/errors.ts'
+import { TOOL_COSTS, costLine, truncatesFor } from '../domain/mcp/tools.ts'
+import { errorBody } from '../api/errors.ts'
+import { TOOLS } from './tools/index.ts'
+import type { ToolContext, ToolDef } from './tool.ts'
+
+export const MCP_SERVER_NAME = 'notes-service'
+
+const INSTRUCTIONS =
+  'Notes of audio and video: search and read them (search_notes, list_recent_notes, get_note, list_folders), import a link (import_from_url, then wait_for_transcription), and check the plan and credits (founder_status). ' +
+  'Every tool description ends with its cost. Errors come back as tool errors whose text is JSON { error, message, ... } with the REST API’s error codes.'
+
+export interface McpServerOptions {
+  /** The account every call acts for, given the call's request id. */
+  caller: (requestId: string) => Caller
+  /** Read-only tools only, over the sample library. */
+  demo: boolean
+  log: (err: unknown, msg: string) => void
+}
+
+/** The tools an endpoint offers: all of them, or for the demo only those that change nothing. */
+export const toolsFor = (demo: boolean): readonly ToolDef[] => (demo ? TOOLS.filter((t) => t.readOnly) : TOOLS)
+
+/**
+ * MCP wants a tool's outputSchema to be an object schema at its root; a contract schema with a
+ * name (`.meta({ id })`) would become a `$ref` there. The same fields under an anonymous root
+ * validate exactly alike, as long as the root itself carries no refinement (checked).
+ */
+export function rootObject<T extends z.ZodObject>(schema: T): z.ZodObject<T['shape']> {
+  if ((schema._zod.def.checks ?? []).length > 0) throw new Error('an MCP output schema must not refine its root object')
+  return z.object(schema.shape)
+}
+
+export function toolError(err: unknown, log: McpServerOptions['log']): CallToolResult {
+  const body = isDomainError(err) ? errorBody(err.code, err.message, err.extra) : errorBody('internal_error', 'The tool failed on our side.')
+  if (!isDomainError(err)) log(err, 'MCP tool failed')
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }
+}
+
+export function buildMcpServer(s: Services, o: McpServerOptions): McpServer {
+  const server = new McpServer({ name: MCP_SERVER_NAME, title: 'Notes: transcripts and analysis of audio and video', version: s.version }, { instructions: INSTRUCTIONS })
+  for (const tool of toolsFor(o.demo)) {
+    const cost = TOOL_COSTS[tool.name]
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: `${tool.description} ${costLine(tool.name)}`,
+        inputSchema: tool.input,
+        outputSchema: rootObject(tool.output),
+        annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.idempotent ?? false, openWorldHint: tool.openWorld ?? false },
+        _meta: { costClass: cost.costClass, ...(cost.price ? { credits: cost.price.credits, per: cost.price.per } : {}) },
+      },
+      (async (args: unknown, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> => {
+        const caller = o.caller(randomUUID())
+        const progressToken = extra._meta?.progressToken
+        const ctx: ToolContext = {
+          s,
+          caller,
+          cost,
+          truncated: truncatesFor(tool.name, caller.plan),
+          demo: o.demo,
+          signal: extra.signal,
+          async progress(p) {
+            if (progressToken === undefined) return
+            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } })
+          },
+        }
+        try {
+          const result = (await tool.handle(ctx, args as never)) as Record<string, unknown>
+          return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
+        } catch (err) {
+          return toolError(err, o.log)
+        }
+      }) as never,
+    )
+  }
+  return server
+}

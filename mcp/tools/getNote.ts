@@ -1,0 +1,18 @@
+// get_note: GET /v1/notes/{id}, over MCP.
+import { NoteDetail } from '../../contract/notes.ts'
+import { NoteRef } from '../../contract/mcp.ts'
+import { getNoteDetail } from '../../readmodels/notes.ts'
+import { defineTool } from '../tool.ts'
+
+export const getNote = defineTool({
+  name: 'get_note',
+  title: 'Get a note',
+  description:
+    'One note by id with everything known about it: its fields (status, errorCode when failed, progress while processing), `transcript` (fullText, languagesDetected, speakerCount; null until transcribed), `aiNotes` (generated analyses) and `outline` (chapters). ' +
+    'A note that is not yours answers not_found.',
+  input: NoteRef,
+  output: NoteDetail,
+  readOnly: true,
+  idempotent: true,
+  handle: ({ s, caller }, args) => getNoteDetail(s.docs, caller.accountId, args.noteId),
+})

@@ -1,0 +1,186 @@
+// The OAuth grant, client and consent deciders: given events, when a command, then events or an
+// error. Pure: no store, no clock but the commands' `now`.
+import t from 'tap'
+import { decideGrant, evolveGrant, accessTokenOwner, type OAuthGrantEvent, type OAuthGrantState } from '../domain/oauth/grant.ts'
+import { oauthClientDecider, redirectUriProblem, type ClientRegistration } from '../domain/oauth/client.ts'
+import { oauthConsentDecider } from '../domain/oauth/consent.ts'
+import { OAuthError } from '../domain/oauth/errors.ts'
+import { OAUTH_LIFETIMES, formatToken, hashTokenSecret, parseToken, s256, verifierMatches } from '../domain/oauth/tokens.ts'
+import { fold } from '../domain/decider.ts'
+
+const grantId = '6f1c2f8e-2b5a-4c1e-9a57-0f1d2c3b4a59'
+const verifier = 'a'.repeat(20) + '-._~' + 'Z9'.repeat(12)
+const T0 = '2026-03-01T10:00:00.000Z'
+const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString()
+const H = 3600_000
+const D = 24 * H
+
+const given = (events: OAuthGrantEvent[]): OAuthGrantState => fold({ evolve: evolveGrant, initialState: () => ({ status: 'none' }) as OAuthGrantState }, events)
+
+const granted: OAuthGrantEvent = decideGrant(
+  {
+    type: 'GrantAuthorization',
+    grantId,
+    clientId: 'client-1',
+    accountId: 'acc-1',
+    scope: 'mcp',
+    resource: 'https://mcp.example.com',
+    redirectUri: 'http://127.0.0.1:5000/cb',
+    codeChallenge: s256(verifier),
+    codeHash: hashTokenSecret('code-secret'),
+    now: T0,
+  },
+  { status: 'none' },
+)[0]!
+
+const redeem = (over: Record<string, unknown> = {}) =>
+  ({
+    type: 'RedeemCode',
+    clientId: 'client-1',
+    codeHash: hashTokenSecret('code-secret'),
+    codeVerifier: verifier,
+    redirectUri: 'http://127.0.0.1:5000/cb',
+    resource: null,
+    accessTokenHash: hashTokenSecret('access-1'),
+    refreshTokenHash: hashTokenSecret('refresh-1'),
+    now: at(60_000),
+    ...over,
+  }) as const
+
+const refresh = (presented: string, next: string, now: string) =>
+  ({ type: 'RefreshTokens', clientId: 'client-1', refreshTokenHash: hashTokenSecret(presented), accessTokenHash: hashTokenSecret(`a-${next}`), newRefreshTokenHash: hashTokenSecret(next), resource: null, now }) as const
+
+const oauthCode = (fn: () => unknown) => {
+  try {
+    fn()
+  } catch (e) {
+    return e instanceof OAuthError ? e.code : `not an OAuthError: ${String(e)}`
+  }
+  return 'no error'
+}
+
+t.test('approval: the code lives 10 minutes, the grant 90 days', async (t) => {
+  t.equal(granted.type, 'OAuthAuthorizationGranted')
+  t.match(granted.data, { codeExpiresAt: at(OAUTH_LIFETIMES.codeSeconds * 1000), expiresAt: at(90 * D) })
+})
+
+t.test('redeeming the code with the right verifier issues a 1-hour access and a 30-day refresh token', async (t) => {
+  const [e] = decideGrant(redeem(), given([granted]))
+  t.match(e, { type: 'OAuthCodeRedeemed', data: { accessExpiresAt: at(60_000 + H), refreshExpiresAt: at(60_000 + 30 * D) } })
+})
+
+t.test('PKCE: a wrong or malformed verifier is invalid_grant and leaves the code usable', async (t) => {
+  const s = given([granted])
+  t.equal(oauthCode(() => decideGrant(redeem({ codeVerifier: 'b'.repeat(43) }), s)), 'invalid_grant')
+  t.equal(oauthCode(() => decideGrant(redeem({ codeVerifier: 'short' }), s)), 'invalid_grant')
+  t.equal(oauthCode(() => decideGrant(redeem({ codeVerifier: s256(verifier) }), s)), 'invalid_grant', 'the challenge itself is not the verifier (no plain)')
+  t.equal(decideGrant(redeem(), s)[0]!.type, 'OAuthCodeRedeemed')
+  t.ok(verifierMatches(verifier, s256(verifier)))
+  t.notOk(verifierMatches(verifier, verifier.slice(0, 43)), 'plain comparison never passes')
+})
+
+t.test('the code is refused when expired, for another client, another redirect_uri or another resource', async (t) => {
+  const s = given([granted])
+  t.equal(oauthCode(() => decideGrant(redeem({ now: at(10 * 60_000) }), s)), 'invalid_grant')
+  t.equal(oauthCode(() => decideGrant(redeem({ clientId: 'client-2' }), s)), 'invalid_grant')
+  t.equal(oauthCode(() => decideGrant(redeem({ redirectUri: 'http://127.0.0.1:5000/other' }), s)), 'invalid_grant')
+  t.equal(oauthCode(() => decideGrant(redeem({ resource: 'https://elsewhere.example.com' }), s)), 'invalid_target')
+  t.equal(oauthCode(() => decideGrant(redeem({ codeHash: hashTokenSecret('guess') }), s)), 'invalid_grant')
+})
+
+t.test('given a redeemed code, when it is presented again, then the grant is revoked', async (t) => {
+  const redeemed = decideGrant(redeem(), given([granted]))
+  const s = given([granted, ...redeemed])
+  const events = decideGrant(redeem({ now: at(120_000) }), s)
+  t.same(events, [{ type: 'OAuthGrantRevoked', data: { reason: 'code_reuse', at: at(120_000) } }])
+  const after = given([granted, ...redeemed, ...events])
+  t.equal(accessTokenOwner(after, hashTokenSecret('access-1'), at(120_000)), null, 'the access token it gave stops working')
+  t.equal(oauthCode(() => decideGrant(refresh('refresh-1', 'refresh-2', at(130_000)), after)), 'invalid_grant')
+})
+
+t.test('refresh rotates; presenting a rotated refresh token revokes the grant', async (t) => {
+  const history = [granted, ...decideGrant(redeem(), given([granted]))]
+  const r1 = decideGrant(refresh('refresh-1', 'refresh-2', at(2 * H)), given(history))
+  t.match(r1, [{ type: 'OAuthTokensRefreshed', data: { refreshCount: 1, accessExpiresAt: at(3 * H), refreshExpiresAt: at(2 * H + 30 * D) } }])
+  history.push(...r1)
+  t.equal(accessTokenOwner(given(history), hashTokenSecret('access-1'), at(2 * H)), null, 'the old access token is replaced')
+  t.ok(accessTokenOwner(given(history), hashTokenSecret('a-refresh-2'), at(2 * H)))
+  const reuse = decideGrant(refresh('refresh-1', 'refresh-3', at(3 * H)), given(history))
+  t.same(reuse, [{ type: 'OAuthGrantRevoked', data: { reason: 'refresh_token_reuse', at: at(3 * H) } }])
+  history.push(...reuse)
+  t.equal(oauthCode(() => decideGrant(refresh('refresh-2', 'refresh-4', at(3 * H)), given(history))), 'invalid_grant', 'the current one dies with the grant')
+})
+
+t.test('lifetimes: access 1 hour, refresh 30 days unused, never past 90 days from the approval', async (t) => {
+  const history = [granted, ...decideGrant(redeem(), given([granted]))]
+  t.ok(accessTokenOwner(given(history), hashTokenSecret('access-1'), at(60_000 + H - 1)))
+  t.equal(accessTokenOwner(given(history), hashTokenSecret('access-1'), at(60_000 + H)), null)
+  t.equal(oauthCode(() => decideGrant(refresh('refresh-1', 'r2', at(60_000 + 30 * D)), given(history))), 'invalid_grant', 'unused for 30 days')
+  // Refreshing every 25 days keeps it alive, up to the hard expiry and not a moment beyond.
+  let current = 'refresh-1'
+  for (const day of [25, 50, 75]) {
+    const next = `r-${day}`
+    const events = decideGrant(refresh(current, next, at(day * D)), given(history))
+    t.equal(events[0]!.type, 'OAuthTokensRefreshed', `day ${day}`)
+    history.push(...events)
+    current = next
+  }
+  const last = history[history.length - 1]!
+  t.match(last.data, { refreshExpiresAt: at(90 * D) }, 'the last refresh token ends with the grant, not 30 days later')
+  const nearEnd = decideGrant(refresh(current, 'r-89', at(89.99 * D)), given(history))
+  t.match(nearEnd, [{ data: { accessExpiresAt: at(90 * D) } }], 'an access token near the end is cut at the hard expiry')
+  history.push(...nearEnd)
+  t.equal(oauthCode(() => decideGrant(refresh('r-89', 'r-91', at(90 * D)), given(history))), 'invalid_grant')
+  t.equal(accessTokenOwner(given(history), hashTokenSecret('a-r-89'), at(90 * D)), null)
+})
+
+t.test('revocation is an event once, then nothing', async (t) => {
+  const s = given([granted])
+  const [e] = decideGrant({ type: 'RevokeGrant', reason: 'revoked_by_client', now: at(1000) }, s)
+  t.match(e, { type: 'OAuthGrantRevoked', data: { reason: 'revoked_by_client' } })
+  t.same(decideGrant({ type: 'RevokeGrant', reason: 'revoked_by_client', now: at(2000) }, given([granted, e!])), [])
+})
+
+t.test('tokens carry their grant id; only the hash of their secret is kept', async (t) => {
+  const token = formatToken('access', grantId, 'S'.repeat(43))
+  t.same(parseToken('access', token), { grantId, secret: 'S'.repeat(43) })
+  t.equal(parseToken('refresh', token), null, 'an access token is not a refresh token')
+  t.equal(parseToken('access', 'nk_01HZZZZZZZZZZZZZZZZZZZZZZZ_' + 'a'.repeat(43)), null)
+  t.equal(hashTokenSecret('x').length, 64)
+})
+
+t.test('client registration: redirect URIs are https, loopback http or a private-use scheme', async (t) => {
+  t.equal(redirectUriProblem('https://app.example.com/cb'), null)
+  t.equal(redirectUriProblem('http://127.0.0.1:33418/callback'), null)
+  t.equal(redirectUriProblem('http://localhost/cb'), null)
+  t.equal(redirectUriProblem('com.example.app:/oauth'), null)
+  t.match(redirectUriProblem('http://evil.example.com/cb'), /loopback/)
+  t.match(redirectUriProblem('javascript:alert(1)'), /not allowed/)
+  t.match(redirectUriProblem('https://app.example.com/cb#frag'), /fragment/)
+  t.match(redirectUriProblem('/relative'), /absolute/)
+  const reg: ClientRegistration = {
+    clientId: 'c',
+    clientName: 'x',
+    clientUri: null,
+    redirectUris: ['https://app.example.com/cb'],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    scope: 'mcp',
+    tokenEndpointAuthMethod: 'none',
+    clientSecretHash: null,
+    softwareId: null,
+    softwareVersion: null,
+  }
+  const init = oauthClientDecider.initialState()
+  t.equal(oauthClientDecider.decide({ type: 'RegisterClient', registration: reg, now: T0 }, init)[0]!.type, 'OAuthClientRegistered')
+  t.equal(oauthCode(() => oauthClientDecider.decide({ type: 'RegisterClient', registration: { ...reg, redirectUris: ['http://evil.example.com/cb'] }, now: T0 }, init)), 'invalid_redirect_uri')
+  t.equal(oauthCode(() => oauthClientDecider.decide({ type: 'RegisterClient', registration: { ...reg, tokenEndpointAuthMethod: 'client_secret_basic' }, now: T0 }, init)), 'invalid_client_metadata', 'a confidential client needs its secret')
+})
+
+t.test('consent: once per client, widened but never narrowed', async (t) => {
+  const init = oauthConsentDecider.initialState()
+  const [e] = oauthConsentDecider.decide({ type: 'GiveConsent', accountId: 'a', clientId: 'c', scope: 'mcp', now: T0 }, init)
+  t.match(e, { type: 'OAuthConsentGiven', data: { clientId: 'c', scope: 'mcp' } })
+  const s = oauthConsentDecider.evolve(init, e!)
+  t.same(oauthConsentDecider.decide({ type: 'GiveConsent', accountId: 'a', clientId: 'c', scope: 'mcp', now: T0 }, s), [], 'approved before: nothing new')
+  t.equal(oauthConsentDecider.decide({ type: 'GiveConsent', accountId: 'a', clientId: 'other', scope: 'mcp', now: T0 }, s).length, 1, 'another client asks anew')
+})
