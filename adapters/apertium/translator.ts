@@ -5,6 +5,9 @@
 // all: such translations fail with `translation_pair_unsupported`, naming what to configure.
 // This file is the only one that runs the `apertium` binary.
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { TranslationError, type SegmentText, type TranslateRequest, type Translator } from '../../ports/translator.ts'
 
 const ISO3: Record<string, string> = { eng: 'en', spa: 'es', fra: 'fr', fre: 'fr', ita: 'it', por: 'pt', deu: 'de', ger: 'de' }
@@ -79,8 +82,17 @@ export async function apertiumTranslator(o: ApertiumOptions = {}): Promise<Trans
   async function translateLines(modes: string[], lines: string[], signal?: AbortSignal): Promise<string[]> {
     let current = lines
     for (const mode of modes) {
-      // One segment per line: Apertium keeps line breaks where they were.
-      const out = (await run(bin, ['-u', mode], `${current.join('\n')}\n`, timeoutMs, signal)).replace(/\n$/, '').split('\n')
+      // One segment per line: Apertium keeps line breaks where they were. The input goes in a
+      // file: the apertium script opens /dev/stdin, which fails on the socket Node gives a child.
+      const dir = mkdtempSync(join(tmpdir(), 'apertium-'))
+      let raw: string
+      try {
+        writeFileSync(join(dir, 'in.txt'), `${current.join('\n')}\n`)
+        raw = await run(bin, ['-u', mode, join(dir, 'in.txt')], '', timeoutMs, signal)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+      const out = raw.replace(/\n$/, '').split('\n')
       if (out.length !== current.length) throw new Error(`apertium ${mode} returned ${out.length} lines for ${current.length}`)
       current = out.map((l) => l.trim())
     }
@@ -108,17 +120,17 @@ export async function apertiumTranslator(o: ApertiumOptions = {}): Promise<Trans
       const CHUNK = 200
       for (let i = 0; i < req.segments.length; i += CHUNK) {
         const chunk = req.segments.slice(i, i + CHUNK)
-        let lines: string[]
+        const texts = chunk.map((s) => s.text.replace(/\s*[\r\n]+\s*/g, ' ').trim())
+        // Empty segments stay empty; only the others go through Apertium.
+        const filled = texts.map((text, k) => ({ text, k })).filter((x) => x.text.length > 0)
+        let lines: string[] = []
         try {
-          lines = await translateLines(
-            modes,
-            chunk.map((s) => s.text.replace(/\s*[\r\n]+\s*/g, ' ').trim()),
-            req.signal,
-          )
+          if (filled.length > 0) lines = await translateLines(modes, filled.map((x) => x.text), req.signal)
         } catch (err) {
           throw new TranslationError('translation_engine_failed', `Apertium failed: ${(err as Error).message}`)
         }
-        chunk.forEach((s, k) => out.push({ sequence: s.sequence, text: lines[k]! }))
+        const byIndex = new Map(filled.map((x, j) => [x.k, lines[j]!]))
+        chunk.forEach((s, k) => out.push({ sequence: s.sequence, text: byIndex.get(k) ?? '' }))
       }
       return out
     },
