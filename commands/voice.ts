@@ -40,7 +40,13 @@ export class VoiceprintVault {
     const key = this.key(accountId, profileId)
     if (!(await this.blobs.stat(key))) return null
     const chunks: Buffer[] = []
-    for await (const c of await this.blobs.read(key)) chunks.push(c as Buffer)
+    try {
+      for await (const c of await this.blobs.read(key)) chunks.push(c as Buffer)
+    } catch (err) {
+      // Deleted meanwhile (consent revoked, profile excluded): there is no print.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+      throw err
+    }
     const buf = Buffer.concat(chunks)
     return new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length))
   }

@@ -24,7 +24,8 @@ export interface VoiceProfileDoc {
   [key: string]: unknown
   accountId: string
   name: string
-  confirmedAppearances: number
+  /** `noteId:label` of every confirmed appearance. */
+  appearances: string[]
   voiceSeconds: number
   hasVoiceprint: boolean
   voiceExcluded: boolean
@@ -60,12 +61,11 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
     profiles: Object.fromEntries(
       stored.map((p) => [
         p._id,
-        { profileId: p._id, name: p.name, appearances: new Array(p.confirmedAppearances).fill(''), voiceSeconds: p.voiceSeconds, hasVoiceprint: p.hasVoiceprint, voiceExcluded: p.voiceExcluded },
+        { profileId: p._id, name: p.name, appearances: p.appearances, voiceSeconds: p.voiceSeconds, hasVoiceprint: p.hasVoiceprint, voiceExcluded: p.voiceExcluded },
       ]),
     ),
   }
   if (e.type === 'VoiceprintEnrolled' && !before.profiles[e.data.profileId]) return
-  // Appearances are counted once per note and label; the decider never enrolls one twice.
   const after = evolveVoice(before, e)
   for (const id of touched) {
     const p = after.profiles[id]
@@ -77,7 +77,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
         _id: id,
         accountId,
         name: p.name,
-        confirmedAppearances: p.appearances.length,
+        appearances: p.appearances,
         voiceSeconds: p.voiceSeconds,
         hasVoiceprint: p.hasVoiceprint,
         voiceExcluded: p.voiceExcluded,

@@ -243,7 +243,7 @@ export async function getVoiceProfiles(docs: DocumentStore, accountId: string, m
     profiles: profiles.map((p) => ({
       id: p._id,
       name: p.name,
-      confirmedAppearances: p.confirmedAppearances,
+      confirmedAppearances: p.appearances.length,
       voiceSeconds: p.voiceSeconds,
       hasVoiceprint: p.hasVoiceprint,
       voiceExcluded: p.voiceExcluded,

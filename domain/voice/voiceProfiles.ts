@@ -132,7 +132,8 @@ export function decideVoice(c: VoiceCommand, s: VoiceState): VoiceEvent[] {
       const events: VoiceEvent[] = []
       const profileId = existing?.profileId ?? c.profileId
       if (!existing) events.push({ type: 'VoiceProfileCreated', data: { profileId, name: c.name, at: c.now } })
-      if (existing?.appearances.includes(`${c.noteId}:${c.label}`)) return events
+      // The same appearance twice changes nothing, unless its print was deleted meanwhile.
+      if (existing?.hasVoiceprint && existing.appearances.includes(`${c.noteId}:${c.label}`)) return events
       events.push({ type: 'VoiceprintEnrolled', data: { profileId, noteId: c.noteId, label: c.label, voiceSeconds: c.voiceSeconds, model: c.model, at: c.now } })
       return events
     }
