@@ -126,6 +126,17 @@ t.test('over REST (rules engine)', async (t) => {
     t.notOk(o.speakers[1].evidence.some((e: { source: string }) => e.source === 'roster'))
   })
 
+  t.test('show metadata from the pipeline: hosts, and the roster key across links', async (t) => {
+    const metadata = { feedUrl: 'https://feeds.example.org/radio/feed.rss', hosts: ['Pablo Ruiz'] }
+    const n1 = await readyNote(s, a.accountId, { sourceUrl: 'https://media.example.org/a/ep1.mp3', provider: 'direct', metadata, transcript: transcriptOf(EPISODE_1) })
+    const r1 = (await suggest(n1)).json()
+    t.match(r1.speakers[0], { suggestedName: 'Pablo Ruiz', suggestedNameConfidence: 0.5, evidence: [{ source: 'metadata', quote: 'host: Pablo Ruiz' }] })
+    await patch(n1, 'B', { name: 'Luis' })
+    const n2 = await readyNote(s, a.accountId, { sourceUrl: 'https://cdn.example.net/x/ep2.mp3', provider: 'direct', metadata, transcript: transcriptOf(EPISODE_2) })
+    const r2 = (await suggest(n2)).json()
+    t.ok(r2.speakers[1].evidence.some((e: { source: string }) => e.source === 'roster'), 'the same feed, whatever the file link')
+  })
+
   t.test('PATCH rules', async (t) => {
     const noteId = await readyNote(s, a.accountId, { transcript: transcriptOf(EPISODE_1) })
     for (const body of [{ name: '' }, { name: '   ' }, { name: 'x'.repeat(121) }, {}, { name: 5 }]) {
