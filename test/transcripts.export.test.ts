@@ -12,6 +12,7 @@ import type { Transcript } from '../domain/notes/transcript.ts'
 import { ledgerEntries } from '../readmodels/ledger.ts'
 import { clock, stamp } from '../domain/transcripts/formats.ts'
 import { TranscriptCommands } from '../commands/transcripts.ts'
+import { getTranscript, getTranslation } from '../readmodels/transcripts.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'transcript')
@@ -182,6 +183,21 @@ t.test('exports', async (t) => {
     t.equal(entries.length, reads)
     t.ok(entries.every((e) => e.type === 'CreditsCharged' && e.delta === -1))
     t.equal(entries.filter((e) => e.noteId === NOTE_ID).length, reads, 'each names the note read')
+  })
+
+  t.test('the query truncates on request (the free plan over MCP), and costs nothing by itself', async (t) => {
+    const before = (await s.services.credits.state(a.accountId)).state.balance
+    const cut = await getTranscript(s.docs, a.accountId, NOTE_ID, { limit: { maxSegments: 2 } })
+    t.equal(cut.segments.length, 2)
+    t.equal(cut.truncated, true)
+    t.equal(cut.fullText, '¡Hola a todos! Bienvenidos a «Café con Ñandú». Hoy hablamos con Luis sobre el año que viene.')
+    const chars = await getTranscript(s.docs, a.accountId, NOTE_ID, { limit: { maxChars: 10 } })
+    t.same(chars.segments.map((x) => x.text), ['¡Hola a to'])
+    const whole = await getTranscript(s.docs, a.accountId, NOTE_ID, { limit: { maxSegments: 100 } })
+    t.equal(whole.truncated, undefined)
+    const tr = await getTranslation(s.docs, a.accountId, NOTE_ID, 'en', { maxSegments: 1 })
+    t.match(tr, { truncated: true, segments: [{ sequence: 0, text: 'Hello everyone! Welcome to «Café con Ñandú».' }] })
+    t.equal((await s.services.credits.state(a.accountId)).state.balance, before)
   })
 
   t.test('402 insufficient_credits when the balance is spent', async (t) => {
