@@ -98,7 +98,11 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
       parameters: [...parameters(c, r.params, 'path'), ...parameters(c, r.query, 'query')],
       ...(r.body && !r.rawBody ? { requestBody: { required: true, content: { 'application/json': { schema: c.add(r.body, 'input') } } } } : {}),
       ...(r.rawBody ? { requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } } } : {}),
-      responses: { [String(r.response.status)]: { description: r.response.description, content: success }, ...errorResponses(codes) },
+      responses: {
+        [String(r.response.status)]: { description: r.response.description, content: success },
+        ...Object.fromEntries((r.response.also ?? []).map((a) => [String(a.status), { description: a.description, content: success }])),
+        ...errorResponses(codes),
+      },
       ...(r.extension ? { 'x-service-extension': true } : {}),
       ...(r.price ? { 'x-service-credits': r.price.credits } : {}),
     }

@@ -32,7 +32,14 @@ export interface RouteDef<P extends Schema = Schema, Q extends Schema = Schema, 
   body?: B
   /** The 400 code for anything wrong with the request (schema, JSON, content type, size). */
   invalidCode: ErrorCode
-  response: { status: number; schema: R; description: string; contentTypes?: Record<string, string> }
+  response: {
+    status: number
+    schema: R
+    description: string
+    contentTypes?: Record<string, string>
+    /** Other success statuses with the same body (the handler sends those itself with `reply.code(n).send(body)`). */
+    also?: { status: number; description: string }[]
+  }
   /** Errors specific to this route (the common 401/403/429 are added to every authenticated route). */
   errors: ErrorCode[]
   /** Not part of the spec: marked `x-service-extension` in the contract. */

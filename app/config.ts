@@ -35,12 +35,34 @@ export interface Config {
   mcp: { port: number; host: string; publicUrl: string; trustProxy: boolean | number | string }
   /** Signs the OAuth consent page's CSRF tokens and sign-in cookie; generated into DATA_DIR when unset. */
   oauthSigningSecret: string | null
+  /** Transcripts, translations, speakers and voice profiles (README, "Transcripts, translations, speakers and voices"). */
+  transcripts: {
+    /** TRANSLATION_ENGINE: auto (LLM, else Apertium, else none), llm, apertium, none. */
+    translationEngine: 'auto' | 'llm' | 'apertium' | 'none'
+    /** How often the translation worker looks at its queue without a wake-up (TRANSLATION_POLL_MS). */
+    translationPollMs: number
+    /** SPEAKER_EMBEDDING_MODEL: the speaker-embedding model file; unset: no voice matching. */
+    speakerEmbeddingModel: string | null
+    /** VOICE_MATCH_THRESHOLD: lowest cosine similarity that counts as resembling a profile. */
+    voiceMatchThreshold: number
+  }
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
   if (v === undefined || v === '') return fallback
   const n = Number(v)
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(v)}`)
+  return n
+}
+const oneOf = <T extends string>(v: string | undefined, values: readonly T[], fallback: T, name: string): T => {
+  if (v === undefined || v === '') return fallback
+  if (!(values as readonly string[]).includes(v)) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(v)}`)
+  return v as T
+}
+const fraction = (v: string | undefined, fallback: number, name: string): number => {
+  if (v === undefined || v === '') return fallback
+  const n = Number(v)
+  if (!(n >= 0 && n <= 1)) throw new Error(`${name} must be a number from 0 to 1, got ${JSON.stringify(v)}`)
   return n
 }
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
@@ -70,6 +92,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcp: mcpConfig(env, port, host, shownHost),
     oauthSigningSecret: env.OAUTH_SIGNING_SECRET || null,
     llm: env.LLM_BASE_URL ? { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY || null, model: env.LLM_MODEL ?? 'gpt-4o-mini' } : null,
+    transcripts: {
+      translationEngine: oneOf(env.TRANSLATION_ENGINE, ['auto', 'llm', 'apertium', 'none'] as const, 'auto', 'TRANSLATION_ENGINE'),
+      translationPollMs: int(env.TRANSLATION_POLL_MS, 500, 'TRANSLATION_POLL_MS') || 500,
+      speakerEmbeddingModel: env.SPEAKER_EMBEDDING_MODEL ? resolve(env.SPEAKER_EMBEDDING_MODEL) : null,
+      voiceMatchThreshold: fraction(env.VOICE_MATCH_THRESHOLD, 0.75, 'VOICE_MATCH_THRESHOLD'),
+    },
   }
 }
 

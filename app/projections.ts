@@ -5,5 +5,16 @@ import { ledgerProjection } from '../projections/ledger.ts'
 import { notesProjection } from '../projections/notes.ts'
 import { foldersProjection } from '../projections/folders.ts'
 import { apiKeysProjection } from '../projections/apiKeys.ts'
+import { speakersProjection } from '../projections/speakers.ts'
+import { translationsProjection } from '../projections/translations.ts'
+import { voiceProfilesProjection } from '../projections/voiceProfiles.ts'
 
-export const READ_MODEL_PROJECTIONS: Projection[] = [ledgerProjection, notesProjection, foldersProjection, apiKeysProjection]
+export const READ_MODEL_PROJECTIONS: Projection[] = [
+  ledgerProjection,
+  notesProjection,
+  foldersProjection,
+  apiKeysProjection,
+  speakersProjection,
+  translationsProjection,
+  voiceProfilesProjection,
+]

@@ -18,6 +18,7 @@ import { AccountStatusQueries } from '../commands/accountStatus.ts'
 import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
 import { readModelSync, type ReadModelSync } from '../projections/sync.ts'
 import type { RunningProjection } from '../projections/runner.ts'
+import { createTranscriptServices, type TranscriptServices } from './transcriptServices.ts'
 
 export interface Services {
   config: Config
@@ -38,6 +39,8 @@ export interface Services {
   projections: RunningProjection[]
   /** The configured remote chat model, or null (features then use their local engines). */
   chat: ChatModel | null
+  /** Transcript exports and edits, translations, speakers, voice profiles. */
+  transcriptFeatures: TranscriptServices
 }
 
 export interface ServiceDeps {
@@ -57,6 +60,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const credits = new CreditCommands(handler, clock)
   const sync = readModelSync(deps.docs, deps.projections)
   const blobs = new LocalBlobStore({ dir: blobDir(config.dataDir), publicBaseUrl: config.publicBaseUrl, signingSecret: signingSecret(config.dataDir, 'upload', config.uploadSigningSecret), clock })
+  const chat = config.llm ? openAiChatModel(config.llm) : null
   return {
     config,
     version: VERSION,
@@ -82,7 +86,8 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     blobs,
     sync,
     projections: deps.projections,
-    chat: config.llm ? openAiChatModel(config.llm) : null,
+    chat,
+    transcriptFeatures: createTranscriptServices(config, { handler, credits, docs: deps.docs, sync, blobs, chat, clock }),
   }
 }
 

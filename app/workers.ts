@@ -1,6 +1,9 @@
 // Background workers (role `workers`): the processes that do queued work, such as transcription
 // jobs. A new kind of worker is added here and nowhere else.
 import type { Services } from './services.ts'
+import { startTranslationWorker } from '../commands/translationWorker.ts'
+import { voiceWorkProjection } from '../commands/voiceWorker.ts'
+import { startProjection } from '../projections/runner.ts'
 
 export interface RunningWorker {
   readonly name: string
@@ -9,7 +12,22 @@ export interface RunningWorker {
 
 export type WorkerFactory = (s: Services) => RunningWorker
 
-export const WORKERS: WorkerFactory[] = []
+/** Translations: queued by POST /transcript/translation, done through the language engine. */
+const translations: WorkerFactory = (s) => {
+  const f = s.transcriptFeatures
+  const worker = startTranslationWorker({ handler: s.handler, docs: s.docs, translator: f.translator, pollMs: s.config.transcripts.translationPollMs })
+  f.translationQueue.listener = worker.wake
+  return worker
+}
+
+/** Voice matching and enrolment; idle without a speaker-embedding model. */
+const voice: WorkerFactory = (s) => {
+  if (!s.transcriptFeatures.voice.matching.available) return { name: 'voice', stop: async () => {} }
+  const p = startProjection(voiceWorkProjection(s.transcriptFeatures.voice), { events: s.events, docs: s.docs })
+  return { name: 'voice', stop: () => p.stop() }
+}
+
+export const WORKERS: WorkerFactory[] = [translations, voice]
 
 export function startWorkers(s: Services): RunningWorker[] {
   return WORKERS.map((start) => start(s))

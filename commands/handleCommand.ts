@@ -27,8 +27,10 @@ interface Cached<State> {
 
 export class CommandHandler {
   private readonly queues = new Map<string, Promise<unknown>>()
-  // Folded state per stream, so a command reads only the events appended since the last one.
-  private readonly cache = new Map<string, Cached<unknown>>()
+  // Folded state per stream and decider, so a command reads only the events appended since the
+  // last one. Several deciders may read one stream (the note's lifecycle, its transcript side),
+  // each folding it into its own state, so the cache is kept per decider.
+  private readonly caches = new WeakMap<object, Map<string, Cached<unknown>>>()
 
   constructor(
     private readonly store: EventStore,
@@ -78,7 +80,7 @@ export class CommandHandler {
         )
         let next = state
         for (const e of events) next = decider.evolve(next, e)
-        this.remember(streamName, { revision: result.nextExpectedRevision, state: next })
+        this.remember(decider, streamName, { revision: result.nextExpectedRevision, state: next })
         return { events, state: next, revision: result.nextExpectedRevision, position: result.lastGlobalPosition }
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError) || attempt >= maxRetries) throw err
@@ -92,21 +94,28 @@ export class CommandHandler {
     streamName: string,
     decider: Decider<never, Event, State>,
   ): Promise<Cached<State>> {
-    const cached = (this.cache.get(streamName) as Cached<State> | undefined) ?? { revision: -1, state: decider.initialState() }
+    const cached = (this.cacheOf(decider).get(streamName) as Cached<State> | undefined) ?? { revision: -1, state: decider.initialState() }
     const read = await this.store.readStream(streamName, { from: cached.revision + 1 })
     if (read.events.length === 0) return cached
     let state = cached.state
     for (const e of read.events) state = decider.evolve(state, toDomainEvent<Event>(e))
     const fresh = { revision: read.events[read.events.length - 1]!.revision, state }
-    this.remember(streamName, fresh)
+    this.remember(decider, streamName, fresh)
     return fresh
   }
 
-  private remember(streamName: string, entry: Cached<unknown>) {
+  private cacheOf(decider: object): Map<string, Cached<unknown>> {
+    let cache = this.caches.get(decider)
+    if (!cache) this.caches.set(decider, (cache = new Map()))
+    return cache
+  }
+
+  private remember(decider: object, streamName: string, entry: Cached<unknown>) {
     const limit = this.options.cacheSize ?? 10_000
-    this.cache.delete(streamName)
-    this.cache.set(streamName, entry)
-    if (this.cache.size > limit) this.cache.delete(this.cache.keys().next().value!)
+    const cache = this.cacheOf(decider)
+    cache.delete(streamName)
+    cache.set(streamName, entry)
+    if (cache.size > limit) cache.delete(cache.keys().next().value!)
   }
 }
 

@@ -6,6 +6,7 @@ import type { RecordedEvent } from '../ports/eventStore.ts'
 import { statusOf, type NoteEvent, type Phase } from '../domain/notes/note.ts'
 import { fullTextOf, speakerStats, type Transcript, type SpeakerStats } from '../domain/notes/transcript.ts'
 import { uniqueTokens } from '../domain/search/tokens.ts'
+import type { TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
 import type { Projection } from './runner.ts'
 
 export const NOTES = 'notes'
@@ -65,7 +66,7 @@ export const notesProjection: Projection = {
 const noteIdOf = (streamName: string) => streamName.slice('note-'.length)
 
 async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
-  const e = { type: recorded.type, data: recorded.data } as NoteEvent
+  const e = { type: recorded.type, data: recorded.data } as NoteEvent | TranscriptTextReplaced
   const notes = docs.collection<NoteDoc>(NOTES)
   const id = noteIdOf(recorded.streamName)
   const doc = await notes.findOne({ _id: id })
@@ -125,6 +126,21 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       set.transcriptTokens = uniqueTokens(fullText)
       const transcript: TranscriptDoc = { _id: id, accountId: doc.accountId, ...t, fullText, speakers: speakerStats(t.segments), revision: recorded.revision }
       await docs.collection<TranscriptDoc>(TRANSCRIPTS).replaceOne({ _id: id }, transcript, { upsert: true })
+      break
+    }
+    case 'TranscriptTextReplaced': {
+      // An edit changes the text everywhere it is read: segments, full text, search tokens.
+      const transcripts = docs.collection<TranscriptDoc>(TRANSCRIPTS)
+      const t = await transcripts.findOne({ _id: id })
+      if (!t) break
+      const changed = new Map(e.data.changes.map((c) => [c.sequence, c]))
+      const segments = t.segments.map((seg) => {
+        const c = changed.get(seg.sequence)
+        return c ? { ...seg, text: c.after, words: c.words } : seg
+      })
+      const fullText = fullTextOf(segments)
+      set.transcriptTokens = uniqueTokens(fullText)
+      await transcripts.updateOne({ _id: id }, { $set: { segments, fullText, revision: recorded.revision } })
       break
     }
     case 'NoteReady':

@@ -6,5 +6,6 @@ import { notesRoutes } from './notes.ts'
 import { foldersRoutes } from './folders.ts'
 import { uploadRoutes } from './uploads.ts'
 import { accountRoutes } from './account.ts'
+import { transcriptRoutes } from './transcripts.ts'
 
-export const featureRoutes = (s: Services): RouteDef[] => [...notesRoutes(s), ...foldersRoutes(s), ...uploadRoutes(s), ...accountRoutes(s)]
+export const featureRoutes = (s: Services): RouteDef[] => [...notesRoutes(s), ...foldersRoutes(s), ...uploadRoutes(s), ...transcriptRoutes(s), ...accountRoutes(s)]

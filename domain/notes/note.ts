@@ -167,6 +167,10 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
       return { ...touched, phase: 'ready', durationSeconds: e.data.durationSeconds ?? s.durationSeconds, language: e.data.language ?? s.language }
     case 'NoteFailed':
       return { ...touched, phase: 'failed', errorCode: e.data.errorCode }
+    default:
+      // Other deciders append to the same stream (transcript edits, speakers, translations):
+      // their events leave the note's lifecycle as it is.
+      return s
   }
 }
 

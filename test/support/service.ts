@@ -13,6 +13,7 @@ import { createServices, type Services } from '../../app/services.ts'
 import { READ_MODEL_PROJECTIONS } from '../../app/projections.ts'
 import { buildApp } from '../../api/buildApp.ts'
 import { startProjection } from '../../projections/runner.ts'
+import { startWorkers, type RunningWorker } from '../../app/workers.ts'
 import type { DocumentStore } from '../../ports/documentStore.ts'
 import type { HostResolver } from '../../ports/hostResolver.ts'
 import type { Plan } from '../../domain/credits/plans.ts'
@@ -46,6 +47,8 @@ export interface TestServiceOptions {
   /** Use MongoDB (MONGO_URL) for read models, in a database of its own. */
   mongo?: boolean
   clock?: () => Date
+  /** Also run the background workers (translations, voice). */
+  workers?: boolean
 }
 
 export interface TestService {
@@ -87,6 +90,7 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
   })
   const app = buildApp(services)
   await app.ready()
+  const workers: RunningWorker[] = options.workers ? startWorkers(services) : []
   return {
     services,
     app,
@@ -101,6 +105,7 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
     inject: (opts) => app.inject(opts),
     async close() {
       await app.close()
+      for (const w of workers) await w.stop()
       for (const p of projections) await p.stop()
       await events.close()
       await docs.close()

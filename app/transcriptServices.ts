@@ -1,0 +1,76 @@
+// Composition of the transcript features: exports, edits, translations (worker and engine),
+// speakers (namer) and voice profiles (speaker-embedding model, vault). Kept apart from
+// services.ts so the feature wires itself in one place.
+import { existsSync } from 'node:fs'
+import type { Config } from './config.ts'
+import type { ChatModel } from '../ports/chatModel.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { BlobStore } from '../ports/blobStore.ts'
+import type { Translator } from '../ports/translator.ts'
+import type { SpeakerEmbedder } from '../ports/speakerEmbedder.ts'
+import type { CommandHandler } from '../commands/handleCommand.ts'
+import type { CreditCommands } from '../commands/credits.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+import { TranscriptCommands } from '../commands/transcripts.ts'
+import { VoiceCommands } from '../commands/voice.ts'
+import { selectTranslator } from '../engines/translation/select.ts'
+import { rulesSpeakerNamer } from '../engines/speakers/rulesNamer.ts'
+import { chatSpeakerNamer } from '../engines/speakers/chatNamer.ts'
+import { loadGe2eEncoder } from '../adapters/ge2e/speakerEncoder.ts'
+
+export interface TranscriptServices {
+  transcripts: TranscriptCommands
+  voice: VoiceCommands
+  /** The translation engine, chosen once on first use. */
+  translator(): Promise<Translator>
+  /** Wakes the translation worker (set by the worker when it starts). */
+  translationQueue: { wake(): void; listener: (() => void) | null }
+}
+
+/** The speaker-embedding model, or why there is none. */
+export function speakerEmbedderFrom(path: string | null): { embedder: SpeakerEmbedder | null; reason: string | null } {
+  if (!path) return { embedder: null, reason: 'no speaker-embedding model is configured (set SPEAKER_EMBEDDING_MODEL to a model file)' }
+  if (!existsSync(path)) return { embedder: null, reason: `the speaker-embedding model file ${path} does not exist` }
+  try {
+    return { embedder: loadGe2eEncoder(path), reason: null }
+  } catch (err) {
+    return { embedder: null, reason: `the speaker-embedding model file ${path} could not be loaded: ${(err as Error).message}` }
+  }
+}
+
+export function createTranscriptServices(
+  config: Config,
+  deps: { handler: CommandHandler; credits: CreditCommands; docs: DocumentStore; sync: ReadModelSync; blobs: BlobStore; chat: ChatModel | null; clock: () => Date },
+): TranscriptServices {
+  let translator: Promise<Translator> | null = null
+  const translationQueue: TranscriptServices['translationQueue'] = {
+    listener: null,
+    wake() {
+      this.listener?.()
+    },
+  }
+  const { embedder, reason } = speakerEmbedderFrom(config.transcripts.speakerEmbeddingModel)
+  return {
+    transcripts: new TranscriptCommands({
+      handler: deps.handler,
+      credits: deps.credits,
+      docs: deps.docs,
+      sync: deps.sync,
+      namer: deps.chat ? chatSpeakerNamer(deps.chat) : rulesSpeakerNamer,
+      wakeTranslations: () => translationQueue.wake(),
+      clock: deps.clock,
+    }),
+    voice: new VoiceCommands({
+      handler: deps.handler,
+      docs: deps.docs,
+      sync: deps.sync,
+      blobs: deps.blobs,
+      embedder,
+      embedderUnavailable: reason,
+      matchThreshold: config.transcripts.voiceMatchThreshold,
+      clock: deps.clock,
+    }),
+    translator: () => (translator ??= selectTranslator(config.transcripts.translationEngine, deps.chat)),
+    translationQueue,
+  }
+}

@@ -1,0 +1,131 @@
+// Transcript commands and charged reads: the export read (1 credit), replace-in-transcript,
+// translation requests, speaker renames, name suggestions and voice exclusion. REST routes
+// and MCP tools call these; the rules live in domain/notes/noteTranscript.ts.
+import { DomainError } from '../domain/errors.ts'
+import { PRICES } from '../domain/credits/prices.ts'
+import { noteStream } from '../domain/notes/note.ts'
+import { noteTranscriptDecider, type TranscriptCommand, type TranscriptNoteState } from '../domain/notes/noteTranscript.ts'
+import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
+import type { TranslationLanguage } from '../domain/languages.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { SpeakerNamer } from '../ports/speakerNamer.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+import { exportTranscript, findTranscript, getSpeakers, getTranslation, rosterFor, type ExportOptions, type ExportedTranscript } from '../readmodels/transcripts.ts'
+import type { ReplaceInTranscriptRequest, ReplaceInTranscriptResponse, SpeakerList, TranslationState } from '../contract/transcripts.ts'
+import type { CommandHandler } from './handleCommand.ts'
+import type { CreditCommands } from './credits.ts'
+import type { Caller } from './context.ts'
+
+type Without<C, K extends string> = C extends unknown ? Omit<C, K> : never
+
+export interface TranscriptCommandsDeps {
+  handler: CommandHandler
+  credits: CreditCommands
+  docs: DocumentStore
+  sync: ReadModelSync
+  namer: SpeakerNamer
+  /** Tells the translation worker that work was queued (it also polls). */
+  wakeTranslations?: () => void
+  clock?: () => Date
+}
+
+export class TranscriptCommands {
+  private readonly clock: () => Date
+  constructor(private readonly d: TranscriptCommandsDeps) {
+    this.clock = d.clock ?? (() => new Date())
+  }
+
+  private async run(caller: Caller | null, noteId: string, command: Without<TranscriptCommand, 'now'>, projections: string[]) {
+    const result = await this.d.handler.handle(noteStream(noteId), { ...command, now: this.clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, {
+      metadata: caller ? { requestId: caller.requestId, accountId: caller.accountId } : { actor: 'system' },
+    })
+    for (const p of projections) await this.d.sync.waitFor(p, result.position)
+    return result
+  }
+
+  private async load(noteId: string) {
+    return (await this.d.handler.load(noteStream(noteId), noteTranscriptDecider)).state
+  }
+
+  /**
+   * GET /v1/notes/{id}/transcript: 1 credit per read, charged in the ledger after the note and its
+   * transcript are found (a 404 costs nothing) and refunded by an event if rendering then fails.
+   */
+  async readTranscript(caller: Caller, noteId: string, o: ExportOptions): Promise<ExportedTranscript> {
+    await findTranscript(this.d.docs, caller.accountId, noteId)
+    const price = PRICES.transcriptRead
+    return this.d.credits.chargedOperation(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId }, () =>
+      exportTranscript(this.d.docs, caller.accountId, noteId, o),
+    )
+  }
+
+  /** Find/replace over segment texts (REST extension, MCP replace_in_transcript). */
+  async replace(caller: Caller, noteId: string, req: ReplaceInTranscriptRequest): Promise<ReplaceInTranscriptResponse> {
+    const r = await this.run(caller, noteId, { type: 'ReplaceInTranscript', accountId: caller.accountId, ...req }, ['notes', 'speakers', 'translations'])
+    const e = r.events[0]
+    if (!e || e.type !== 'TranscriptTextReplaced') return { noteId, occurrences: 0, changedSegments: [], staleTranslations: [] }
+    return {
+      noteId,
+      occurrences: e.data.occurrences,
+      changedSegments: e.data.changes.map((c) => ({ sequence: c.sequence, before: c.before, after: c.after })),
+      staleTranslations: e.data.staleTranslations as ReplaceInTranscriptResponse['staleTranslations'],
+    }
+  }
+
+  /**
+   * POST translation: queues it (202 with progress) unless it is already done (200, free to
+   * repeat). A ready translation that went stale is queued again for its missing segments.
+   */
+  async requestTranslation(caller: Caller, noteId: string, language: TranslationLanguage): Promise<{ queued: boolean; state: TranslationState }> {
+    const r = await this.run(caller, noteId, { type: 'RequestTranslation', accountId: caller.accountId, language, requestId: caller.requestId }, ['translations'])
+    const t = r.state.exists ? r.state.translations[language] : undefined
+    const done = r.events.length === 0 && t?.status === 'ready'
+    if (r.events.length > 0) this.d.wakeTranslations?.()
+    return { queued: !done, state: await getTranslation(this.d.docs, caller.accountId, noteId, language) }
+  }
+
+  /** PATCH speakers/{label}: the user's name for a speaker, remembered for the note's source. */
+  async renameSpeaker(caller: Caller, noteId: string, label: string, name: string, voiceExcluded?: boolean): Promise<SpeakerList> {
+    const state = await this.load(noteId)
+    const sourceKey = state.exists ? sourceKeyOf({ provider: state.provider, sourceUrl: state.sourceUrl, metadata: state.metadata }) : null
+    await this.run(caller, noteId, { type: 'RenameSpeaker', accountId: caller.accountId, label, name, sourceKey }, ['speakers'])
+    if (voiceExcluded !== undefined) await this.setVoiceExclusion(caller, noteId, label, voiceExcluded)
+    return getSpeakers(this.d.docs, caller.accountId, noteId)
+  }
+
+  /** 'Do not recognise this person' for one speaker of one note. */
+  async setVoiceExclusion(caller: Caller, noteId: string, label: string, excluded: boolean): Promise<SpeakerList> {
+    await this.run(caller, noteId, { type: 'SetSpeakerVoiceExclusion', accountId: caller.accountId, label, excluded }, ['speakers'])
+    return getSpeakers(this.d.docs, caller.accountId, noteId)
+  }
+
+  /**
+   * POST speakers/suggest: infers names (content, title, source metadata, roster; no voice).
+   * When the inference fails nothing is recorded and the caller gets 502 speaker_naming_failed.
+   */
+  async suggestSpeakerNames(caller: Caller, noteId: string): Promise<SpeakerList> {
+    const state = await this.load(noteId)
+    if (!state.exists || state.accountId !== caller.accountId) throw new DomainError('not_found', 'No note with that id belongs to you.')
+    if (state.phase !== 'ready' || !state.transcript) throw new DomainError('note_not_ready', 'Speaker names can be suggested once the note is ready.')
+    const note = state as TranscriptNoteState & { transcript: NonNullable<TranscriptNoteState['transcript']> }
+    const roster = await rosterFor(this.d.docs, caller.accountId, sourceKeyOf({ provider: note.provider, sourceUrl: note.sourceUrl, metadata: note.metadata }), noteId)
+    let suggestions
+    try {
+      suggestions = await this.d.namer.suggest({
+        title: note.title,
+        metadata: note.metadata,
+        segments: [...note.transcript.segments].sort((a, b) => a.sequence - b.sequence).map((s) => ({ sequence: s.sequence, speakerLabel: s.speakerLabel, text: s.text })),
+        roster,
+      })
+    } catch (err) {
+      throw new DomainError('speaker_naming_failed', `Speaker names could not be inferred; nothing was changed. ${(err as Error).message}`)
+    }
+    await this.run(caller, noteId, { type: 'RecordNameSuggestions', accountId: caller.accountId, engine: this.d.namer.engine, model: this.d.namer.model, suggestions }, ['speakers'])
+    return getSpeakers(this.d.docs, caller.accountId, noteId)
+  }
+
+  /** For the pipeline: show or channel metadata of the note's source (feeds the roster key and the namer). */
+  async recordSourceMetadata(noteId: string, metadata: SourceMetadata): Promise<void> {
+    await this.run(null, noteId, { type: 'RecordSourceMetadata', metadata }, ['speakers'])
+  }
+}

@@ -1,0 +1,189 @@
+// Transcripts, their exports and translations, speakers and voice profiles (spec parts 2 and 4).
+// The REST routes validate with these schemas and the MCP tools declare them.
+import { z } from 'zod'
+import { DateTime, Uuid } from './common.ts'
+import { TRANSLATION_LANGUAGES } from '../domain/languages.ts'
+import { TRANSCRIPT_FORMATS } from '../domain/transcripts/formats.ts'
+
+export const TranslationLanguage = z.enum(TRANSLATION_LANGUAGES)
+export const TranscriptFormat = z.enum(TRANSCRIPT_FORMATS)
+
+// ---- speakers ---------------------------------------------------------------------------------
+
+export const Evidence = z
+  .object({
+    source: z.enum(['transcript', 'metadata', 'roster', 'voice']),
+    segment: z.number().int().nullable().meta({ description: 'segment `sequence` when source is `transcript`' }),
+    quote: z.string().meta({ description: 'for `voice`, the profile name' }),
+    similarity: z.number().min(0).max(1).optional().meta({ description: 'for `voice`: cosine similarity with the profile' }),
+  })
+  .meta({ id: 'SpeakerEvidence' })
+
+export const Speaker = z
+  .object({
+    label: z.string().nullable(),
+    name: z.string().nullable().meta({ description: 'the name in use: user-given, persistent profile, or inferred with high confidence' }),
+    nameStatus: z.enum(['confirmed', 'suggested']).nullable(),
+    suggestedName: z.string().nullable(),
+    suggestedNameConfidence: z.number().min(0).max(1).nullable(),
+    speechSeconds: z.number().nullable(),
+    segmentCount: z.number().int().nullable(),
+    voiceExcluded: z.boolean(),
+  })
+  .meta({ id: 'Speaker' })
+export type Speaker = z.infer<typeof Speaker>
+
+export const SpeakerWithEvidence = Speaker.extend({ evidence: z.array(Evidence) }).meta({ id: 'SpeakerWithEvidence' })
+export const SpeakerList = z.object({ noteId: Uuid, speakers: z.array(SpeakerWithEvidence) }).meta({ id: 'SpeakerList' })
+export type SpeakerList = z.infer<typeof SpeakerList>
+
+export const SpeakerLabelParams = z.object({ id: Uuid, label: z.string().min(1).max(20) })
+export const RenameSpeakerRequest = z
+  .object({
+    name: z.string().trim().min(1).max(120).meta({ description: '1 to 120 characters' }),
+    voiceExcluded: z.boolean().optional().meta({ description: "extension: 'do not recognise this person' for this speaker" }),
+  })
+  .meta({ id: 'RenameSpeakerRequest' })
+
+export const Turn = z.object({
+  speakerLabel: z.string().nullable(),
+  speakerName: z.string().nullable(),
+  startMs: z.number().int(),
+  endMs: z.number().int(),
+  firstSegment: z.number().int(),
+  lastSegment: z.number().int(),
+  segmentCount: z.number().int(),
+})
+export const SpeakerTimeline = z
+  .object({ noteId: Uuid, durationMs: z.number().int().nullable(), speakers: z.array(Speaker), turns: z.array(Turn) })
+  .meta({ id: 'SpeakerTimeline', description: 'Extension: who speaks when, as turns of consecutive segments of one speaker.' })
+export type SpeakerTimeline = z.infer<typeof SpeakerTimeline>
+
+// ---- transcript -------------------------------------------------------------------------------
+
+export const Word = z.object({ text: z.string(), startMs: z.number().int(), endMs: z.number().int() })
+
+export const Segment = z
+  .object({
+    id: Uuid.meta({ description: 'extension: the segment id citations point at' }),
+    sequence: z.number().int(),
+    startMs: z.number().int(),
+    endMs: z.number().int(),
+    speakerLabel: z.string().nullable(),
+    speakerName: z.string().nullable(),
+    text: z.string(),
+    confidence: z.number().nullable(),
+    locale: z.string().nullable(),
+    words: z.array(Word).nullable(),
+    translation: z.string().nullable().optional().meta({ description: 'present when `translation` is requested; null while this segment has no translation' }),
+  })
+  .meta({ id: 'Segment' })
+export type Segment = z.infer<typeof Segment>
+
+export const TranslationSummary = z
+  .object({ language: TranslationLanguage, status: z.enum(['none', 'pending', 'running', 'ready', 'failed']), stale: z.boolean() })
+  .meta({ id: 'TranslationSummary', description: 'Extension: the state of the translation included with `translation`.' })
+
+export const Transcript = z
+  .object({
+    noteId: Uuid,
+    language: z.string().nullable(),
+    languagesDetected: z.array(z.string()),
+    durationSeconds: z.number().int().nullable(),
+    provider: z.string().nullable(),
+    model: z.string().nullable(),
+    fullText: z.string(),
+    speakers: z.array(Speaker),
+    segments: z.array(Segment),
+    translation: TranslationSummary.optional(),
+    truncated: z.boolean().optional().meta({ description: 'extension: true when the content was cut (free plan over MCP)' }),
+  })
+  .meta({ id: 'Transcript' })
+export type Transcript = z.infer<typeof Transcript>
+
+export const TranscriptQuery = z.object({
+  format: z.string().optional().meta({ description: '`json` (default), `txt`, `srt`, `vtt`, `md`' }),
+  translation: z.string().optional().meta({ description: '`es`, `en`, `de`, `fr`, `it`, `pt`: include an already generated translation' }),
+  translationMode: z.enum(['translation', 'both']).optional().meta({ description: '`translation` or `both` (default); text formats' }),
+})
+
+// ---- edits ----------------------------------------------------------------------------------
+
+export const ReplaceInTranscriptRequest = z
+  .object({
+    find: z.string().min(1).max(200).meta({ description: 'literal text to find in segment texts' }),
+    replace: z.string().max(500).meta({ description: 'its replacement (may be empty)' }),
+    caseSensitive: z.boolean().default(false),
+    wholeWord: z.boolean().default(true).meta({ description: 'only matches not surrounded by letters or digits' }),
+  })
+  .meta({ id: 'ReplaceInTranscriptRequest' })
+export type ReplaceInTranscriptRequest = z.infer<typeof ReplaceInTranscriptRequest>
+
+export const ReplaceInTranscriptResponse = z
+  .object({
+    noteId: Uuid,
+    occurrences: z.number().int(),
+    changedSegments: z.array(z.object({ sequence: z.number().int(), before: z.string(), after: z.string() })),
+    staleTranslations: z.array(z.object({ language: TranslationLanguage, segments: z.array(z.number().int()) })),
+  })
+  .meta({ id: 'ReplaceInTranscriptResponse' })
+export type ReplaceInTranscriptResponse = z.infer<typeof ReplaceInTranscriptResponse>
+
+// ---- translation ------------------------------------------------------------------------------
+
+export const TranslationQuery = z.object({ language: z.string().optional().meta({ description: '`es`, `en`, `de`, `fr`, `it`, `pt`; default: the first of these in Accept-Language, else `en`' }) })
+export const TranslationRequest = z.object({ language: z.string().optional() }).meta({ id: 'TranslationRequest' })
+
+export const TranslationState = z
+  .object({
+    noteId: Uuid,
+    language: TranslationLanguage,
+    sourceLanguage: z.string().nullable(),
+    status: z.enum(['none', 'pending', 'running', 'ready', 'failed']),
+    stale: z.boolean().meta({ description: 'the transcript changed after translating and `staleSegments` are missing again' }),
+    staleSegments: z.array(z.number().int()),
+    progress: z.object({ translatedSegments: z.number().int(), totalSegments: z.number().int(), percent: z.number().min(0).max(100) }),
+    engine: z.string().nullable(),
+    model: z.string().nullable(),
+    errorCode: z.string().nullable().meta({ description: 'why it failed (`translation_engine_unavailable`, `translation_pair_unsupported`, `translation_engine_failed`)' }),
+    message: z.string().nullable(),
+    requestedAt: DateTime.nullable(),
+    completedAt: DateTime.nullable(),
+    updatedAt: DateTime.nullable(),
+    segments: z.array(z.object({ sequence: z.number().int(), startMs: z.number().int(), endMs: z.number().int(), speakerLabel: z.string().nullable(), text: z.string().nullable() })),
+    truncated: z.boolean().optional(),
+  })
+  .meta({ id: 'TranslationState' })
+export type TranslationState = z.infer<typeof TranslationState>
+
+// ---- voice profiles ---------------------------------------------------------------------------
+
+export const VoiceProfile = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    confirmedAppearances: z.number().int(),
+    voiceSeconds: z.number(),
+    hasVoiceprint: z.boolean(),
+    voiceExcluded: z.boolean(),
+  })
+  .meta({ id: 'VoiceProfile' })
+
+export const VoiceProfiles = z
+  .object({
+    consent: z.object({
+      status: z.enum(['granted', 'revoked', 'never', 'outdated']),
+      grantedAt: DateTime.nullable(),
+      revokedAt: DateTime.nullable(),
+    }),
+    profiles: z.array(VoiceProfile),
+    voiceMatching: z
+      .object({ available: z.boolean(), reason: z.string().nullable() })
+      .meta({ description: 'extension: whether voices can be matched here (consent and a speaker-embedding model)' }),
+  })
+  .meta({ id: 'VoiceProfiles' })
+export type VoiceProfiles = z.infer<typeof VoiceProfiles>
+
+export const VoiceProfileParams = z.object({ profileId: Uuid })
+export const VoiceProfilePatch = z.object({ voiceExcluded: z.boolean() }).meta({ id: 'VoiceProfilePatch' })
+export const GrantConsentRequest = z.object({ consentVersion: z.string().min(1).max(40).optional() }).meta({ id: 'GrantConsentRequest' })

@@ -1,0 +1,91 @@
+// Speakers of one note: the names the user gave, the names inferred from the content and the
+// source, and voice matches against the user's voice profiles. The transcript never stores a
+// name: names resolve at read time from this state, so a rename never rewrites the transcript.
+//
+// The name in use (`name`), in order:
+// 1. a name the user gave (`nameStatus: confirmed`), which nothing else ever overwrites;
+// 2. the best inferred candidate (content and metadata, or a voice profile) whose confidence is
+//    at least NAME_CONFIDENCE_THRESHOLD (`nameStatus: suggested`);
+// 3. none. `suggestedName`, `suggestedNameConfidence` and `evidence` show the inference anyway.
+
+/** An inferred name becomes the name in use from this confidence on (README, "Speakers"). */
+export const NAME_CONFIDENCE_THRESHOLD = 0.8
+
+export type EvidenceSource = 'transcript' | 'metadata' | 'roster' | 'voice'
+
+export interface Evidence {
+  source: EvidenceSource
+  /** The segment `sequence` when source is `transcript`; null otherwise. */
+  segment: number | null
+  /** The words that support the name; for `voice`, the profile name. */
+  quote: string
+  /** For `voice`: cosine similarity with the profile, 0 to 1. */
+  similarity?: number
+}
+
+export interface InferredName {
+  name: string
+  confidence: number
+  evidence: Evidence[]
+}
+
+export interface VoiceMatch {
+  profileId: string
+  profileName: string
+  similarity: number
+}
+
+export interface SpeakerState {
+  label: string
+  /** Given by the user (PATCH); never overwritten by inference. */
+  confirmedName: string | null
+  inferred: InferredName | null
+  voice: VoiceMatch | null
+  voiceExcluded: boolean
+}
+
+export const emptySpeaker = (label: string): SpeakerState => ({ label, confirmedName: null, inferred: null, voice: null, voiceExcluded: false })
+
+export interface SpeakerView {
+  label: string
+  name: string | null
+  nameStatus: 'confirmed' | 'suggested' | null
+  suggestedName: string | null
+  suggestedNameConfidence: number | null
+  voiceExcluded: boolean
+  evidence: Evidence[]
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000
+
+export function viewSpeaker(s: SpeakerState): SpeakerView {
+  const voice = s.voice && !s.voiceExcluded ? s.voice : null
+  const candidates: { name: string; confidence: number }[] = []
+  if (s.inferred) candidates.push({ name: s.inferred.name, confidence: s.inferred.confidence })
+  if (voice) candidates.push({ name: voice.profileName, confidence: voice.similarity })
+  // The strongest candidate; when content and voice agree on a name, they support each other.
+  let best = candidates.sort((a, b) => b.confidence - a.confidence)[0] ?? null
+  if (best && candidates.length === 2 && candidates[0]!.name.toLowerCase() === candidates[1]!.name.toLowerCase()) {
+    best = { name: best.name, confidence: 1 - (1 - candidates[0]!.confidence) * (1 - candidates[1]!.confidence) }
+  }
+  const evidence: Evidence[] = [...(s.inferred?.evidence ?? [])]
+  if (voice) evidence.push({ source: 'voice', segment: null, quote: voice.profileName, similarity: round3(voice.similarity) })
+  const suggested = best && best.confidence >= NAME_CONFIDENCE_THRESHOLD ? best.name : null
+  return {
+    label: s.label,
+    name: s.confirmedName ?? suggested,
+    nameStatus: s.confirmedName ? 'confirmed' : suggested ? 'suggested' : null,
+    suggestedName: best?.name ?? null,
+    suggestedNameConfidence: best ? round3(best.confidence) : null,
+    voiceExcluded: s.voiceExcluded,
+    evidence,
+  }
+}
+
+/** What a name inference produced for one label (before the rules decide what changes). */
+export interface NameSuggestion {
+  label: string
+  name: string | null
+  confidence: number | null
+  evidence: Evidence[]
+}

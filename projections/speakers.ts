@@ -1,0 +1,172 @@
+// The speakers read models, from the note streams:
+// - `speakers`: per note, each diarized label's stats and naming state (user-given name,
+//   inferred name and evidence, voice match, voice exclusion), plus what the roster needs
+//   (source key, first speaker);
+// - `speaker_timelines`: per note, who speaks when, as turns of consecutive segments;
+// - `speaker_roster_entries`: one line per name the user confirmed on a note with a known
+//   source, so later notes of the same podcast or channel can be offered those names.
+// Guarded by stream revision, so re-applying an event changes nothing.
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { RecordedEvent } from '../ports/eventStore.ts'
+import type { NoteEvent } from '../domain/notes/note.ts'
+import { evolveSpeakers, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
+import { speakerStats, type SpeakerStats, type TranscriptSegment } from '../domain/notes/transcript.ts'
+import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
+import type { SpeakerState } from '../domain/speakers/speakers.ts'
+import type { Projection } from './runner.ts'
+
+export const SPEAKERS = 'speakers'
+export const SPEAKER_TIMELINES = 'speaker_timelines'
+export const ROSTER_ENTRIES = 'speaker_roster_entries'
+
+export interface SpeakersDoc {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  title: string
+  provider: string | null
+  sourceUrl: string | null
+  metadata: SourceMetadata | null
+  sourceKey: string | null
+  hasTranscript: boolean
+  /** The label of the first segment with a speaker. */
+  firstLabel: string | null
+  stats: SpeakerStats[]
+  speakers: Record<string, SpeakerState>
+  revision: number
+}
+
+export interface Turn {
+  label: string | null
+  startMs: number
+  endMs: number
+  firstSegment: number
+  lastSegment: number
+  segmentCount: number
+}
+
+export interface TimelineDoc {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  turns: Turn[]
+  revision: number
+}
+
+export interface RosterEntryDoc {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  sourceKey: string
+  noteId: string
+  label: string
+  name: string
+  wasFirstSpeaker: boolean
+  at: string
+}
+
+/** Consecutive segments of one speaker make one turn. */
+export function turnsOf(segments: readonly TranscriptSegment[]): Turn[] {
+  const turns: Turn[] = []
+  for (const s of [...segments].sort((a, b) => a.sequence - b.sequence)) {
+    const last = turns[turns.length - 1]
+    if (last && last.label === s.speakerLabel) {
+      last.endMs = Math.max(last.endMs, s.endMs)
+      last.lastSegment = s.sequence
+      last.segmentCount++
+    } else {
+      turns.push({ label: s.speakerLabel, startMs: s.startMs, endMs: s.endMs, firstSegment: s.sequence, lastSegment: s.sequence, segmentCount: 1 })
+    }
+  }
+  return turns
+}
+
+export const speakersProjection: Projection = {
+  name: 'speakers',
+  filter: { categories: ['note'] },
+  collections: [SPEAKERS, SPEAKER_TIMELINES, ROSTER_ENTRIES],
+  async setup(docs) {
+    await docs.collection(ROSTER_ENTRIES).createIndex({ keys: { accountId: 1, sourceKey: 1, at: 1 }, name: 'by_account_source' })
+  },
+  async handle(events, docs) {
+    for (const e of events) await apply(e, docs)
+  },
+}
+
+async function apply(recorded: RecordedEvent, docs: DocumentStore) {
+  const e = { type: recorded.type, data: recorded.data } as NoteEvent | TranscriptEvent
+  const id = recorded.streamName.slice('note-'.length)
+  const col = docs.collection<SpeakersDoc>(SPEAKERS)
+  const doc = await col.findOne({ _id: id })
+  if (doc ? doc.revision >= recorded.revision : e.type !== 'NoteCreated') return
+  if (e.type === 'NoteCreated') {
+    const d = e.data
+    const created: SpeakersDoc = {
+      _id: id,
+      accountId: d.accountId,
+      title: d.title,
+      provider: d.provider,
+      sourceUrl: d.sourceUrl,
+      metadata: null,
+      sourceKey: sourceKeyOf({ provider: d.provider, sourceUrl: d.sourceUrl, metadata: null }),
+      hasTranscript: false,
+      firstLabel: null,
+      stats: [],
+      speakers: {},
+      revision: recorded.revision,
+    }
+    await col.replaceOne({ _id: id }, created, { upsert: true })
+    return
+  }
+  if (!doc) return
+  const set: Partial<SpeakersDoc> = {}
+  switch (e.type) {
+    case 'NoteFinalized':
+      if (e.data.title !== null) set.title = e.data.title
+      break
+    case 'NoteEdited':
+      if (e.data.title !== undefined) set.title = e.data.title
+      break
+    case 'NoteSourceMetadataRecorded': {
+      const metadata = { ...doc.metadata, ...e.data.metadata }
+      set.metadata = metadata
+      set.sourceKey = sourceKeyOf({ provider: doc.provider, sourceUrl: doc.sourceUrl, metadata })
+      break
+    }
+    case 'NoteTranscribed': {
+      const segments = e.data.transcript.segments
+      set.hasTranscript = true
+      set.stats = speakerStats(segments)
+      set.firstLabel = [...segments].sort((a, b) => a.sequence - b.sequence).find((s) => s.speakerLabel)?.speakerLabel ?? null
+      set.speakers = evolveSpeakers(doc.speakers, e)
+      const timeline: TimelineDoc = { _id: id, accountId: doc.accountId, turns: turnsOf(segments), revision: recorded.revision }
+      await docs.collection<TimelineDoc>(SPEAKER_TIMELINES).replaceOne({ _id: id }, timeline, { upsert: true })
+      break
+    }
+    case 'SpeakerRenamed': {
+      set.speakers = evolveSpeakers(doc.speakers, e)
+      if (e.data.sourceKey) {
+        const entry: RosterEntryDoc = {
+          _id: `${id}:${e.data.label}`,
+          accountId: doc.accountId,
+          sourceKey: e.data.sourceKey,
+          noteId: id,
+          label: e.data.label,
+          name: e.data.name,
+          wasFirstSpeaker: doc.firstLabel === e.data.label,
+          at: e.data.at,
+        }
+        await docs.collection<RosterEntryDoc>(ROSTER_ENTRIES).replaceOne({ _id: entry._id }, entry, { upsert: true })
+      }
+      break
+    }
+    case 'SpeakerNamesSuggested':
+    case 'SpeakerVoiceExclusionChanged':
+    case 'SpeakerVoiceMatched':
+      set.speakers = evolveSpeakers(doc.speakers, e)
+      break
+    default:
+      return
+  }
+  await col.updateOne({ _id: id }, { $set: { ...set, revision: recorded.revision } })
+}

@@ -1,0 +1,128 @@
+// The translations read model: one document per note and language with its state and the
+// translated segments (by `sequence`). The translation worker finds its work here (`pending`,
+// or `running` past its lease). Guarded by the note stream's revision per document.
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { RecordedEvent } from '../ports/eventStore.ts'
+import type { NoteEvent } from '../domain/notes/note.ts'
+import { evolveTranslation, translationAfterRetranscription, type TranscriptEvent, type TranslationState } from '../domain/notes/noteTranscript.ts'
+import type { TranslationLanguage } from '../domain/languages.ts'
+import type { Projection } from './runner.ts'
+
+export const TRANSLATIONS = 'translations'
+
+export interface TranslationDoc {
+  _id: string
+  [key: string]: unknown
+  noteId: string
+  accountId: string
+  language: TranslationLanguage
+  status: TranslationState['status']
+  sourceLanguage: string | null
+  segments: { sequence: number; text: string; sourceHash: string }[]
+  requested: number[]
+  staleSegments: number[]
+  totalSegments: number
+  engine: string | null
+  model: string | null
+  attempt: number
+  errorCode: string | null
+  message: string | null
+  requestedAt: string
+  startedAt: string | null
+  completedAt: string | null
+  updatedAt: string
+  revision: number
+}
+
+export const translationId = (noteId: string, language: string) => `${noteId}:${language}`
+
+const toState = (d: TranslationDoc): TranslationState => ({
+  language: d.language,
+  status: d.status,
+  sourceLanguage: d.sourceLanguage,
+  segments: Object.fromEntries(d.segments.map((s) => [s.sequence, { text: s.text, sourceHash: s.sourceHash }])),
+  requested: d.requested,
+  staleSegments: d.staleSegments,
+  engine: d.engine,
+  model: d.model,
+  attempt: d.attempt,
+  errorCode: d.errorCode,
+  message: d.message,
+  requestedAt: d.requestedAt,
+  startedAt: d.startedAt,
+  completedAt: d.completedAt,
+  updatedAt: d.updatedAt,
+})
+
+const fromState = (t: TranslationState, base: Pick<TranslationDoc, '_id' | 'noteId' | 'accountId' | 'totalSegments'>, revision: number): TranslationDoc => {
+  const { segments, ...rest } = t
+  return {
+    ...base,
+    ...rest,
+    segments: Object.entries(segments)
+      .map(([seq, v]) => ({ sequence: Number(seq), text: v.text, sourceHash: v.sourceHash }))
+      .sort((a, b) => a.sequence - b.sequence),
+    revision,
+  }
+}
+
+export const translationsProjection: Projection = {
+  name: 'translations',
+  filter: { categories: ['note'] },
+  collections: [TRANSLATIONS, '_translation_owners'],
+  async setup(docs) {
+    await docs.collection(TRANSLATIONS).createIndex({ keys: { status: 1, updatedAt: 1 }, name: 'by_status' })
+    await docs.collection(TRANSLATIONS).createIndex({ keys: { noteId: 1 }, name: 'by_note' })
+  },
+  async handle(events, docs) {
+    for (const e of events) await apply(e, docs)
+  },
+}
+
+/** Who owns a note, kept here so a translation document can be created with its account. */
+const OWNERS = '_translation_owners'
+
+async function apply(recorded: RecordedEvent, docs: DocumentStore) {
+  const e = { type: recorded.type, data: recorded.data } as NoteEvent | TranscriptEvent
+  const noteId = recorded.streamName.slice('note-'.length)
+  const col = docs.collection<TranslationDoc>(TRANSLATIONS)
+  switch (e.type) {
+    case 'NoteCreated':
+      await docs.collection(OWNERS).replaceOne({ _id: noteId }, { _id: noteId, accountId: e.data.accountId }, { upsert: true })
+      return
+    case 'NoteTranscribed': {
+      for (const d of await col.find({ noteId })) {
+        if (d.revision >= recorded.revision) continue
+        const next = translationAfterRetranscription(toState(d), e.data.transcript.segments, e.data.at)
+        await col.replaceOne({ _id: d._id }, fromState(next, { _id: d._id, noteId, accountId: d.accountId, totalSegments: e.data.transcript.segments.length }, recorded.revision))
+      }
+      return
+    }
+    case 'TranscriptTextReplaced': {
+      for (const d of await col.find({ noteId })) {
+        if (d.revision >= recorded.revision) continue
+        const next = evolveTranslation(toState(d), e)!
+        await col.replaceOne({ _id: d._id }, fromState(next, d, recorded.revision))
+      }
+      return
+    }
+    case 'TranslationRequested':
+    case 'TranslationStarted':
+    case 'TranslationSegmentsTranslated':
+    case 'TranslationCompleted':
+    case 'TranslationFailed': {
+      const _id = translationId(noteId, e.data.language)
+      const d = await col.findOne({ _id })
+      if (d && d.revision >= recorded.revision) return
+      const next = evolveTranslation(d ? toState(d) : undefined, e)
+      if (!next) return
+      const owner = d ? d.accountId : ((await docs.collection(OWNERS).findOne({ _id: noteId }))?.accountId as string | undefined)
+      if (!owner) return
+      const totalSegments = e.type === 'TranslationRequested' ? e.data.totalSegments : (d?.totalSegments ?? 0)
+      await col.replaceOne({ _id }, fromState(next, { _id, noteId, accountId: owner, totalSegments }, recorded.revision), { upsert: true })
+      return
+    }
+    default:
+      return
+  }
+}

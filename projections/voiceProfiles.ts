@@ -1,0 +1,90 @@
+// The voice-profiles read model, from `voice-<accountId>` streams: one consent document per
+// account and one document per profile. No vector ever reaches a read model. Guarded by the
+// stream revision kept on the consent document.
+import type { RecordedEvent } from '../ports/eventStore.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import { evolveVoice, voiceDecider, type VoiceEvent, type VoiceState } from '../domain/voice/voiceProfiles.ts'
+import type { Projection } from './runner.ts'
+
+export const VOICE_CONSENTS = 'voice_consents'
+export const VOICE_PROFILES = 'voice_profiles'
+
+export interface VoiceConsentDoc {
+  _id: string
+  [key: string]: unknown
+  status: VoiceState['consent']['status']
+  consentVersion: string | null
+  grantedAt: string | null
+  revokedAt: string | null
+  revision: number
+}
+
+export interface VoiceProfileDoc {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  name: string
+  /** `noteId:label` of every confirmed appearance. */
+  appearances: string[]
+  voiceSeconds: number
+  hasVoiceprint: boolean
+  voiceExcluded: boolean
+  createdAt: string
+}
+
+export const voiceProfilesProjection: Projection = {
+  name: 'voice-profiles',
+  filter: { categories: ['voice'] },
+  collections: [VOICE_CONSENTS, VOICE_PROFILES],
+  async setup(docs) {
+    await docs.collection(VOICE_PROFILES).createIndex({ keys: { accountId: 1, name: 1 }, name: 'by_account_name' })
+  },
+  async handle(events, docs) {
+    for (const e of events) await apply(e, docs)
+  },
+}
+
+async function apply(recorded: RecordedEvent, docs: DocumentStore) {
+  const e = { type: recorded.type, data: recorded.data } as VoiceEvent
+  const accountId = recorded.streamName.slice('voice-'.length)
+  const consents = docs.collection<VoiceConsentDoc>(VOICE_CONSENTS)
+  const profiles = docs.collection<VoiceProfileDoc>(VOICE_PROFILES)
+  const consent = await consents.findOne({ _id: accountId })
+  if (consent && consent.revision >= recorded.revision) return
+  // Fold this one event over the stored state of the profiles it touches.
+  const touched = 'profileId' in e.data ? [e.data.profileId] : 'profileIds' in e.data ? e.data.profileIds : []
+  const stored = touched.length ? await profiles.find({ _id: { $in: touched } }) : []
+  const before: VoiceState = {
+    consent: consent
+      ? { status: consent.status, consentVersion: consent.consentVersion, grantedAt: consent.grantedAt, revokedAt: consent.revokedAt }
+      : voiceDecider.initialState().consent,
+    profiles: Object.fromEntries(
+      stored.map((p) => [
+        p._id,
+        { profileId: p._id, name: p.name, appearances: p.appearances, voiceSeconds: p.voiceSeconds, hasVoiceprint: p.hasVoiceprint, voiceExcluded: p.voiceExcluded },
+      ]),
+    ),
+  }
+  if (e.type === 'VoiceprintEnrolled' && !before.profiles[e.data.profileId]) return
+  const after = evolveVoice(before, e)
+  for (const id of touched) {
+    const p = after.profiles[id]
+    if (!p) continue
+    const prev = stored.find((s) => s._id === id)
+    await profiles.replaceOne(
+      { _id: id },
+      {
+        _id: id,
+        accountId,
+        name: p.name,
+        appearances: p.appearances,
+        voiceSeconds: p.voiceSeconds,
+        hasVoiceprint: p.hasVoiceprint,
+        voiceExcluded: p.voiceExcluded,
+        createdAt: prev?.createdAt ?? e.data.at,
+      },
+      { upsert: true },
+    )
+  }
+  await consents.replaceOne({ _id: accountId }, { _id: accountId, ...after.consent, revision: recorded.revision }, { upsert: true })
+}

@@ -1,0 +1,253 @@
+// Queries over the transcript read models: the transcript in every format (with speaker names
+// resolved and a translation merged in), speakers, the speaker timeline, translation states and
+// voice profiles. Free of charge: the REST route charges for transcript reads; MCP tools call
+// the same functions with a `limit` to truncate content on the free plan.
+import { DomainError } from '../domain/errors.ts'
+import { fullTextOf } from '../domain/notes/transcript.ts'
+import { viewSpeaker, emptySpeaker, type SpeakerView } from '../domain/speakers/speakers.ts'
+import { renderText, CONTENT_TYPES, type ExportSegment, type TranscriptFormat, type TranslationMode } from '../domain/transcripts/formats.ts'
+import { sourceHash } from '../domain/notes/noteTranscript.ts'
+import { consentStatusOf, CURRENT_CONSENT_VERSION } from '../domain/voice/voiceProfiles.ts'
+import type { TranslationLanguage } from '../domain/languages.ts'
+import type { RosterPerson } from '../domain/speakers/inference.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
+import { ROSTER_ENTRIES, SPEAKERS, SPEAKER_TIMELINES, type RosterEntryDoc, type SpeakersDoc, type TimelineDoc } from '../projections/speakers.ts'
+import { TRANSLATIONS, translationId, type TranslationDoc } from '../projections/translations.ts'
+import { VOICE_CONSENTS, VOICE_PROFILES, type VoiceConsentDoc, type VoiceProfileDoc } from '../projections/voiceProfiles.ts'
+import type { Speaker, SpeakerList, SpeakerTimeline, Transcript, TranslationState, VoiceProfiles } from '../contract/transcripts.ts'
+
+/** Cuts content for callers whose plan gets a preview only (MCP on the free plan). */
+export interface ContentLimit {
+  maxSegments?: number
+  /** Characters of segment text, summed over the segments shown. */
+  maxChars?: number
+}
+
+function cut<T extends { text: string }>(segments: readonly T[], limit: ContentLimit | undefined): { shown: T[]; truncated: boolean } {
+  if (!limit) return { shown: [...segments], truncated: false }
+  const shown: T[] = []
+  let chars = 0
+  for (const s of segments) {
+    if (limit.maxSegments !== undefined && shown.length >= limit.maxSegments) break
+    if (limit.maxChars !== undefined && chars + s.text.length > limit.maxChars) {
+      if (shown.length === 0) shown.push({ ...s, text: s.text.slice(0, limit.maxChars) })
+      break
+    }
+    chars += s.text.length
+    shown.push(s)
+  }
+  return { shown, truncated: shown.length < segments.length || shown.some((s, i) => s.text !== segments[i]!.text) }
+}
+
+export async function findTranscript(docs: DocumentStore, accountId: string, noteId: string): Promise<TranscriptDoc> {
+  const t = await docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId, accountId })
+  if (!t) throw new DomainError('no_transcript', 'This note has no transcript (yet), or no note with that id belongs to you.')
+  return t
+}
+
+/** Whether voice evidence may be shown: only while the owner's consent is in force. */
+async function voiceConsentInForce(docs: DocumentStore, accountId: string): Promise<boolean> {
+  const c = await docs.collection<VoiceConsentDoc>(VOICE_CONSENTS).findOne({ _id: accountId })
+  return !!c && consentStatusOf(c, CURRENT_CONSENT_VERSION) === 'granted'
+}
+
+async function speakerViews(docs: DocumentStore, accountId: string, noteId: string): Promise<{ views: Map<string, SpeakerView & { speechSeconds: number | null; segmentCount: number | null }>; doc: SpeakersDoc | null }> {
+  const [doc, consent] = await Promise.all([docs.collection<SpeakersDoc>(SPEAKERS).findOne({ _id: noteId, accountId }), voiceConsentInForce(docs, accountId)])
+  const views = new Map<string, SpeakerView & { speechSeconds: number | null; segmentCount: number | null }>()
+  for (const st of doc?.stats ?? []) {
+    const state = doc!.speakers[st.label] ?? emptySpeaker(st.label)
+    const view = viewSpeaker(consent ? state : { ...state, voice: null })
+    views.set(st.label, { ...view, speechSeconds: st.speechSeconds, segmentCount: st.segmentCount })
+  }
+  return { views, doc }
+}
+
+const toSpeaker = (v: SpeakerView & { speechSeconds: number | null; segmentCount: number | null }): Speaker => ({
+  label: v.label,
+  name: v.name,
+  nameStatus: v.nameStatus,
+  suggestedName: v.suggestedName,
+  suggestedNameConfidence: v.suggestedNameConfidence,
+  speechSeconds: v.speechSeconds,
+  segmentCount: v.segmentCount,
+  voiceExcluded: v.voiceExcluded,
+})
+
+export async function getSpeakers(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerList> {
+  const note = await docs.collection<NoteDoc>(NOTES).findOne({ _id: noteId, accountId }, { projection: { _id: 1 } })
+  if (!note) throw new DomainError('not_found', 'No note with that id belongs to you.')
+  const { views } = await speakerViews(docs, accountId, noteId)
+  return { noteId, speakers: [...views.values()].map((v) => ({ ...toSpeaker(v), evidence: v.evidence })) }
+}
+
+export async function getSpeakerTimeline(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerTimeline> {
+  const transcript = await findTranscript(docs, accountId, noteId)
+  const [timeline, { views }] = await Promise.all([docs.collection<TimelineDoc>(SPEAKER_TIMELINES).findOne({ _id: noteId, accountId }), speakerViews(docs, accountId, noteId)])
+  const lastEnd = transcript.segments.reduce((m, s) => Math.max(m, s.endMs), 0)
+  return {
+    noteId,
+    durationMs: transcript.durationSeconds !== null ? Math.round(transcript.durationSeconds * 1000) : transcript.segments.length ? lastEnd : null,
+    speakers: [...views.values()].map(toSpeaker),
+    turns: (timeline?.turns ?? []).map((t) => ({
+      speakerLabel: t.label,
+      speakerName: t.label ? (views.get(t.label)?.name ?? null) : null,
+      startMs: t.startMs,
+      endMs: t.endMs,
+      firstSegment: t.firstSegment,
+      lastSegment: t.lastSegment,
+      segmentCount: t.segmentCount,
+    })),
+  }
+}
+
+/** Earlier confirmations on the same source, by person (the note's own are left out). */
+export async function rosterFor(docs: DocumentStore, accountId: string, sourceKey: string | null, exceptNoteId: string): Promise<RosterPerson[]> {
+  if (!sourceKey) return []
+  const entries = await docs.collection<RosterEntryDoc>(ROSTER_ENTRIES).find({ accountId, sourceKey }, { sort: { at: 1 } })
+  const people = new Map<string, RosterPerson & { notesSeen: Set<string>; firstSeen: Set<string> }>()
+  for (const e of entries) {
+    if (e.noteId === exceptNoteId) continue
+    const key = e.name.toLocaleLowerCase()
+    const p = people.get(key) ?? { name: e.name, notes: 0, firstSpeakerNotes: 0, notesSeen: new Set(), firstSeen: new Set() }
+    p.name = e.name
+    p.notesSeen.add(e.noteId)
+    if (e.wasFirstSpeaker) p.firstSeen.add(e.noteId)
+    people.set(key, p)
+  }
+  return [...people.values()].map((p) => ({ name: p.name, notes: p.notesSeen.size, firstSpeakerNotes: p.firstSeen.size }))
+}
+
+// ---- transcript -------------------------------------------------------------------------------
+
+export interface TranscriptReadOptions {
+  translation?: TranslationLanguage
+  limit?: ContentLimit
+}
+
+async function translationDoc(docs: DocumentStore, noteId: string, language: TranslationLanguage | undefined): Promise<TranslationDoc | null> {
+  if (!language) return null
+  return docs.collection<TranslationDoc>(TRANSLATIONS).findOne({ _id: translationId(noteId, language) })
+}
+
+/** The translated text of each segment whose current text it translates. */
+function translatedBySequence(t: TranslationDoc | null, segments: TranscriptDoc['segments']): Map<number, string> {
+  const out = new Map<number, string>()
+  if (!t) return out
+  const hashes = new Map(segments.map((s) => [s.sequence, sourceHash(s.text)]))
+  for (const s of t.segments) if (hashes.get(s.sequence) === s.sourceHash) out.set(s.sequence, s.text)
+  return out
+}
+
+export async function getTranscript(docs: DocumentStore, accountId: string, noteId: string, o: TranscriptReadOptions = {}): Promise<Transcript> {
+  const t = await findTranscript(docs, accountId, noteId)
+  const [{ views }, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, o.translation)])
+  const translated = translatedBySequence(tr, t.segments)
+  const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
+  const { shown, truncated } = cut(ordered, o.limit)
+  return {
+    noteId,
+    language: t.language,
+    languagesDetected: t.languagesDetected,
+    durationSeconds: t.durationSeconds === null ? null : Math.round(t.durationSeconds),
+    provider: t.provider,
+    model: t.model,
+    fullText: truncated ? fullTextOf(shown) : t.fullText,
+    speakers: [...views.values()].map(toSpeaker),
+    segments: shown.map((s) => ({
+      id: s.id,
+      sequence: s.sequence,
+      startMs: s.startMs,
+      endMs: s.endMs,
+      speakerLabel: s.speakerLabel,
+      speakerName: s.speakerLabel ? (views.get(s.speakerLabel)?.name ?? null) : null,
+      text: s.text,
+      confidence: s.confidence,
+      locale: s.locale,
+      words: s.words,
+      ...(o.translation ? { translation: translated.get(s.sequence) ?? null } : {}),
+    })),
+    ...(o.translation ? { translation: { language: o.translation, status: tr?.status ?? 'none', stale: (tr?.staleSegments.length ?? 0) > 0 } } : {}),
+    ...(truncated ? { truncated: true } : {}),
+  }
+}
+
+export interface ExportOptions extends TranscriptReadOptions {
+  format: TranscriptFormat
+  translationMode?: TranslationMode
+}
+
+export interface ExportedTranscript {
+  contentType: string
+  body: Transcript | string
+  /** `none` when no translation was asked for. */
+  translationStatus: TranslationState['status'] | 'stale' | 'not_requested'
+}
+
+/** The transcript in the asked format; text formats are rendered from the same JSON view. */
+export async function exportTranscript(docs: DocumentStore, accountId: string, noteId: string, o: ExportOptions): Promise<ExportedTranscript> {
+  const json = await getTranscript(docs, accountId, noteId, o)
+  const translationStatus = !o.translation ? 'not_requested' : json.translation!.stale ? 'stale' : json.translation!.status
+  if (o.format === 'json') return { contentType: CONTENT_TYPES.json, body: json, translationStatus }
+  const title = (await docs.collection<NoteDoc>(NOTES).findOne({ _id: noteId, accountId }, { projection: { title: 1 } }))?.title ?? ''
+  const segments: ExportSegment[] = json.segments.map((s) => ({ ...s, translation: s.translation }))
+  const body = renderText(o.format, { title, segments, translation: o.translation ? { language: o.translation, mode: o.translationMode ?? 'both' } : null })
+  return { contentType: `${CONTENT_TYPES[o.format]}; charset=utf-8`, body, translationStatus }
+}
+
+// ---- translation ------------------------------------------------------------------------------
+
+export async function getTranslation(docs: DocumentStore, accountId: string, noteId: string, language: TranslationLanguage, limit?: ContentLimit): Promise<TranslationState> {
+  const t = await findTranscript(docs, accountId, noteId)
+  const d = await translationDoc(docs, noteId, language)
+  const translated = translatedBySequence(d, t.segments)
+  const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
+  const total = ordered.length
+  const done = ordered.filter((s) => translated.has(s.sequence)).length
+  const rows = d ? ordered.map((s) => ({ sequence: s.sequence, startMs: s.startMs, endMs: s.endMs, speakerLabel: s.speakerLabel, text: translated.get(s.sequence) ?? null })) : []
+  const { shown, truncated } = cut(rows.map((r) => ({ ...r, text: r.text ?? '' })), limit)
+  return {
+    noteId,
+    language,
+    sourceLanguage: d?.sourceLanguage ?? null,
+    status: d?.status ?? 'none',
+    stale: (d?.staleSegments.length ?? 0) > 0,
+    staleSegments: d?.staleSegments ?? [],
+    progress: { translatedSegments: d ? done : 0, totalSegments: total, percent: d && total > 0 ? Math.round((done / total) * 1000) / 10 : 0 },
+    engine: d?.engine ?? null,
+    model: d?.model ?? null,
+    errorCode: d?.errorCode ?? null,
+    message: d?.message ?? null,
+    requestedAt: d?.requestedAt ?? null,
+    completedAt: d?.completedAt ?? null,
+    updatedAt: d?.updatedAt ?? null,
+    segments: shown.map((r, i) => ({ ...r, text: rows[i]!.text === null ? null : r.text })),
+    ...(truncated ? { truncated: true } : {}),
+  }
+}
+
+// ---- voice profiles ---------------------------------------------------------------------------
+
+export async function getVoiceProfiles(docs: DocumentStore, accountId: string, matching: { available: boolean; reason: string | null }): Promise<VoiceProfiles> {
+  const [c, profiles] = await Promise.all([
+    docs.collection<VoiceConsentDoc>(VOICE_CONSENTS).findOne({ _id: accountId }),
+    docs.collection<VoiceProfileDoc>(VOICE_PROFILES).find({ accountId }, { sort: { name: 1 } }),
+  ])
+  const status = c ? consentStatusOf(c, CURRENT_CONSENT_VERSION) : 'never'
+  const reasons = [
+    status !== 'granted' ? `biometric consent is ${status}${status === 'outdated' ? ' (accept the current consent text in the app or on the web)' : ''}` : null,
+    matching.available ? null : matching.reason,
+  ].filter((r): r is string => !!r)
+  return {
+    consent: { status, grantedAt: c?.grantedAt ?? null, revokedAt: c?.revokedAt ?? null },
+    profiles: profiles.map((p) => ({
+      id: p._id,
+      name: p.name,
+      confirmedAppearances: p.appearances.length,
+      voiceSeconds: p.voiceSeconds,
+      hasVoiceprint: p.hasVoiceprint,
+      voiceExcluded: p.voiceExcluded,
+    })),
+    voiceMatching: { available: reasons.length === 0, reason: reasons.length ? reasons.join('; ') : null },
+  }
+}

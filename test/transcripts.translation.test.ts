@@ -1,0 +1,244 @@
+// Translations: the state machine (none → pending → running → ready | failed, plus stale after an
+// edit) as a decider, then over REST with an OpenAI-compatible test server doing the language
+// work, with no engine at all, and with Apertium (the local engine, from Debian packages).
+import t from 'tap'
+import { testService } from './support/service.ts'
+import { readyNote, transcriptOf, eventually, type SegmentSpec } from './support/transcripts.ts'
+import { startOpenAiServer, chatCompletion, type RecordedRequest } from './support/openaiServer.ts'
+import { decideNoteTranscript, evolveNoteTranscript, noteTranscriptDecider, sourceHash, type NoteTranscriptState, type TranscriptCommand, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
+import type { NoteEvent } from '../domain/notes/note.ts'
+import { preferredLanguage } from '../domain/languages.ts'
+
+const SEGMENTS: SegmentSpec[] = [
+  ['A', 0, 2000, 'Hola a todos, bienvenidos.'],
+  ['A', 2000, 4000, 'Hoy hablamos con Luis.'],
+  ['B', 4000, 6000, 'Gracias por invitarme.'],
+  ['A', 6000, 8000, 'Empecemos ya.'],
+  ['B', 8000, 9000, 'Muy bien.'],
+]
+
+const json = { 'content-type': 'application/json' }
+
+// ---- the decider ------------------------------------------------------------------------------
+
+t.test('translation state machine (decider)', async (t) => {
+  const accountId = 'acc-1'
+  const transcript = transcriptOf(SEGMENTS)
+  const given = (events: (NoteEvent | TranscriptEvent)[]): NoteTranscriptState => events.reduce(evolveNoteTranscript, noteTranscriptDecider.initialState())
+  const created: NoteEvent = {
+    type: 'NoteCreated',
+    data: { noteId: 'n1', accountId, sourceType: 'upload', origin: 'audio', provider: null, sourceUrl: null, title: 'T', language: null, keepAudio: false, upload: null, jobId: null, reservationId: null, at: 't0' },
+  }
+  const transcribed: NoteEvent = { type: 'NoteTranscribed', data: { transcript, at: 't1' } }
+  const ready: NoteEvent = { type: 'NoteReady', data: { durationSeconds: 9, language: 'es', at: 't2' } }
+  const now = '2026-01-01T00:00:00.000Z'
+  const when = (history: (NoteEvent | TranscriptEvent)[], c: TranscriptCommand) => decideNoteTranscript(c, given(history))
+  const request: TranscriptCommand = { type: 'RequestTranslation', accountId, language: 'en', requestId: null, now }
+  const all = transcript.segments.map((s) => ({ sequence: s.sequence, text: `EN ${s.text}`, sourceHash: sourceHash(s.text) }))
+
+  t.test('none → pending for every segment', async (t) => {
+    const [e] = when([created, transcribed, ready], request)
+    t.match(e, { type: 'TranslationRequested', data: { language: 'en', sourceLanguage: 'es', segments: [0, 1, 2, 3, 4], totalSegments: 5 } })
+  })
+  t.test('no transcript: no_transcript; the audio language: same_language', async (t) => {
+    t.throws(() => when([created], request), { code: 'no_transcript' })
+    t.throws(() => when([created, transcribed], { ...request, language: 'es' }), { code: 'same_language' })
+  })
+  const requested = when([created, transcribed, ready], request)
+  const started = when([created, transcribed, ready, ...requested], { type: 'StartTranslation', language: 'en', engine: 'e', model: null, leaseMs: 60_000, now })
+  t.test('only a pending translation can be claimed; a second claim is refused', async (t) => {
+    t.match(started, [{ type: 'TranslationStarted', data: { attempt: 1 } }])
+    t.throws(() => when([created, transcribed, ready, ...requested, ...started], { type: 'StartTranslation', language: 'en', engine: 'e', model: null, leaseMs: 60_000, now }), { code: 'conflict' })
+  })
+  t.test('a run abandoned past its lease is taken over', async (t) => {
+    const later = new Date(Date.parse(now) + 61_000).toISOString()
+    t.match(when([created, transcribed, ready, ...requested, ...started], { type: 'StartTranslation', language: 'en', engine: 'e', model: null, leaseMs: 60_000, now: later }), [
+      { type: 'TranslationStarted', data: { attempt: 2 } },
+    ])
+  })
+  t.test('pending or running: a repeated request changes nothing', async (t) => {
+    t.same(when([created, transcribed, ready, ...requested], request), [])
+    t.same(when([created, transcribed, ready, ...requested, ...started], request), [])
+  })
+  const running = [created, transcribed, ready, ...requested, ...started]
+  const translated = when(running, { type: 'RecordTranslatedSegments', language: 'en', segments: all, now })
+  const completed = when([...running, ...translated], { type: 'CompleteTranslation', language: 'en', now })
+  t.test('ready, not stale; a repeated request changes nothing (200, free)', async (t) => {
+    t.match(completed, [{ type: 'TranslationCompleted', data: { staleSegments: [] } }])
+    t.same(when([...running, ...translated, ...completed], request), [])
+  })
+  const done = [...running, ...translated, ...completed]
+  const edit: TranscriptCommand = { type: 'ReplaceInTranscript', accountId, find: 'luis', replace: 'Luisa', caseSensitive: false, wholeWord: true, now }
+  const edited = when(done, edit)
+  t.test('an edit marks the ready translation stale with the changed segments', async (t) => {
+    t.match(edited, [{ type: 'TranscriptTextReplaced', data: { occurrences: 1, staleTranslations: [{ language: 'en', segments: [1] }] } }])
+    const s = given([...done, ...edited])
+    t.ok(s.exists && s.translations.en!.status === 'ready')
+    t.same(s.exists && s.translations.en!.staleSegments, [1])
+    t.notOk(s.exists && s.translations.en!.segments[1], 'the changed segment has no translation any more')
+    t.match(when([...done, ...edited], request), [{ type: 'TranslationRequested', data: { segments: [1] } }], 'a new request asks for the missing segment only')
+  })
+  t.test('a segment edited while it was being translated keeps no translation of the old text', async (t) => {
+    const mid = when(running, edit)
+    const late = when([...running, ...mid], { type: 'RecordTranslatedSegments', language: 'en', segments: all, now })
+    t.same(
+      (late[0] as Extract<TranscriptEvent, { type: 'TranslationSegmentsTranslated' }>).data.segments.map((s) => s.sequence),
+      [0, 2, 3, 4],
+    )
+    t.match(when([...running, ...mid, ...late], { type: 'CompleteTranslation', language: 'en', now }), [{ type: 'TranslationCompleted', data: { staleSegments: [1] } }])
+  })
+  t.test('failed, then requested again', async (t) => {
+    const failed = when(running, { type: 'FailTranslation', language: 'en', errorCode: 'translation_engine_failed', message: 'boom', now })
+    t.match(failed, [{ type: 'TranslationFailed', data: { errorCode: 'translation_engine_failed' } }])
+    t.match(when([...running, ...failed], request), [{ type: 'TranslationRequested' }])
+  })
+})
+
+t.test('default language: the first of the six in Accept-Language, else en', async (t) => {
+  t.equal(preferredLanguage(undefined), 'en')
+  t.equal(preferredLanguage('fr-CH, fr;q=0.9, en;q=0.8'), 'fr')
+  t.equal(preferredLanguage('ja, pt-BR;q=0.5, de;q=0.7'), 'de')
+  t.equal(preferredLanguage('zh'), 'en')
+})
+
+// ---- over REST, with an OpenAI-compatible server ------------------------------------------------
+
+t.test('REST with an OpenAI-compatible model', async (t) => {
+  let failing = false
+  const llm = await startOpenAiServer((req: RecordedRequest) => {
+    if (failing) return { status: 503, json: { error: { message: 'overloaded' } } }
+    const input = JSON.parse(req.json().messages[1].content) as { segments: { sequence: number; text: string }[] }
+    return { json: chatCompletion(JSON.stringify({ segments: input.segments.map((s) => ({ sequence: s.sequence, text: `EN(${s.text})` })) })) }
+  })
+  t.teardown(llm.close)
+  const s = await testService({ workers: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'translator-1', TRANSLATION_POLL_MS: '50' } })
+  t.teardown(s.close)
+  const a = await s.account('pro')
+  const noteId = await readyNote(s, a.accountId, { transcript: transcriptOf(SEGMENTS) })
+  const url = `/v1/notes/${noteId}/transcript/translation`
+  const getState = async (language: string) => (await s.inject({ method: 'GET', url: `${url}?language=${language}`, headers: a.headers })).json()
+  const post = (body: unknown, headers: Record<string, string> = {}) => s.inject({ method: 'POST', url, headers: { ...a.headers, ...json, ...headers }, payload: JSON.stringify(body) })
+  const until = (language: string, status: string) => eventually(async () => {
+    const st = await getState(language)
+    return st.status === status ? st : undefined
+  })
+
+  t.test('never requested: status none, free to read', async (t) => {
+    const r = await s.inject({ method: 'GET', url: `${url}?language=en`, headers: a.headers })
+    t.equal(r.statusCode, 200)
+    t.match(r.json(), { noteId, language: 'en', status: 'none', stale: false, progress: { translatedSegments: 0, totalSegments: 5, percent: 0 }, segments: [] })
+  })
+
+  t.test('errors', async (t) => {
+    for (const [r, status, code] of [
+      [await s.inject({ method: 'GET', url: `${url}?language=xx`, headers: a.headers }), 400, 'invalid_language'],
+      [await post({ language: 'xx' }), 400, 'invalid_language'],
+      [await post({ language: 'es' }), 409, 'same_language'],
+      [await s.inject({ method: 'POST', url: '/v1/notes/00000000-0000-4000-8000-000000000000/transcript/translation', headers: { ...a.headers, ...json }, payload: '{"language":"en"}' }), 404, 'no_transcript'],
+      [await s.inject({ method: 'GET', url: '/v1/notes/00000000-0000-4000-8000-000000000000/transcript/translation?language=en', headers: a.headers }), 404, 'no_transcript'],
+    ] as const) {
+      t.equal(r.statusCode, status)
+      t.equal(r.json().error, code)
+    }
+  })
+
+  t.test('POST queues (202 with progress), the worker makes it ready, aligned by sequence', async (t) => {
+    const r = await post({ language: 'en' })
+    t.equal(r.statusCode, 202)
+    t.match(r.json(), { status: /^(pending|running)$/, progress: { totalSegments: 5 } })
+    const ready = await until('en', 'ready')
+    t.match(ready, { stale: false, staleSegments: [], engine: 'openai-compatible', model: 'translator-1', progress: { translatedSegments: 5, totalSegments: 5, percent: 100 }, errorCode: null })
+    t.same(
+      ready.segments.map((x: { sequence: number; text: string }) => [x.sequence, x.text]),
+      SEGMENTS.map(([, , , text], i) => [i, `EN(${text})`]),
+    )
+  })
+
+  t.test('POST again when done: 200, nothing appended, nothing charged', async (t) => {
+    const before = (await s.services.events.readStream(`note-${noteId}`)).events.length
+    const credits = (await s.services.credits.state(a.accountId)).state.balance
+    const r = await post({ language: 'en' })
+    t.equal(r.statusCode, 200)
+    t.equal(r.json().status, 'ready')
+    t.equal((await s.services.events.readStream(`note-${noteId}`)).events.length, before)
+    t.equal((await s.services.credits.state(a.accountId)).state.balance, credits)
+  })
+
+  t.test('an edit makes it stale; a new POST translates only the changed segment', async (t) => {
+    const edit = await s.inject({ method: 'POST', url: `/v1/notes/${noteId}/transcript/replace`, headers: { ...a.headers, ...json }, payload: { find: 'luis', replace: 'Luisa' } })
+    t.equal(edit.statusCode, 200)
+    t.match(edit.json(), { occurrences: 1, changedSegments: [{ sequence: 1, before: 'Hoy hablamos con Luis.', after: 'Hoy hablamos con Luisa.' }], staleTranslations: [{ language: 'en', segments: [1] }] })
+    const stale = await getState('en')
+    t.match(stale, { status: 'ready', stale: true, staleSegments: [1], progress: { translatedSegments: 4, totalSegments: 5 } })
+    t.equal(stale.segments[1].text, null, 'the stale segment is missing again')
+    const exported = await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/transcript?translation=en`, headers: a.headers })
+    t.equal(exported.headers['x-translation-status'], 'stale')
+    t.equal(exported.json().segments[1].translation, null)
+    t.equal(exported.json().segments[0].translation, 'EN(Hola a todos, bienvenidos.)')
+
+    const asked = llm.requests.length
+    const again = await post({ language: 'en' })
+    t.equal(again.statusCode, 202, 'a stale translation is queued again')
+    const ready = await until('en', 'ready')
+    t.match(ready, { stale: false, staleSegments: [] })
+    t.equal(ready.segments[1].text, 'EN(Hoy hablamos con Luisa.)')
+    const sent = llm.requests.slice(asked).map((r) => JSON.parse(r.json().messages[1].content).segments.map((x: { sequence: number }) => x.sequence))
+    t.same(sent, [[1]], 'only the changed segment went to the model')
+  })
+
+  t.test('engine failure: failed with an errorCode; a new POST queues it again', async (t) => {
+    failing = true
+    t.equal((await post({ language: 'de' })).statusCode, 202)
+    const failed = await until('de', 'failed')
+    t.match(failed, { errorCode: 'translation_engine_failed', message: /503|overloaded/ })
+    failing = false
+    t.equal((await post({ language: 'de' })).statusCode, 202)
+    t.match(await until('de', 'ready'), { errorCode: null, progress: { translatedSegments: 5 } })
+  })
+
+  t.test('language defaults to Accept-Language', async (t) => {
+    const r = await s.inject({ method: 'POST', url, headers: { ...a.headers, 'accept-language': 'it-IT,it;q=0.9,en;q=0.5' } })
+    t.equal(r.statusCode, 202)
+    t.equal(r.json().language, 'it')
+    const g = await s.inject({ method: 'GET', url, headers: { ...a.headers, 'accept-language': 'it' } })
+    t.equal(g.json().language, 'it')
+  })
+})
+
+t.test('no engine configured: the translation fails saying what to configure', async (t) => {
+  const s = await testService({ workers: true, env: { TRANSLATION_ENGINE: 'none', TRANSLATION_POLL_MS: '50' } })
+  t.teardown(s.close)
+  const a = await s.account('pro')
+  const noteId = await readyNote(s, a.accountId, { transcript: transcriptOf(SEGMENTS) })
+  const r = await s.inject({ method: 'POST', url: `/v1/notes/${noteId}/transcript/translation`, headers: { ...a.headers, ...json }, payload: '{"language":"en"}' })
+  t.equal(r.statusCode, 202)
+  const failed = await eventually(async () => {
+    const st = (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/transcript/translation?language=en`, headers: a.headers })).json()
+    return st.status === 'failed' ? st : undefined
+  })
+  t.match(failed, { errorCode: 'translation_engine_unavailable', message: /LLM_BASE_URL/, segments: [null, null, null, null, null].map(() => ({ text: null })) })
+})
+
+t.test('Apertium, the local engine', async (t) => {
+  const s = await testService({ workers: true, env: { TRANSLATION_ENGINE: 'apertium', TRANSLATION_POLL_MS: '50' } })
+  t.teardown(s.close)
+  const a = await s.account('pro')
+  const noteId = await readyNote(s, a.accountId, { transcript: transcriptOf(SEGMENTS) })
+  const state = (language: string) =>
+    eventually(async () => {
+      const st = (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/transcript/translation?language=${language}`, headers: a.headers })).json()
+      return st.status === 'ready' || st.status === 'failed' ? st : undefined
+    }, 30_000)
+  for (const language of ['en', 'de', 'pt']) {
+    await s.inject({ method: 'POST', url: `/v1/notes/${noteId}/transcript/translation`, headers: { ...a.headers, ...json }, payload: JSON.stringify({ language }) })
+  }
+  const en = await state('en')
+  t.match(en, { status: 'ready', engine: 'apertium', progress: { translatedSegments: 5 } }, 'es → en directly')
+  t.match(en.segments[0].text, /Hello/i)
+  t.match(en.segments[2].text, /Thank/i)
+  const pt = await state('pt')
+  t.match(pt, { status: 'ready', engine: 'apertium' }, 'es → pt')
+  t.match(pt.segments[0].text, /Olá/)
+  const de = await state('de')
+  t.match(de, { status: 'failed', errorCode: 'translation_pair_unsupported', message: /LLM_BASE_URL/ }, 'no German pair exists for Apertium')
+})
