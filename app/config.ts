@@ -27,6 +27,8 @@ export interface Config {
   logLevel: string
   /** An OpenAI-compatible chat endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); null: local engines only. */
   llm: { baseUrl: string; apiKey: string | null; model: string } | null
+  /** LANGUAGE_ENGINE: `local` (the deterministic extractive engine) or `remote` (the LLM_* endpoint). Default: remote when LLM_BASE_URL is set, else local. */
+  languageEngine: 'local' | 'remote'
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -60,5 +62,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: env.SEED_DEMO !== '0',
     logLevel: env.LOG_LEVEL ?? 'info',
     llm: env.LLM_BASE_URL ? { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY || null, model: env.LLM_MODEL ?? 'gpt-4o-mini' } : null,
+    languageEngine: languageEngineOf(env),
   }
+}
+
+function languageEngineOf(env: NodeJS.ProcessEnv): 'local' | 'remote' {
+  const v = (env.LANGUAGE_ENGINE ?? '').trim().toLowerCase()
+  if (v === '') return env.LLM_BASE_URL ? 'remote' : 'local'
+  if (v !== 'local' && v !== 'remote') throw new Error(`LANGUAGE_ENGINE must be local or remote, got ${JSON.stringify(env.LANGUAGE_ENGINE)}`)
+  if (v === 'remote' && !env.LLM_BASE_URL) throw new Error('LANGUAGE_ENGINE=remote needs LLM_BASE_URL (an OpenAI-compatible endpoint ending in /v1)')
+  return v
 }

@@ -5,5 +5,16 @@ import { ledgerProjection } from '../projections/ledger.ts'
 import { notesProjection } from '../projections/notes.ts'
 import { foldersProjection } from '../projections/folders.ts'
 import { apiKeysProjection } from '../projections/apiKeys.ts'
+import { analysisProjection } from '../projections/analysis.ts'
+import { segmentIndexProjection } from '../projections/segmentIndex.ts'
+import { deliverablesProjection } from '../projections/deliverables.ts'
 
-export const READ_MODEL_PROJECTIONS: Projection[] = [ledgerProjection, notesProjection, foldersProjection, apiKeysProjection]
+export const READ_MODEL_PROJECTIONS: Projection[] = [
+  ledgerProjection,
+  notesProjection,
+  foldersProjection,
+  apiKeysProjection,
+  analysisProjection,
+  segmentIndexProjection,
+  deliverablesProjection,
+]

@@ -17,6 +17,15 @@ import { NoteCommands } from '../commands/notes.ts'
 import { FolderCommands } from '../commands/folders.ts'
 import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
 import { readModelSync, type ReadModelSync } from '../projections/sync.ts'
+import type { LanguageEngine } from '../ports/languageEngine.ts'
+import { localLanguageEngine } from '../engines/language/localEngine.ts'
+import { openAiLanguageEngine } from '../adapters/openai/languageEngine.ts'
+import { docxRenderer } from '../adapters/docx/documentRenderer.ts'
+import { pptxRenderer } from '../adapters/pptxgenjs/slidesRenderer.ts'
+import { emlRenderer } from '../adapters/nodemailer/emailRenderer.ts'
+import { AnalysisCommands } from '../commands/analysis.ts'
+import { AskCommands } from '../commands/ask.ts'
+import { DeliverableCommands } from '../commands/deliverables.ts'
 import type { RunningProjection } from '../projections/runner.ts'
 
 export interface Services {
@@ -34,6 +43,11 @@ export interface Services {
   projections: RunningProjection[]
   /** The configured remote chat model, or null (features then use their local engines). */
   chat: ChatModel | null
+  /** The language engine of analyses, outlines, answers and deliverables (LANGUAGE_ENGINE). */
+  language: LanguageEngine
+  analysis: AnalysisCommands
+  ask: AskCommands
+  deliverables: DeliverableCommands
 }
 
 export interface ServiceDeps {
@@ -67,6 +81,9 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const credits = new CreditCommands(handler, clock)
   const sync = readModelSync(deps.docs, deps.projections)
   const blobs = new LocalBlobStore({ dir: blobDir(config.dataDir), publicBaseUrl: config.publicBaseUrl, signingSecret: uploadSigningSecret(config), clock })
+  const chat = config.llm ? openAiChatModel(config.llm) : null
+  const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
+  const languageDeps = { handler, credits, docs: deps.docs, sync, engine: language, clock }
   return {
     config,
     version: VERSION,
@@ -90,6 +107,15 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     blobs,
     sync,
     projections: deps.projections,
-    chat: config.llm ? openAiChatModel(config.llm) : null,
+    chat,
+    language,
+    analysis: new AnalysisCommands({ ...languageDeps, log: (message, err) => console.error(`[analysis] ${message}:`, err) }),
+    ask: new AskCommands(languageDeps),
+    deliverables: new DeliverableCommands({
+      ...languageDeps,
+      blobs,
+      renderers: { document: docxRenderer(), slides: pptxRenderer(), email: emlRenderer({ from: 'Notes <no-reply@notes.invalid>', domain: new URL(config.publicBaseUrl).hostname || 'notes.invalid' }) },
+      baseUrl: config.publicBaseUrl,
+    }),
   }
 }

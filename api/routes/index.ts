@@ -5,5 +5,8 @@ import type { RouteDef } from '../route.ts'
 import { notesRoutes } from './notes.ts'
 import { foldersRoutes } from './folders.ts'
 import { uploadRoutes } from './uploads.ts'
+import { analysisRoutes } from './analysis.ts'
+import { askRoutes } from './ask.ts'
+import { deliverableRoutes } from './deliverables.ts'
 
-export const featureRoutes = (s: Services): RouteDef[] => [...notesRoutes(s), ...foldersRoutes(s), ...uploadRoutes(s)]
+export const featureRoutes = (s: Services): RouteDef[] => [...notesRoutes(s), ...foldersRoutes(s), ...uploadRoutes(s), ...analysisRoutes(s), ...askRoutes(s), ...deliverableRoutes(s)]
