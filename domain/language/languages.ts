@@ -18,7 +18,8 @@ export const STOPWORDS: Readonly<Record<Lang, ReadonlySet<string>>> = {
     were weren what when where whether which while who whom whose why will with won would yes yet you your yours yourself yourselves
     okay ok yeah oh uh um hmm well right like really maybe gonna wanna kind sort thing things something anything everything lot lots going
     go goes say says said think thought know want need one two also still already today tomorrow now here there s t d m
-    nobody anybody somebody everybody everyone someone anyone anymore else got getting make makes made instead`),
+    nobody anybody somebody everybody everyone someone anyone anymore else got getting make makes made instead
+    along across around behind beyond within without via per among toward towards onto`),
   es: words(`a al algo algun alguna algunas alguno algunos ante antes aquel aquella aquellas aquellos aqui asi aun aunque bajo bien cada casi
     como con contra cual cuales cuando cuanto de del desde donde dos el ella ellas ello ellos en entre era eran eres es esa esas ese eso esos
     esta estaba estaban estamos estan estar estas este esto estos estoy fue fueron fui ha habia han has hasta hay he la las le les lo los mas

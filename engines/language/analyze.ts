@@ -24,6 +24,7 @@ import {
   FIRST_PERSON_FUTURE,
   IDLE_QUESTION,
   LEAD_FILLER,
+  META_TASK,
   NEGATION,
   NOT_A_TASK,
   OPEN_QUESTION,
@@ -124,7 +125,7 @@ const firstWordLow = (text: string) =>
 
 function usableTask(task: string): boolean {
   const first = firstWordLow(task)
-  if (!first || NOT_A_TASK.has(first)) return false
+  if (!first || NOT_A_TASK.has(first) || META_TASK.test(fold(task).toLowerCase())) return false
   const content = task.split(/\s+/).filter((w) => !ALL_STOPWORDS.has(firstWordLow(w)))
   return content.length >= 1 && task.split(/\s+/).length >= 2
 }

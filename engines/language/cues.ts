@@ -74,8 +74,8 @@ export const FIRST_PERSON_FUTURE: Partial<Record<Lang, RegExp>> = {
 
 /** Verbs after a cue that make it talk about the meeting itself or a state, not a task. */
 export const NOT_A_TASK = new Set(
-  `be being been become see look start begin continue move talk discuss say think check in go over recap wrap get started hear share repeat mute unmute explain
-   compartir repetir oir escuchar explicar
+  `be being been become see look start begin continue move talk discuss say think check in go over recap wrap get started hear repeat mute unmute explain
+   repetir oir escuchar explicar
    ser estar ver empezar comenzar continuar seguir hablar pasar decir pensar repasar resumir terminar acabar haber
    sein werden sehen anfangen beginnen weitermachen reden sprechen sagen denken
    etre voir commencer continuer parler dire penser passer
@@ -84,6 +84,9 @@ export const NOT_A_TASK = new Set(
     .split(/\s+/)
     .filter(Boolean),
 )
+
+/** Tasks about the call itself ("share your screen", "compartir pantalla"). */
+export const META_TASK = /^(?:share|compartir|teilen|partager|condividere|compartilhar)\s+(?:(?:your|my|the|tu|mi|la|deinen|meinen|den|ton|mon|l'|il|tuo|mio|o|a|seu|meu)\s+)?(?:screen|pantalla|bildschirm|ecran|schermo|tela)\b/
 
 /** A negation right before or after a cue turns a commitment or a decision off. */
 export const NEGATION = /(?:^|\s)(?:not|n't|never|no|nunca|nicht|kein|keine|nie|ne|pas|jamais|non|mai|nao|ainda nao|todavia no|aun no|not yet|haven't|have not|hasn't|didn't)(?=[\s,.]|$)/

@@ -150,7 +150,7 @@ export const PROFILES: Readonly<Record<string, TemplateProfile>> = {
     boost: { decisions: 0, actions: 0.3, questions: 0.4, numbers: 0.1, definitions: 0.9, focus: 0.5 },
     focus: ['concept', 'concepto', 'konzept', 'ejemplo', 'example', 'beispiel', 'exemple', 'esempio', 'exemplo', 'ejercic', 'exercis', 'ubung', 'exercic', 'eserciz', 'objetiv', 'objective', 'goal', 'lernziel', 'obiettiv', 'aprend', 'learn', 'lernen', 'apprend', 'impar'],
     facets: [
-      facet(L('Concept', 'Concepto', 'Begriff', 'Concept', 'Concetto', 'Conceito'), 'concept concepto konzept begriff definic defini concetto conceito'),
+      facet(L('Concept', 'Concepto', 'Begriff', 'Concept', 'Concetto', 'Conceito'), 'concept concepto konzept begriff defin concetto conceito'),
       facet(L('Exercise', 'Ejercicio', 'Übung', 'Exercice', 'Esercizio', 'Exercício'), 'ejercic exercis ubung aufgabe exercic eserciz tarea homework deberes devoir compiti'),
     ],
     summaryLeadsWithOutcomes: false,
@@ -249,9 +249,9 @@ export const PROFILES: Readonly<Record<string, TemplateProfile>> = {
     maxDecisions: 5,
     maxQuestions: 15,
     boost: { decisions: 0, actions: 0.3, questions: 0.6, numbers: 0.1, definitions: 1.2, focus: 0.6 },
-    focus: ['teori', 'theor', 'concept', 'concepto', 'begriff', 'definic', 'defini', 'ejemplo', 'example', 'beispiel', 'exemple', 'esempio', 'exemplo', 'examen', 'exam', 'prufung', 'esame', 'exame', 'lectura', 'reading', 'lektur', 'lettura', 'leitura', 'formula', 'ecuaci', 'equation', 'gleich', 'modelo', 'model'],
+    focus: ['teori', 'theor', 'concept', 'concepto', 'begriff', 'defin', 'ejemplo', 'example', 'beispiel', 'exemple', 'esempio', 'exemplo', 'examen', 'exam', 'prufung', 'esame', 'exame', 'lectura', 'reading', 'lektur', 'lettura', 'leitura', 'formula', 'ecuaci', 'equation', 'gleich', 'modelo', 'model'],
     facets: [
-      facet(L('Definition', 'Definición', 'Definition', 'Définition', 'Definizione', 'Definição'), 'definic defini se llama called significa means bedeut signif'),
+      facet(L('Definition', 'Definición', 'Definition', 'Définition', 'Definizione', 'Definição'), 'defin called significa means bedeut signif'),
       facet(L('Example', 'Ejemplo', 'Beispiel', 'Exemple', 'Esempio', 'Exemplo'), 'ejemplo example beispiel exemple esempio exemplo'),
       facet(L('Assignment', 'Tarea', 'Aufgabe', 'Devoir', 'Compito', 'Tarefa'), 'tarea homework deberes aufgabe hausaufg devoir compiti tarefa entrega lectura reading examen exam prufung esame exame'),
     ],
