@@ -156,11 +156,24 @@ export class AnalysisCommands {
     try {
       const result = await this.record(caller, noteId, { type: 'RecordOutline', noteId, accountId: caller.accountId, chapters: made.chapters, durationMs, ...made.info, chargeId, now: this.now() })
       // Another request made the outline meanwhile: this one is not needed, and not paid for.
-      if (result.events.length === 0) await this.refund(caller, chargeId, 'an outline had already been generated')
+      if (result.events.length === 0) {
+        await this.refund(caller, chargeId, 'an outline had already been generated')
+        return this.generatedOutline(caller, noteId)
+      }
     } catch (err) {
       await this.refund(caller, chargeId, 'the outline could not be stored')
       throw err
     }
     return readOutline(this.d.docs, caller.accountId, noteId)
+  }
+
+  /** The outline another request recorded, once the read model shows it (bounded wait). */
+  private async generatedOutline(caller: Caller, noteId: string): Promise<Outline> {
+    const deadline = Date.now() + 5000
+    for (;;) {
+      const o = await readOutline(this.d.docs, caller.accountId, noteId)
+      if (o.generated || Date.now() > deadline) return o
+      await new Promise((r) => setTimeout(r, 20))
+    }
   }
 }

@@ -74,7 +74,9 @@ export function buildSegmentIndex(noteId: string, accountId: string, revision: n
 
 export const segmentIndexProjection: Projection = {
   name: 'segment-index',
-  filter: { categories: ['note'], eventTypes: ['NoteCreated', 'NoteTranscribed'] },
+  // Every note event passes (most are ignored), so the checkpoint follows the note streams and
+  // waiting for any note event's position works.
+  filter: { categories: ['note'] },
   collections: [SEGMENT_INDEX, SEGMENT_STATS, OWNERS],
   async setup(docs) {
     await docs.collection(SEGMENT_INDEX).createIndex({ keys: { accountId: 1, terms: 1 }, name: 'by_account_term' })
