@@ -1,7 +1,7 @@
 // POST /v1/notes/{id}/ask and POST /v1/ask with the local engine: citations that resolve to real
 // segments whose start matches the quoted [mm:ss], library answers quoting [Note title | mm:ss],
 // conversations, isolation between accounts, charges. (chat_failed: api.languageRemote.test.ts.)
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { testService } from './support/service.ts'
 import { appendNote, quotedTimes } from './support/notes.ts'
 import { balance, moves } from './support/ledger.ts'
@@ -11,7 +11,7 @@ import type { TranscriptSegment } from '../domain/notes/transcript.ts'
 const json = { 'content-type': 'application/json' }
 
 /** Every cited segment is one of `segments`, and the quoted times are exactly the cited segments' starts. */
-function checkCitations(t: Tap.Test, answer: { answer: string; citedSegments: string[] }, segments: TranscriptSegment[]) {
+function checkCitations(t: Test, answer: { answer: string; citedSegments: string[] }, segments: TranscriptSegment[]) {
   const byId = new Map(segments.map((s) => [s.id, s]))
   t.ok(answer.citedSegments.length > 0, 'cites something')
   for (const id of answer.citedSegments) t.ok(byId.has(id), `cited ${id} is a segment of the note`)
