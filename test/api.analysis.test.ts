@@ -186,6 +186,25 @@ t.test('outline', async (t) => {
     t.equal(await balance(s, b.accountId), 5000 - 50)
   })
 
+  t.test('highlights and markers: analysis anchors and chapters with their times (extensions for the MCP tools)', async (t) => {
+    await s.inject({ method: 'POST', url: `/v1/notes/${noteId}/analysis`, headers: { ...a.headers, ...json }, payload: JSON.stringify({ template: 'generic' }) })
+    const r = await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/highlights`, headers: a.headers })
+    t.equal(r.statusCode, 200)
+    const hs = r.json().highlights as { kind: string; startMs: number; time: string; template: string | null }[]
+    const starts = new Set([0, ...segments.map((x) => x.startMs)])
+    t.ok(hs.some((h) => h.kind === 'chapter') && hs.some((h) => h.kind === 'key_point' && h.template === 'generic'))
+    for (const h of hs) {
+      t.ok(starts.has(h.startMs), `${h.kind} at a segment start`)
+      t.equal(h.time, `${String(Math.floor(h.startMs / 60000)).padStart(2, '0')}:${String(Math.floor(h.startMs / 1000) % 60).padStart(2, '0')}`)
+    }
+    t.same(hs.map((h) => h.startMs), hs.map((h) => h.startMs).sort((x, y) => x - y), 'by time')
+    const outline = (await get()).json().outline
+    const markers = (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/markers`, headers: a.headers })).json().markers
+    t.same(markers.map((m: { startMs: number; endMs: number; title: string }) => [m.startMs, m.endMs, m.title]), outline.map((c: { startMs: number; endMs: number; headline: string }) => [c.startMs, c.endMs, c.headline]))
+    const other = await s.account('pro')
+    t.equal((await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/highlights`, headers: other.headers })).statusCode, 404)
+  })
+
   t.test('402 insufficient_credits; 409 note_not_ready even to read; 400 for another generate value', async (t) => {
     const poor = await s.account('pro')
     const note = await appendNote(s, poor.accountId, { lines })

@@ -6,6 +6,8 @@ import { PRICES } from '../../domain/credits/prices.ts'
 import { Analysis, AnalysisList, AnalysisQuery, GenerateAnalysisRequest, Outline, OutlineQuery, Template, templatesOf } from '../../contract/analysis.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import { analysisHistory, listAnalyses } from '../../readmodels/analysis.ts'
+import { listHighlights, listMarkers } from '../../readmodels/highlights.ts'
+import { HighlightList, HighlightQuery, MarkerList } from '../../contract/highlights.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
 const AnalysisHistory = z
@@ -82,5 +84,34 @@ export const analysisRoutes = (s: Services): RouteDef[] => [
     errors: ['invalid_query', 'not_found', 'insufficient_credits', 'note_not_ready'],
     price: PRICES.outline,
     handle: ({ caller, params, query }) => s.analysis.outline(caller, params.id, query.generate === '1'),
+  }),
+  defineRoute({
+    operationId: 'listHighlights',
+    method: 'GET',
+    path: '/v1/notes/:id/highlights',
+    tag: 'analysis',
+    summary: 'The moments the analyses and the outline point at, with their times (MCP list_highlights)',
+    extension: true,
+    params: NoteIdParams,
+    notFound: true,
+    query: HighlightQuery,
+    invalidCode: 'invalid_query',
+    response: { status: 200, schema: HighlightList, description: 'Key points, action items, decisions and questions with an anchor, and chapters, by time.' },
+    errors: ['invalid_query', 'not_found'],
+    handle: ({ caller, params, query }) => listHighlights(s.docs, caller.accountId, params.id, query.template),
+  }),
+  defineRoute({
+    operationId: 'listMarkers',
+    method: 'GET',
+    path: '/v1/notes/:id/markers',
+    tag: 'analysis',
+    summary: 'Chapter markers of the outline (MCP list_markers)',
+    extension: true,
+    params: NoteIdParams,
+    notFound: true,
+    invalidCode: 'invalid_query',
+    response: { status: 200, schema: MarkerList, description: 'The chapters as markers (empty without an outline).' },
+    errors: ['not_found'],
+    handle: ({ caller, params }) => listMarkers(s.docs, caller.accountId, params.id),
   }),
 ]

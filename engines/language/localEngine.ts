@@ -11,13 +11,16 @@ import { deliverableLocally } from './deliverable.ts'
 export const LOCAL_ENGINE_VERSION = '1.0.0'
 export const LOCAL_ENGINE_INFO: EngineInfo = { engine: 'local', model: 'local-extractive', version: LOCAL_ENGINE_VERSION }
 
+/** Lets the event loop serve other requests between two pieces of CPU work (a long transcript takes ~0.5 s). */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
+
 export function localLanguageEngine(): LanguageEngine {
   const info = LOCAL_ENGINE_INFO
   return {
     info,
-    analyze: async (t, template) => ({ draft: analyzeLocally(t, template), info }),
-    outline: async (t) => ({ chapters: outlineLocally(t), info }),
+    analyze: async (t, template) => (await yieldToLoop(), { draft: analyzeLocally(t, template), info }),
+    outline: async (t) => (await yieldToLoop(), { chapters: outlineLocally(t), info }),
     answer: async (r) => ({ draft: answerLocally(r), info }),
-    deliverable: async (r) => ({ draft: deliverableLocally(r), info }),
+    deliverable: async (r) => (await yieldToLoop(), { draft: deliverableLocally(r), info }),
   }
 }
