@@ -21,7 +21,7 @@ import { AnalysisContent, OutlineContent } from '../../contract/analysis.ts'
 import { AnswerContent } from '../../contract/ask.ts'
 import { DeliverableContent } from '../../contract/deliverables.ts'
 import { PROFILES } from '../../engines/language/templates.ts'
-import { mmss } from '../../engines/language/text.ts'
+import { mmss } from '../../domain/language/time.ts'
 
 /** Bumped when the prompts change, so stored results say which prompts made them. */
 export const PROMPT_VERSION = 'prompts-1'
