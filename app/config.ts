@@ -46,6 +46,8 @@ export interface Config {
     /** VOICE_MATCH_THRESHOLD: lowest cosine similarity that counts as resembling a profile. */
     voiceMatchThreshold: number
   }
+  /** LANGUAGE_ENGINE: `local` (the deterministic extractive engine) or `remote` (the LLM_* endpoint). Default: remote when LLM_BASE_URL is set, else local. */
+  languageEngine: 'local' | 'remote'
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -92,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcp: mcpConfig(env, port, host, shownHost),
     oauthSigningSecret: env.OAUTH_SIGNING_SECRET || null,
     llm: env.LLM_BASE_URL ? { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY || null, model: env.LLM_MODEL ?? 'gpt-4o-mini' } : null,
+    languageEngine: languageEngineOf(env),
     transcripts: {
       translationEngine: oneOf(env.TRANSLATION_ENGINE, ['auto', 'llm', 'apertium', 'none'] as const, 'auto', 'TRANSLATION_ENGINE'),
       translationPollMs: int(env.TRANSLATION_POLL_MS, 500, 'TRANSLATION_POLL_MS') || 500,
@@ -112,4 +115,12 @@ function mcpConfig(env: NodeJS.ProcessEnv, port: number, host: string, shownHost
     publicUrl: (env.MCP_PUBLIC_URL ?? `http://${shown}:${mcpPort}`).replace(/\/+$/, ''),
     trustProxy: trust === '' || trust === 'false' ? false : trust === 'true' ? true : /^\d+$/.test(trust) ? Number(trust) : trust,
   }
+}
+
+function languageEngineOf(env: NodeJS.ProcessEnv): 'local' | 'remote' {
+  const v = (env.LANGUAGE_ENGINE ?? '').trim().toLowerCase()
+  if (v === '') return env.LLM_BASE_URL ? 'remote' : 'local'
+  if (v !== 'local' && v !== 'remote') throw new Error(`LANGUAGE_ENGINE must be local or remote, got ${JSON.stringify(env.LANGUAGE_ENGINE)}`)
+  if (v === 'remote' && !env.LLM_BASE_URL) throw new Error('LANGUAGE_ENGINE=remote needs LLM_BASE_URL (an OpenAI-compatible endpoint ending in /v1)')
+  return v
 }

@@ -8,6 +8,9 @@ import { apiKeysProjection } from '../projections/apiKeys.ts'
 import { speakersProjection } from '../projections/speakers.ts'
 import { translationsProjection } from '../projections/translations.ts'
 import { voiceProfilesProjection } from '../projections/voiceProfiles.ts'
+import { analysisProjection } from '../projections/analysis.ts'
+import { segmentIndexProjection } from '../projections/segmentIndex.ts'
+import { deliverablesProjection } from '../projections/deliverables.ts'
 
 export const READ_MODEL_PROJECTIONS: Projection[] = [
   ledgerProjection,
@@ -17,4 +20,7 @@ export const READ_MODEL_PROJECTIONS: Projection[] = [
   speakersProjection,
   translationsProjection,
   voiceProfilesProjection,
+  analysisProjection,
+  segmentIndexProjection,
+  deliverablesProjection,
 ]

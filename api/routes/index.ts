@@ -7,5 +7,17 @@ import { foldersRoutes } from './folders.ts'
 import { uploadRoutes } from './uploads.ts'
 import { accountRoutes } from './account.ts'
 import { transcriptRoutes } from './transcripts.ts'
+import { analysisRoutes } from './analysis.ts'
+import { askRoutes } from './ask.ts'
+import { deliverableRoutes } from './deliverables.ts'
 
-export const featureRoutes = (s: Services): RouteDef[] => [...notesRoutes(s), ...foldersRoutes(s), ...uploadRoutes(s), ...transcriptRoutes(s), ...accountRoutes(s)]
+export const featureRoutes = (s: Services): RouteDef[] => [
+  ...notesRoutes(s),
+  ...foldersRoutes(s),
+  ...uploadRoutes(s),
+  ...transcriptRoutes(s),
+  ...analysisRoutes(s),
+  ...askRoutes(s),
+  ...deliverableRoutes(s),
+  ...accountRoutes(s),
+]

@@ -1,0 +1,179 @@
+// Analyses and outlines of a note: the commands behind POST /v1/notes/{id}/analysis, GET
+// /v1/notes/{id}/outline?generate=1 and the MCP tools generate_ai_notes / generate_outline.
+//
+// Analyses: 100 credits per template, charged before it is generated and refunded (by a ledger
+// event) when it fails; if every template fails the answer is 502 llm_invalid_json with all
+// credits back. Outline: reading is free; generating costs 50, refunded when the attempt fails.
+import { DomainError, isDomainError } from '../domain/errors.ts'
+import { uuidFromName } from '../domain/ids.ts'
+import { PRICES } from '../domain/credits/prices.ts'
+import { analysisDecider, analysisStream, outlineProblems, type AnalysisCommand, type TemplateResult } from '../domain/analysis/analysis.ts'
+import { audioDurationMs } from '../domain/language/content.ts'
+import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+import { AnalysisContent, type AnalysisList, type Outline, type Template } from '../contract/analysis.ts'
+import { listAnalyses, readOutline } from '../readmodels/analysis.ts'
+import type { CommandHandler } from './handleCommand.ts'
+import type { CreditCommands } from './credits.ts'
+import type { Caller } from './context.ts'
+import { readyNote, readySource } from './noteSource.ts'
+
+export interface AnalysisCommandsDeps {
+  handler: CommandHandler
+  credits: CreditCommands
+  docs: DocumentStore
+  sync: ReadModelSync
+  engine: LanguageEngine
+  clock?: () => Date
+  /** Templates generated at once (a remote engine answers them in parallel). */
+  concurrency?: number
+  log?: (message: string, err: unknown) => void
+}
+
+/** Refund ids derived from the charge: a retried refund changes nothing. */
+const refundIdOf = (chargeId: string) => uuidFromName('refund', chargeId)
+
+/** What an engine failure is called in the report. */
+function failureOf(err: unknown): { error: string; reason: string } {
+  if (err instanceof LanguageEngineError) return { error: err.kind === 'invalid_output' ? 'llm_invalid_json' : 'engine_unavailable', reason: err.message }
+  return { error: 'engine_failed', reason: err instanceof Error ? err.message : String(err) }
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++
+      out[i] = await fn(items[i]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return out
+}
+
+export class AnalysisCommands {
+  private readonly clock: () => Date
+  constructor(private readonly d: AnalysisCommandsDeps) {
+    this.clock = d.clock ?? (() => new Date())
+  }
+
+  private now = () => this.clock().toISOString()
+
+  private async record(caller: Caller, noteId: string, command: AnalysisCommand) {
+    const result = await this.d.handler.handle(analysisStream(noteId), command, analysisDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    await this.d.sync.waitFor('analysis', result.position)
+    return result
+  }
+
+  private refund(caller: Caller, chargeId: string, reason: string) {
+    return this.d.credits.refund(caller.accountId, chargeId, reason.slice(0, 500), refundIdOf(chargeId))
+  }
+
+  /**
+   * POST /v1/notes/{id}/analysis, MCP generate_ai_notes: generates (or regenerates) each template,
+   * in the order given. Answers the persisted analyses with a report of what came out.
+   */
+  async generate(caller: Caller, noteId: string, templates: readonly Template[]): Promise<AnalysisList> {
+    const { source } = await readySource(this.d.docs, caller.accountId, noteId)
+    const cost = PRICES.analysis.credits
+    const charges: { template: Template; chargeId: string }[] = []
+    try {
+      for (const template of templates) {
+        const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: PRICES.analysis.operation, cost, noteId, requestId: caller.requestId })
+        charges.push({ template, chargeId })
+      }
+    } catch (err) {
+      for (const c of charges) await this.refund(caller, c.chargeId, 'analysis not started: the credits did not cover every template')
+      if (isDomainError(err) && err.code === 'insufficient_credits') {
+        const { state } = await this.d.credits.state(caller.accountId)
+        throw new DomainError(
+          'upgrade_required',
+          `${templates.length} template(s) cost ${cost * templates.length} credits and ${state.balance} are left this month; upgrade the plan or wait for the next cycle.`,
+          { balance: state.balance, required: cost * templates.length },
+        )
+      }
+      throw err
+    }
+
+    const results = await mapLimit(charges, this.d.concurrency ?? 3, async ({ template, chargeId }): Promise<TemplateResult> => {
+      try {
+        const { draft, info } = await this.d.engine.analyze(source, template)
+        // Whatever the engine, what is stored is what the contract promises.
+        const checked = AnalysisContent.safeParse(draft)
+        if (!checked.success) throw new LanguageEngineError('invalid_output', `the engine's analysis does not fit the contract: ${checked.error.issues[0]?.message}`)
+        return { ok: true, template, analysis: draft, ...info, chargeId }
+      } catch (err) {
+        if (!(err instanceof LanguageEngineError)) this.d.log?.(`analysis ${template} of note ${noteId} failed`, err)
+        return { ok: false, template, ...failureOf(err), ...this.d.engine.info, chargeId }
+      }
+    })
+
+    for (const r of results) if (!r.ok) await this.refund(caller, r.chargeId, `analysis ${r.template} failed: ${r.reason}`)
+    try {
+      await this.record(caller, noteId, { type: 'RecordAnalyses', noteId, accountId: caller.accountId, results, now: this.now() })
+    } catch (err) {
+      for (const r of results) if (r.ok) await this.refund(caller, r.chargeId, 'the analysis could not be stored')
+      throw err
+    }
+    const ok = results.filter((r) => r.ok).map((r) => r.template as Template)
+    const failed = results.flatMap((r) => (r.ok ? [] : [{ template: r.template as Template, error: r.error, message: r.reason }]))
+    if (ok.length === 0) {
+      throw new DomainError('llm_invalid_json', `Every requested template failed (${failed.map((f) => `${f.template}: ${f.message}`).join('; ')}); the credits were refunded.`, { failed })
+    }
+    const list = await listAnalyses(this.d.docs, caller.accountId, noteId)
+    return { ...list, report: { ok, failed } }
+  }
+
+  /**
+   * GET /v1/notes/{id}/outline (MCP get_outline / generate_outline). Reading is free; with
+   * `generate` on a note without an outline, one is made for 50 credits. A failed attempt is
+   * refunded and shows as `attemptedAt` with `generated: false`.
+   */
+  async outline(caller: Caller, noteId: string, generate: boolean): Promise<Outline> {
+    if (!generate) {
+      await readyNote(this.d.docs, caller.accountId, noteId)
+      return readOutline(this.d.docs, caller.accountId, noteId)
+    }
+    const { source } = await readySource(this.d.docs, caller.accountId, noteId)
+    const current = await readOutline(this.d.docs, caller.accountId, noteId)
+    if (current.generated) return current
+    const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: PRICES.outline.operation, cost: PRICES.outline.credits, noteId, requestId: caller.requestId })
+    const durationMs = audioDurationMs(source)
+    let made: Awaited<ReturnType<LanguageEngine['outline']>>
+    try {
+      made = await this.d.engine.outline(source)
+      const problems = outlineProblems(made.chapters, durationMs)
+      if (problems.length > 0) throw new LanguageEngineError('invalid_output', `the outline does not hold: ${problems.join('; ')}`)
+    } catch (err) {
+      const { reason } = failureOf(err)
+      if (!(err instanceof LanguageEngineError)) this.d.log?.(`outline of note ${noteId} failed`, err)
+      await this.refund(caller, chargeId, `outline failed: ${reason}`)
+      await this.record(caller, noteId, { type: 'RecordOutlineFailure', noteId, accountId: caller.accountId, reason: reason.slice(0, 500), ...this.d.engine.info, chargeId, now: this.now() })
+      return readOutline(this.d.docs, caller.accountId, noteId)
+    }
+    try {
+      const result = await this.record(caller, noteId, { type: 'RecordOutline', noteId, accountId: caller.accountId, chapters: made.chapters, durationMs, ...made.info, chargeId, now: this.now() })
+      // Another request made the outline meanwhile: this one is not needed, and not paid for.
+      if (result.events.length === 0) {
+        await this.refund(caller, chargeId, 'an outline had already been generated')
+        return this.generatedOutline(caller, noteId)
+      }
+    } catch (err) {
+      await this.refund(caller, chargeId, 'the outline could not be stored')
+      throw err
+    }
+    return readOutline(this.d.docs, caller.accountId, noteId)
+  }
+
+  /** The outline another request recorded, once the read model shows it (bounded wait). */
+  private async generatedOutline(caller: Caller, noteId: string): Promise<Outline> {
+    const deadline = Date.now() + 5000
+    for (;;) {
+      const o = await readOutline(this.d.docs, caller.accountId, noteId)
+      if (o.generated || Date.now() > deadline) return o
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+}

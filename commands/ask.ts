@@ -1,0 +1,117 @@
+// Questions with citations: POST /v1/notes/{id}/ask, POST /v1/ask, MCP ask_note. 10 credits
+// each, refunded (502 chat_failed) when the engine does not answer. Retrieval is BM25 over the
+// caller's own transcript segments (readmodels/retrieval.ts); the answer quotes the passages it
+// uses as [mm:ss] (one note) or [Note title | mm:ss] (library), and `citedSegments` are exactly
+// the quoted passages. A `sessionId` continues a conversation: the engine sees the earlier turns
+// and retrieval leans on their questions too.
+import { randomUUID } from 'node:crypto'
+import { DomainError } from '../domain/errors.ts'
+import { PRICES } from '../domain/credits/prices.ts'
+import { uuidFromName } from '../domain/ids.ts'
+import { askDecider, askStream, ownedSession, type CitedNote, type Turn } from '../domain/ask/session.ts'
+import { termFrequencies } from '../domain/search/terms.ts'
+import type { Passage } from '../domain/language/content.ts'
+import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import { searchSegments, segmentTexts } from '../readmodels/retrieval.ts'
+import { mmss } from '../domain/language/time.ts'
+import type { Answer, AskRequest, GlobalAnswer, GlobalAskRequest } from '../contract/ask.ts'
+import type { CommandHandler } from './handleCommand.ts'
+import type { CreditCommands } from './credits.ts'
+import type { Caller } from './context.ts'
+import { readyNote } from './noteSource.ts'
+
+export interface AskCommandsDeps {
+  handler: CommandHandler
+  credits: CreditCommands
+  docs: DocumentStore
+  engine: LanguageEngine
+  clock?: () => Date
+}
+
+/** Passages retrieved per question. */
+const PASSAGES = 8
+/** Weight of the earlier questions' terms in a follow-up's retrieval. */
+const CONTEXT_WEIGHT = 0.35
+
+/** A title as it can sit inside [Title | mm:ss]. */
+const labelTitle = (title: string) => title.replace(/[[\]|\n\r]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 120) || 'Untitled'
+
+export function queryWeights(question: string, history: readonly Turn[]): Map<string, number> {
+  const weights = new Map<string, number>()
+  for (const [t, n] of termFrequencies(question)) weights.set(t, 1 + 0.2 * (n - 1))
+  for (const turn of history.slice(-2)) for (const t of termFrequencies(turn.question).keys()) if (!weights.has(t)) weights.set(t, CONTEXT_WEIGHT)
+  return weights
+}
+
+export class AskCommands {
+  private readonly clock: () => Date
+  constructor(private readonly d: AskCommandsDeps) {
+    this.clock = d.clock ?? (() => new Date())
+  }
+
+  /** POST /v1/notes/{id}/ask, MCP ask_note. */
+  async askNote(caller: Caller, noteId: string, body: AskRequest): Promise<Answer> {
+    await readyNote(this.d.docs, caller.accountId, noteId)
+    const r = await this.ask(caller, noteId, body.question, body.sessionId)
+    return { noteId, question: body.question, answer: r.answer, citedSegments: r.citedSegments, sessionId: r.sessionId }
+  }
+
+  /** POST /v1/ask: over every note the caller owns. */
+  async askLibrary(caller: Caller, body: GlobalAskRequest): Promise<GlobalAnswer> {
+    const r = await this.ask(caller, null, body.question, body.sessionId)
+    return { question: body.question, answer: r.answer, citedSegments: r.citedSegments, citedNotes: r.citedNotes, sessionId: r.sessionId }
+  }
+
+  private async ask(caller: Caller, noteId: string | null, question: string, givenSession: string | undefined) {
+    let history: Turn[] = []
+    if (givenSession) history = ownedSession((await this.d.handler.load(askStream(givenSession), askDecider)).state, caller.accountId).turns
+    const sessionId = givenSession ?? randomUUID()
+    const price = noteId ? PRICES.askNote : PRICES.askLibrary
+    const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId })
+    try {
+      const hits = await searchSegments(this.d.docs, { accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
+      const passages: Passage[] = (await segmentTexts(this.d.docs, caller.accountId, hits)).map((s) => ({
+        ...s,
+        label: noteId ? `[${mmss(s.startMs)}]` : `[${labelTitle(s.noteTitle)} | ${mmss(s.startMs)}]`,
+      }))
+      let drafted: Awaited<ReturnType<LanguageEngine['answer']>>
+      try {
+        drafted = await this.d.engine.answer({ question, scope: noteId ? 'note' : 'library', passages, history: history.map((t) => ({ question: t.question, answer: t.answer })) })
+      } catch (err) {
+        if (err instanceof LanguageEngineError) throw new DomainError('chat_failed', `The model did not answer (${err.message}); the credits were refunded.`)
+        throw err
+      }
+      const byId = new Map(passages.map((p) => [p.segmentId, p]))
+      const cited = drafted.draft.citedSegments.filter((id, i, all) => byId.has(id) && all.indexOf(id) === i)
+      const citedNotes: CitedNote[] = []
+      for (const id of cited) {
+        const p = byId.get(id)!
+        if (!citedNotes.some((n) => n.noteId === p.noteId)) citedNotes.push({ noteId: p.noteId, title: p.noteTitle })
+      }
+      await this.d.handler.handle(
+        askStream(sessionId),
+        {
+          type: 'RecordAnswer',
+          sessionId,
+          accountId: caller.accountId,
+          noteId,
+          question,
+          answer: drafted.draft.answer,
+          citedSegments: cited,
+          citedNotes,
+          ...drafted.info,
+          chargeId,
+          now: this.clock().toISOString(),
+        },
+        askDecider,
+        { metadata: { requestId: caller.requestId, accountId: caller.accountId } },
+      )
+      return { answer: drafted.draft.answer, citedSegments: cited, citedNotes, sessionId }
+    } catch (err) {
+      // Nothing answered, nothing paid: the charge goes back by a ledger event.
+      await this.d.credits.refund(caller.accountId, chargeId, `ask failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500), uuidFromName('refund', chargeId))
+      throw err
+    }
+  }
+}

@@ -1,0 +1,137 @@
+// Deliverables: POST /v1/notes/{noteId}/deliverables (300 credits), the list, and the file
+// download. The content comes from the note's analysis for the template's basis (the persisted
+// one when it exists; otherwise one made for the deliverable and not stored separately), laid
+// out by the language engine, rendered into a real file (.eml, .docx, .pptx) and kept in the
+// blob store. Anything failing after the charge refunds it by a ledger event.
+import { randomUUID } from 'node:crypto'
+import { Readable } from 'node:stream'
+import { DomainError } from '../domain/errors.ts'
+import { PRICES } from '../domain/credits/prices.ts'
+import { uuidFromName } from '../domain/ids.ts'
+import { DELIVERABLE_BASIS, DELIVERABLE_FILES, deliverableDecider, deliverableStream } from '../domain/deliverables/deliverable.ts'
+import type { AnalysisDraft } from '../domain/language/content.ts'
+import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
+import type { BlobStore } from '../ports/blobStore.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { FileRenderer } from '../ports/fileRenderer.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+import { ANALYSES, type AnalysisDoc } from '../projections/analysis.ts'
+import { DELIVERABLES, type DeliverableDoc } from '../projections/deliverables.ts'
+import type { CreateDeliverableRequest, Deliverable } from '../contract/deliverables.ts'
+import { findDeliverable, listDeliverables, toDeliverable } from '../readmodels/deliverables.ts'
+import type { CommandHandler } from './handleCommand.ts'
+import type { CreditCommands } from './credits.ts'
+import type { Caller } from './context.ts'
+import { readySource } from './noteSource.ts'
+
+export interface DeliverableCommandsDeps {
+  handler: CommandHandler
+  credits: CreditCommands
+  docs: DocumentStore
+  sync: ReadModelSync
+  blobs: BlobStore
+  engine: LanguageEngine
+  renderers: Record<'email' | 'document' | 'slides', FileRenderer>
+  /** Where clients reach the API (download links). */
+  baseUrl: string
+  clock?: () => Date
+}
+
+/** A file name from a title: accents folded, words joined by dashes. */
+export function fileNameOf(title: string, id: string, extension: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/, '')
+  return `${slug || `deliverable-${id.slice(0, 8)}`}.${extension}`
+}
+
+export const deliverableBlobKey = (noteId: string, id: string, extension: string) => `deliverables/${noteId}/${id}.${extension}`
+
+export class DeliverableCommands {
+  private readonly clock: () => Date
+  constructor(private readonly d: DeliverableCommandsDeps) {
+    this.clock = d.clock ?? (() => new Date())
+  }
+
+  async create(caller: Caller, noteId: string, body: CreateDeliverableRequest): Promise<{ deliverable: Deliverable }> {
+    const { note, source } = await readySource(this.d.docs, caller.accountId, noteId)
+    const id = randomUUID()
+    const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: PRICES.deliverable.operation, cost: PRICES.deliverable.credits, noteId, requestId: caller.requestId })
+    const file = DELIVERABLE_FILES[body.kind]
+    const blobKey = deliverableBlobKey(noteId, id, file.extension)
+    let stored = false
+    try {
+      const basis = DELIVERABLE_BASIS[body.template]!
+      const persisted = await this.d.docs.collection<AnalysisDoc>(ANALYSES).findOne({ noteId, accountId: caller.accountId, template: basis, latest: true })
+      let analysis: AnalysisDraft
+      if (persisted) {
+        const { template: _t, model: _m, updatedAt: _u, ...draft } = persisted.analysis
+        analysis = draft
+      } else {
+        analysis = (await this.engine((e) => e.analyze(source, basis))).draft
+      }
+      const createdAt = this.clock().toISOString()
+      const { draft, info } = await this.engine((e) =>
+        e.deliverable({ kind: body.kind, template: body.template, locale: body.locale, transcript: source, analysis, date: note.recordedAt ?? note.createdAt }),
+      )
+      const bytes = await this.d.renderers[body.kind].render({ id, title: draft.title, subject: draft.subject, sections: draft.sections, locale: body.locale, createdAt, author: 'Notes' })
+      const blob = await this.d.blobs.put(blobKey, Readable.from(bytes), { contentType: file.contentType, maxBytes: 100 * 1024 * 1024 })
+      stored = true
+      const result = await this.d.handler.handle(
+        deliverableStream(id),
+        {
+          type: 'CreateDeliverable',
+          deliverableId: id,
+          noteId,
+          accountId: caller.accountId,
+          kind: body.kind,
+          template: body.template,
+          locale: body.locale,
+          title: draft.title,
+          subject: draft.subject,
+          sections: draft.sections,
+          file: { blobKey, fileName: fileNameOf(draft.title, id, file.extension), contentType: file.contentType, sizeBytes: blob.sizeBytes, sha256: blob.sha256 },
+          ...info,
+          chargeId,
+          now: createdAt,
+        },
+        deliverableDecider,
+        { metadata: { requestId: caller.requestId, accountId: caller.accountId } },
+      )
+      await this.d.sync.waitFor('deliverables', result.position)
+      const doc = await this.d.docs.collection<DeliverableDoc>(DELIVERABLES).findOne({ _id: id })
+      if (!doc) throw new Error('the deliverable read model did not catch up')
+      return { deliverable: toDeliverable(doc, this.d.baseUrl) }
+    } catch (err) {
+      if (stored) await this.d.blobs.delete(blobKey).catch(() => {})
+      await this.d.credits.refund(caller.accountId, chargeId, `deliverable failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500), uuidFromName('refund', chargeId))
+      throw err
+    }
+  }
+
+  /** Runs an engine call; an engine that does not answer is 502 chat_failed (the caller refunds). */
+  private async engine<T>(call: (e: LanguageEngine) => Promise<T>): Promise<T> {
+    try {
+      return await call(this.d.engine)
+    } catch (err) {
+      if (err instanceof LanguageEngineError) throw new DomainError('chat_failed', `The model did not write the deliverable (${err.message}); the credits were refunded.`)
+      throw err
+    }
+  }
+
+  list(caller: Caller, noteId: string) {
+    return listDeliverables(this.d.docs, caller.accountId, noteId, this.d.baseUrl)
+  }
+
+  /** The stored file of a deliverable (GET .../deliverables/{id}/file). */
+  async file(caller: Caller, noteId: string, deliverableId: string): Promise<{ body: Readable; fileName: string; contentType: string; sizeBytes: number }> {
+    const doc = await findDeliverable(this.d.docs, caller.accountId, noteId, deliverableId)
+    const body = await this.d.blobs.read(doc.file.blobKey)
+    return { body, fileName: doc.file.fileName, contentType: doc.file.contentType, sizeBytes: doc.file.sizeBytes }
+  }
+}

@@ -1,0 +1,71 @@
+// A conversation of questions and answers, stream `ask-<sessionId>`. Sessions belong to one
+// account: another account's session id is unknown to the caller. Each answered question is an
+// event with the charge it paid, the citations, and the engine that answered.
+import type { Decider, DomainEvent } from '../decider.ts'
+import { DomainError } from '../errors.ts'
+
+export const askStream = (sessionId: string) => `ask-${sessionId}`
+
+/** Earlier turns a follow-up sees. */
+export const CONTEXT_TURNS = 6
+
+export type CitedNote = { noteId: string; title: string }
+
+export type QuestionAnswered = DomainEvent<
+  'QuestionAnswered',
+  {
+    sessionId: string
+    accountId: string
+    /** The note asked about; null for a question over the whole library. */
+    noteId: string | null
+    question: string
+    answer: string
+    citedSegments: string[]
+    citedNotes: CitedNote[]
+    engine: string
+    model: string
+    version: string
+    chargeId: string
+    at: string
+  }
+>
+export type AskEvent = QuestionAnswered
+
+export type AskCommand = { type: 'RecordAnswer'; now: string } & Omit<QuestionAnswered['data'], 'at'>
+
+export interface Turn {
+  question: string
+  answer: string
+  noteId: string | null
+  citedSegments: string[]
+}
+
+export type AskState = { exists: false } | { exists: true; accountId: string; turns: Turn[]; charges: string[] }
+
+export function evolveAsk(s: AskState, e: AskEvent): AskState {
+  const d = e.data
+  const turn: Turn = { question: d.question, answer: d.answer, noteId: d.noteId, citedSegments: d.citedSegments }
+  if (!s.exists) return { exists: true, accountId: d.accountId, turns: [turn], charges: [d.chargeId] }
+  return { ...s, turns: [...s.turns, turn].slice(-CONTEXT_TURNS), charges: [...s.charges, d.chargeId].slice(-100) }
+}
+
+/** The session as its owner sees it; someone else's session and a missing one are the same answer. */
+export function ownedSession(s: AskState, accountId: string): Extract<AskState, { exists: true }> {
+  if (!s.exists || s.accountId !== accountId) throw new DomainError('not_found', 'No conversation with that sessionId belongs to you; leave sessionId out to start one.')
+  return s
+}
+
+export function decideAsk(c: AskCommand, s: AskState): AskEvent[] {
+  if (s.exists) {
+    ownedSession(s, c.accountId)
+    if (s.charges.includes(c.chargeId)) return []
+  }
+  const { type: _, now, ...data } = c
+  return [{ type: 'QuestionAnswered', data: { ...data, at: now } }]
+}
+
+export const askDecider: Decider<AskCommand, AskEvent, AskState> = {
+  decide: decideAsk,
+  evolve: evolveAsk,
+  initialState: () => ({ exists: false }),
+}

@@ -1,0 +1,118 @@
+// What the language features read and produce: plain data, shared by the domain (events carry
+// it), the language-engine port and its adapters. The zod schemas in contract/ describe the same
+// shapes for the API and validate what a remote model returns.
+
+/** A transcript segment as the engines see it. `speaker` is a name when known, else the diarization letter. */
+export interface SourceSegment {
+  /** Segment uuid: citations and anchors point at it. */
+  id: string
+  sequence: number
+  startMs: number
+  endMs: number
+  speaker: string | null
+  text: string
+}
+
+export interface SourceTranscript {
+  noteId: string
+  title: string
+  /** Declared or detected language of the audio (any tag; the engines use its first two letters). */
+  language: string | null
+  durationMs: number | null
+  segments: SourceSegment[]
+}
+
+/** Which engine made something: recorded with every generation. */
+export interface EngineInfo {
+  engine: string
+  model: string
+  version: string
+}
+
+export interface ActionItemDraft {
+  text: string
+  assignee: string
+  deadline: string
+}
+
+export interface SectionItemDraft {
+  text: string
+  speaker: string | null
+  t: number | null
+}
+
+export interface AnalysisDraft {
+  summary: string
+  keyPoints: string[]
+  actionItems: ActionItemDraft[]
+  decisions: string[]
+  questions: string[]
+  topics: string[]
+  anchors: { keyPoints: (number | null)[]; actionItems: (number | null)[]; decisions: (number | null)[]; questions: (number | null)[] } | null
+  sections: Record<'positions' | 'arguments' | 'quotes' | 'agreements' | 'disagreements', SectionItemDraft[]> | null
+  mindmap: string | null
+}
+
+export interface ChapterDraft {
+  startMs: number
+  endMs: number
+  headline: string
+}
+
+/** A retrieved passage the answer may cite. `label` is how the answer must quote it: `[mm:ss]` or `[Note title | mm:ss]`. */
+export interface Passage {
+  segmentId: string
+  noteId: string
+  noteTitle: string
+  startMs: number
+  endMs: number
+  speaker: string | null
+  text: string
+  label: string
+  score: number
+}
+
+export interface AnswerRequest {
+  question: string
+  scope: 'note' | 'library'
+  passages: Passage[]
+  /** Earlier turns of the conversation, oldest first. */
+  history: { question: string; answer: string }[]
+}
+
+export interface AnswerDraft {
+  answer: string
+  /** Segment ids the answer quotes, in order of first quotation. */
+  citedSegments: string[]
+}
+
+export type DeliverableKindName = 'email' | 'document' | 'slides'
+
+export interface DeliverableRequest {
+  kind: DeliverableKindName
+  template: string
+  locale: 'es' | 'en'
+  transcript: SourceTranscript
+  /** The analysis the deliverable is built on (persisted, or made for it). */
+  analysis: AnalysisDraft
+  /** When the note was recorded or created, for headers. */
+  date: string
+}
+
+export interface DeliverableSection {
+  heading: string
+  paragraphs: string[]
+  bullets: string[]
+}
+
+/** One shape for the three kinds: an email's sections are its body, a deck's sections are its slides. */
+export interface DeliverableDraft {
+  title: string
+  /** Email subject line; null for documents and slides. */
+  subject: string | null
+  sections: DeliverableSection[]
+}
+
+/** How long the audio is: the declared duration, or the end of the last segment when that is later. */
+export const audioDurationMs = (t: Pick<SourceTranscript, 'durationMs' | 'segments'>): number =>
+  t.segments.reduce((m, s) => Math.max(m, s.endMs), Math.max(0, t.durationMs ?? 0))

@@ -1,0 +1,97 @@
+// Read models of the analysis features: `analyses` (one document per generation; the latest per
+// note and template is flagged `latest: true`, earlier generations stay as history) and
+// `outlines` (one document per note). The note detail (readmodels/notes.ts) reads both.
+// Idempotent: generations are keyed by event id and carry their stream revision; the outline
+// document carries the revision it reflects.
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { RecordedEvent } from '../ports/eventStore.ts'
+import type { AnalysisEvent } from '../domain/analysis/analysis.ts'
+import type { AnalysisDraft, ChapterDraft } from '../domain/language/content.ts'
+import type { Projection } from './runner.ts'
+
+export const ANALYSES = 'analyses'
+export const OUTLINES = 'outlines'
+
+export interface AnalysisDoc {
+  _id: string
+  [key: string]: unknown
+  noteId: string
+  accountId: string
+  template: string
+  latest: boolean
+  revision: number
+  /** The Analysis as the API returns it. */
+  analysis: AnalysisDraft & { template: string; model: string; updatedAt: string }
+  engine: string
+  model: string
+  version: string
+}
+
+export interface OutlineDoc {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  outline: ChapterDraft[]
+  attemptedAt: string | null
+  generated: boolean
+  engine: string | null
+  model: string | null
+  version: string | null
+  revision: number
+}
+
+export const analysisProjection: Projection = {
+  name: 'analysis',
+  filter: { categories: ['analysis'] },
+  collections: [ANALYSES, OUTLINES],
+  async setup(docs) {
+    await docs.collection(ANALYSES).createIndex({ keys: { noteId: 1, template: 1, revision: -1 }, name: 'by_note_template' })
+  },
+  async handle(events, docs) {
+    for (const e of events) await apply(e, docs)
+  },
+}
+
+async function apply(recorded: RecordedEvent, docs: DocumentStore) {
+  const e = { type: recorded.type, data: recorded.data } as AnalysisEvent
+  const d = e.data
+  if (e.type === 'AnalysisGenerated') {
+    const analyses = docs.collection<AnalysisDoc>(ANALYSES)
+    await analyses.updateMany({ noteId: d.noteId, template: e.data.template, revision: { $lt: recorded.revision }, latest: true }, { $set: { latest: false } })
+    const newer = await analyses.findOne({ noteId: d.noteId, template: e.data.template, revision: { $gt: recorded.revision } }, { projection: { _id: 1 } })
+    const doc: AnalysisDoc = {
+      _id: recorded.id,
+      noteId: d.noteId,
+      accountId: d.accountId,
+      template: e.data.template,
+      latest: !newer,
+      revision: recorded.revision,
+      analysis: { template: e.data.template, ...e.data.analysis, model: d.model, updatedAt: d.at },
+      engine: d.engine,
+      model: d.model,
+      version: d.version,
+    }
+    await analyses.replaceOne({ _id: recorded.id }, doc, { upsert: true })
+    return
+  }
+  if (e.type === 'OutlineGenerated' || e.type === 'OutlineFailed') {
+    const outlines = docs.collection<OutlineDoc>(OUTLINES)
+    const current = await outlines.findOne({ _id: d.noteId })
+    if (current && current.revision >= recorded.revision) return
+    const next: OutlineDoc =
+      e.type === 'OutlineGenerated'
+        ? { _id: d.noteId, accountId: d.accountId, outline: e.data.chapters, attemptedAt: d.at, generated: true, engine: d.engine, model: d.model, version: d.version, revision: recorded.revision }
+        : {
+            _id: d.noteId,
+            accountId: d.accountId,
+            outline: current?.outline ?? [],
+            attemptedAt: d.at,
+            generated: current?.generated ?? false,
+            engine: current?.engine ?? null,
+            model: current?.model ?? null,
+            version: current?.version ?? null,
+            revision: recorded.revision,
+          }
+    await outlines.replaceOne({ _id: d.noteId }, next, { upsert: true })
+  }
+}

@@ -1,0 +1,107 @@
+// Ranked retrieval over transcript segments (BM25) for the ask features, on the segment index
+// read model. Only the caller's notes are ever read: every query is filtered by account.
+import { idf, termScore } from '../domain/search/bm25.ts'
+import { speakerNameMap } from '../domain/language/speakers.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
+import { SEGMENT_INDEX, SEGMENT_STATS, postingsField, type SegmentIndexDoc, type SegmentStatsDoc } from '../projections/segmentIndex.ts'
+
+export interface SegmentHit {
+  noteId: string
+  segmentId: string
+  score: number
+}
+
+export interface SegmentSearch {
+  accountId: string
+  /** Only this note; otherwise every note of the account. */
+  noteId?: string
+  /** Query terms and their weights (1 for the question, less for earlier turns). */
+  weights: ReadonlyMap<string, number>
+  limit: number
+}
+
+const MAX_TERMS = 64
+
+export async function searchSegments(docs: DocumentStore, q: SegmentSearch): Promise<SegmentHit[]> {
+  const terms = [...q.weights.keys()].slice(0, MAX_TERMS)
+  if (terms.length === 0) return []
+  const projection: Record<string, 1> = { accountId: 1, segIds: 1, segLens: 1, segCount: 1, totalLength: 1 }
+  for (const t of terms) projection[`postings.${postingsField(t)}`] = 1
+  const index = docs.collection<SegmentIndexDoc>(SEGMENT_INDEX)
+  let notes: SegmentIndexDoc[]
+  let segments: number
+  let totalLength: number
+  if (q.noteId) {
+    const doc = await index.findOne({ _id: q.noteId, accountId: q.accountId }, { projection })
+    notes = doc ? [doc] : []
+    segments = doc?.segCount ?? 0
+    totalLength = doc?.totalLength ?? 0
+  } else {
+    const [found, stats] = await Promise.all([
+      index.find({ accountId: q.accountId, terms: { $in: terms } }, { projection }),
+      docs.collection<SegmentStatsDoc>(SEGMENT_STATS).findOne({ _id: q.accountId }),
+    ])
+    notes = found
+    segments = stats?.segments ?? found.reduce((n, d) => n + d.segCount, 0)
+    totalLength = stats?.totalLength ?? found.reduce((n, d) => n + d.totalLength, 0)
+  }
+  if (segments === 0 || notes.length === 0) return []
+  const avg = totalLength / segments
+  const df = new Map<string, number>()
+  for (const d of notes) for (const t of terms) df.set(t, (df.get(t) ?? 0) + (d.postings?.[postingsField(t)]?.length ?? 0) / 2)
+  const scores = new Map<string, SegmentHit>()
+  for (const d of notes) {
+    for (const t of terms) {
+      const list = d.postings?.[postingsField(t)]
+      if (!list) continue
+      const weight = q.weights.get(t)!
+      const termIdf = idf(segments, df.get(t)!)
+      for (let i = 0; i < list.length; i += 2) {
+        const seg = list[i]!
+        const id = d.segIds[seg]
+        if (!id) continue
+        const add = weight * termScore(list[i + 1]!, d.segLens[seg] ?? 0, avg, termIdf)
+        const hit = scores.get(id) ?? { noteId: d._id, segmentId: id, score: 0 }
+        hit.score += add
+        scores.set(id, hit)
+      }
+    }
+  }
+  return [...scores.values()].sort((a, b) => b.score - a.score || a.segmentId.localeCompare(b.segmentId)).slice(0, q.limit)
+}
+
+export interface SegmentText {
+  segmentId: string
+  noteId: string
+  noteTitle: string
+  startMs: number
+  endMs: number
+  speaker: string | null
+  text: string
+  score: number
+}
+
+/** The segments behind the hits, with their note's title; notes not ready (or not the caller's) are left out. */
+export async function segmentTexts(docs: DocumentStore, accountId: string, hits: readonly SegmentHit[]): Promise<SegmentText[]> {
+  const noteIds = [...new Set(hits.map((h) => h.noteId))]
+  if (noteIds.length === 0) return []
+  const [notes, transcripts] = await Promise.all([
+    docs.collection<NoteDoc>(NOTES).find({ _id: { $in: noteIds }, accountId, status: 'ready' }, { projection: { title: 1 } }),
+    docs.collection<TranscriptDoc>(TRANSCRIPTS).find({ _id: { $in: noteIds }, accountId }, { projection: { segments: 1, speakers: 1 } }),
+  ])
+  const titles = new Map(notes.map((n) => [n._id, n.title]))
+  const segments = new Map<string, { noteId: string; seg: TranscriptDoc['segments'][number]; speaker: string | null }>()
+  for (const t of transcripts) {
+    if (!titles.has(t._id)) continue
+    const names = speakerNameMap(t.speakers)
+    for (const seg of t.segments) segments.set(seg.id, { noteId: t._id, seg, speaker: seg.speakerLabel ? (names.get(seg.speakerLabel) ?? seg.speakerLabel) : null })
+  }
+  const out: SegmentText[] = []
+  for (const h of hits) {
+    const s = segments.get(h.segmentId)
+    if (!s) continue
+    out.push({ segmentId: h.segmentId, noteId: s.noteId, noteTitle: titles.get(s.noteId)!, startMs: s.seg.startMs, endMs: s.seg.endMs, speaker: s.speaker, text: s.seg.text, score: h.score })
+  }
+  return out
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# System packages the test suites use, from Debian's archive: espeak-ng makes the speech of the
+# voice and pipeline tests; Apertium and its language pairs are the local translation engine
+# (`file` is its input check). Installed when missing and running as root (CI); otherwise the
+# missing ones are named and the script fails, so a suite never silently lacks its tools.
+set -euo pipefail
+packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "missing system packages: ${missing[*]} (install them: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+echo "installing system packages: ${missing[*]}" >&2
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
