@@ -1,5 +1,6 @@
 // Configuration comes only from environment variables, the same inside and outside compose.
 import { join, resolve } from 'node:path'
+import { loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
 
 export interface Config {
   port: number
@@ -27,6 +28,8 @@ export interface Config {
   logLevel: string
   /** An OpenAI-compatible chat endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); null: local engines only. */
   llm: { baseUrl: string; apiKey: string | null; model: string } | null
+  /** Transcription jobs, speech engines, import downloads, webhooks (app/pipelineConfig.ts). */
+  pipeline: PipelineConfig
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -60,5 +63,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: env.SEED_DEMO !== '0',
     logLevel: env.LOG_LEVEL ?? 'info',
     llm: env.LLM_BASE_URL ? { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY || null, model: env.LLM_MODEL ?? 'gpt-4o-mini' } : null,
+    pipeline: loadPipelineConfig(env),
   }
 }

@@ -5,5 +5,6 @@ import { ledgerProjection } from '../projections/ledger.ts'
 import { notesProjection } from '../projections/notes.ts'
 import { foldersProjection } from '../projections/folders.ts'
 import { apiKeysProjection } from '../projections/apiKeys.ts'
+import { transcriptionJobsProjection } from '../projections/transcriptionJobs.ts'
 
-export const READ_MODEL_PROJECTIONS: Projection[] = [ledgerProjection, notesProjection, foldersProjection, apiKeysProjection]
+export const READ_MODEL_PROJECTIONS: Projection[] = [ledgerProjection, notesProjection, foldersProjection, apiKeysProjection, transcriptionJobsProjection]

@@ -18,6 +18,7 @@ import { FolderCommands } from '../commands/folders.ts'
 import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
 import { readModelSync, type ReadModelSync } from '../projections/sync.ts'
 import type { RunningProjection } from '../projections/runner.ts'
+import { createIngest, type Ingest } from './pipeline.ts'
 
 export interface Services {
   config: Config
@@ -34,6 +35,8 @@ export interface Services {
   projections: RunningProjection[]
   /** The configured remote chat model, or null (features then use their local engines). */
   chat: ChatModel | null
+  /** The ingestion pipeline's parts (jobs, fetcher, decoder, engines); the workers run them. */
+  ingest: Ingest
 }
 
 export interface ServiceDeps {
@@ -91,5 +94,6 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     sync,
     projections: deps.projections,
     chat: config.llm ? openAiChatModel(config.llm) : null,
+    ingest: createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, clock }),
   }
 }

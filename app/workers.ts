@@ -1,6 +1,7 @@
 // Background workers (role `workers`): the processes that do queued work, such as transcription
 // jobs. A new kind of worker is added here and nowhere else.
 import type { Services } from './services.ts'
+import { transcriptionWorker } from './transcriptionWorker.ts'
 
 export interface RunningWorker {
   readonly name: string
@@ -9,7 +10,7 @@ export interface RunningWorker {
 
 export type WorkerFactory = (s: Services) => RunningWorker
 
-export const WORKERS: WorkerFactory[] = []
+export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s)]
 
 export function startWorkers(s: Services): RunningWorker[] {
   return WORKERS.map((start) => start(s))

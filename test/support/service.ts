@@ -13,6 +13,7 @@ import { createServices, type Services } from '../../app/services.ts'
 import { READ_MODEL_PROJECTIONS } from '../../app/projections.ts'
 import { buildApp } from '../../api/buildApp.ts'
 import { startProjection } from '../../projections/runner.ts'
+import { WORKERS, type RunningWorker } from '../../app/workers.ts'
 import type { DocumentStore } from '../../ports/documentStore.ts'
 import type { HostResolver } from '../../ports/hostResolver.ts'
 import type { Plan } from '../../domain/credits/plans.ts'
@@ -46,6 +47,8 @@ export interface TestServiceOptions {
   /** Use MongoDB (MONGO_URL) for read models, in a database of its own. */
   mongo?: boolean
   clock?: () => Date
+  /** Run the background workers (transcription, webhooks) in this process from the start. */
+  workers?: boolean
 }
 
 export interface TestService {
@@ -57,6 +60,8 @@ export interface TestService {
   /** A new account on `plan` with one API key. */
   account(plan?: Plan): Promise<{ accountId: string; apiKey: string; headers: Record<string, string> }>
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>
+  /** Starts the background workers (once); `workers: true` does it at start. */
+  startWorkers(): RunningWorker[]
   close(): Promise<void>
 }
 
@@ -87,6 +92,9 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
   })
   const app = buildApp(services)
   await app.ready()
+  let workers: RunningWorker[] | null = null
+  const startWorkers = () => (workers ??= WORKERS.map((start) => start(services)))
+  if (options.workers) startWorkers()
   return {
     services,
     app,
@@ -99,7 +107,9 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
       return { accountId, apiKey, headers: { authorization: `Bearer ${apiKey}` } }
     },
     inject: (opts) => app.inject(opts),
+    startWorkers,
     async close() {
+      for (const w of workers ?? []) await w.stop()
       await app.close()
       for (const p of projections) await p.stop()
       await events.close()
