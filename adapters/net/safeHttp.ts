@@ -137,6 +137,11 @@ export function safeHttpFetcher(o: SafeHttpOptions): HttpFetcher {
   }
 
   function meter(res: IncomingMessage, maxBytes: number, url: string, onBytes: (n: number) => void) {
+    const announced = Number(res.headers['content-length'])
+    if (Number.isFinite(announced) && announced > maxBytes) {
+      res.destroy()
+      throw new PipelineFailure('source_too_large', `The source announces ${announced} bytes; at most ${maxBytes} are allowed.`)
+    }
     let bytes = 0
     let idle: NodeJS.Timeout
     const arm = (t: Transform) => {
@@ -161,11 +166,6 @@ export function safeHttpFetcher(o: SafeHttpOptions): HttpFetcher {
       },
     })
     arm(t)
-    const announced = Number(res.headers['content-length'])
-    if (Number.isFinite(announced) && announced > maxBytes) {
-      res.destroy()
-      throw new PipelineFailure('source_too_large', `The source announces ${announced} bytes; at most ${maxBytes} are allowed.`)
-    }
     return { stream: t, total: Number.isFinite(announced) ? announced : null, bytes: () => bytes }
   }
 
