@@ -6,5 +6,6 @@ import { notesProjection } from '../projections/notes.ts'
 import { foldersProjection } from '../projections/folders.ts'
 import { apiKeysProjection } from '../projections/apiKeys.ts'
 import { transcriptionJobsProjection } from '../projections/transcriptionJobs.ts'
+import { webhooksProjection } from '../projections/webhooks.ts'
 
-export const READ_MODEL_PROJECTIONS: Projection[] = [ledgerProjection, notesProjection, foldersProjection, apiKeysProjection, transcriptionJobsProjection]
+export const READ_MODEL_PROJECTIONS: Projection[] = [ledgerProjection, notesProjection, foldersProjection, apiKeysProjection, transcriptionJobsProjection, webhooksProjection]

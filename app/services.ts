@@ -19,6 +19,7 @@ import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
 import { readModelSync, type ReadModelSync } from '../projections/sync.ts'
 import type { RunningProjection } from '../projections/runner.ts'
 import { createIngest, type Ingest } from './pipeline.ts'
+import { WebhookCommands } from '../commands/webhooks.ts'
 
 export interface Services {
   config: Config
@@ -37,6 +38,8 @@ export interface Services {
   chat: ChatModel | null
   /** The ingestion pipeline's parts (jobs, fetcher, decoder, engines); the workers run them. */
   ingest: Ingest
+  /** Webhook endpoints and deliveries (Power plan). */
+  webhooks: WebhookCommands
 }
 
 export interface ServiceDeps {
@@ -95,5 +98,14 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     projections: deps.projections,
     chat: config.llm ? openAiChatModel(config.llm) : null,
     ingest: createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, clock }),
+    webhooks: new WebhookCommands({
+      handler,
+      docs: deps.docs,
+      sync,
+      resolver: deps.resolver,
+      allowlist: config.pipeline.webhooks.allowlist,
+      rotationGraceMs: config.pipeline.webhooks.rotationGraceMs,
+      clock,
+    }),
   }
 }

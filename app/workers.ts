@@ -2,6 +2,7 @@
 // jobs. A new kind of worker is added here and nowhere else.
 import type { Services } from './services.ts'
 import { transcriptionWorker } from './transcriptionWorker.ts'
+import { webhookWorker } from './webhookWorker.ts'
 
 export interface RunningWorker {
   readonly name: string
@@ -10,7 +11,7 @@ export interface RunningWorker {
 
 export type WorkerFactory = (s: Services) => RunningWorker
 
-export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s)]
+export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s), webhookWorker]
 
 export function startWorkers(s: Services): RunningWorker[] {
   return WORKERS.map((start) => start(s))

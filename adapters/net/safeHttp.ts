@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises'
 import type { HostResolver } from '../../ports/hostResolver.ts'
 import type { Downloaded, FetchedText, FetchLimits, HttpFetcher } from '../../ports/httpFetcher.ts'
 import { PipelineFailure } from '../../ports/pipelineFailure.ts'
+import type { WebhookTransport } from '../../ports/webhookTransport.ts'
 
 export interface SafeHttpOptions {
   resolver: HostResolver
@@ -29,37 +30,41 @@ export interface SafeHttpOptions {
 
 const RETRIABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504])
 
+async function pinnedAddress(o: SafeHttpOptions, url: URL, trusted: boolean): Promise<{ address: string; family: 4 | 6 }> {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  const hostPort = url.port ? `${host}:${url.port}` : host
+  let addresses: string[]
+  try {
+    addresses = await o.resolver.resolve(host)
+  } catch {
+    throw new PipelineFailure('download_failed', `The host ${host} does not resolve.`, true)
+  }
+  if (addresses.length === 0) throw new PipelineFailure('download_failed', `The host ${host} has no address.`, true)
+  if (!trusted) {
+    const blocked = addresses.filter((ip) => !o.addressAllowed(host, hostPort, ip))
+    if (blocked.length > 0) throw new PipelineFailure('source_blocked', `${host} resolves to a non-public address (${blocked.join(', ')}); only public sources can be imported.`)
+  }
+  const address = addresses[0]!
+  return { address, family: isIP(address) === 6 ? 6 : 4 }
+}
+
+
+/** A `lookup` that answers with the address that was checked, in both of Node's callback shapes. */
+function pinnedLookup(pinned: { address: string; family: 4 | 6 }): LookupFunction {
+  return ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
+    if (opts?.all) cb(null, [{ address: pinned.address, family: pinned.family }])
+    else cb(null, pinned.address, pinned.family)
+  }) as unknown as LookupFunction
+}
+
 export function safeHttpFetcher(o: SafeHttpOptions): HttpFetcher {
   const maxRedirects = o.maxRedirects ?? 5
-
-  async function pinnedAddress(url: URL, trusted: boolean): Promise<{ address: string; family: 4 | 6 }> {
-    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
-    const hostPort = url.port ? `${host}:${url.port}` : host
-    let addresses: string[]
-    try {
-      addresses = await o.resolver.resolve(host)
-    } catch {
-      throw new PipelineFailure('download_failed', `The host ${host} does not resolve.`, true)
-    }
-    if (addresses.length === 0) throw new PipelineFailure('download_failed', `The host ${host} has no address.`, true)
-    if (!trusted) {
-      const blocked = addresses.filter((ip) => !o.addressAllowed(host, hostPort, ip))
-      if (blocked.length > 0) throw new PipelineFailure('source_blocked', `${host} resolves to a non-public address (${blocked.join(', ')}); only public sources can be imported.`)
-    }
-    const address = addresses[0]!
-    return { address, family: isIP(address) === 6 ? 6 : 4 }
-  }
 
   /** One hop: resolves, checks, connects to the checked address; resolves with the response head. */
   async function hop(url: URL, limits: FetchLimits, signal: AbortSignal): Promise<IncomingMessage> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new PipelineFailure('source_blocked', `Only http(s) links can be imported, not ${url.protocol}`)
     if (url.username || url.password) throw new PipelineFailure('source_blocked', 'Links with credentials are not followed.')
-    const pinned = await pinnedAddress(url, limits.trusted ?? false)
-    // Node asks with `all: true` when it may race address families; answer in both shapes.
-    const lookup = ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
-      if (opts?.all) cb(null, [{ address: pinned.address, family: pinned.family }])
-      else cb(null, pinned.address, pinned.family)
-    }) as unknown as LookupFunction
+    const lookup = pinnedLookup(await pinnedAddress(o, url, limits.trusted ?? false))
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest
     return new Promise<IncomingMessage>((resolve, reject) => {
       const req = request(url, {
@@ -196,6 +201,55 @@ export function safeHttpFetcher(o: SafeHttpOptions): HttpFetcher {
           throw asFailure(err, new URL(finalUrl))
         }
         return { finalUrl, contentType: res.headers['content-type'] ?? null, body: Buffer.concat(chunks).toString('utf8') }
+      })
+    },
+  }
+}
+
+/**
+ * Webhook calls: a POST to the endpoint's URL, checked and pinned like the downloads, with no
+ * redirect followed (a redirect is a failed try) and a timeout. Resolves with the status, or
+ * with the error for a try that got no answer.
+ */
+export function safeWebhookTransport(o: SafeHttpOptions): WebhookTransport {
+  return {
+    async post(raw, body, headers, timeoutMs) {
+      const started = Date.now()
+      const done = (statusCode: number | null, error: string | null) => ({ statusCode, error, durationMs: Date.now() - started })
+      let url: URL
+      try {
+        url = new URL(raw)
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') return done(null, `unsupported protocol ${url.protocol}`)
+      } catch {
+        return done(null, 'invalid URL')
+      }
+      let lookup: LookupFunction
+      try {
+        lookup = pinnedLookup(await pinnedAddress(o, url, false))
+      } catch (err) {
+        return done(null, (err as Error).message)
+      }
+      const request = url.protocol === 'https:' ? httpsRequest : httpRequest
+      return new Promise((resolve) => {
+        const req = request(url, {
+          method: 'POST',
+          lookup,
+          timeout: timeoutMs,
+          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': o.userAgent ?? 'notes-service-webhooks/1.0', ...headers },
+        })
+        const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+        req.on('response', (res) => {
+          // The answer's body is not needed; read a little so the socket is released.
+          let seen = 0
+          res.on('data', (c: Buffer) => {
+            seen += c.length
+            if (seen > 64 * 1024) res.destroy()
+          })
+          res.on('close', () => (clearTimeout(timer), resolve(done(res.statusCode ?? null, null))))
+          res.on('error', () => {})
+        })
+        req.on('error', (err) => (clearTimeout(timer), resolve(done(null, (err as NodeJS.ErrnoException).code ?? err.message))))
+        req.end(body)
       })
     },
   }

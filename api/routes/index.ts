@@ -5,5 +5,6 @@ import type { RouteDef } from '../route.ts'
 import { notesRoutes } from './notes.ts'
 import { foldersRoutes } from './folders.ts'
 import { uploadRoutes } from './uploads.ts'
+import { webhookRoutes } from './webhooks.ts'
 
-export const featureRoutes = (s: Services): RouteDef[] => [...notesRoutes(s), ...foldersRoutes(s), ...uploadRoutes(s)]
+export const featureRoutes = (s: Services): RouteDef[] => [...notesRoutes(s), ...foldersRoutes(s), ...uploadRoutes(s), ...webhookRoutes(s)]
