@@ -25,6 +25,8 @@ export interface PipelineConfig {
     allowlist: string[]
     /** How long the previous secret keeps signing after a rotation. */
     rotationGraceMs: number
+    /** Seals the signing secrets in the events; null: a key kept in the data directory. */
+    secretKey: string | null
   }
 }
 
@@ -86,6 +88,7 @@ export function loadPipelineConfig(env: NodeJS.ProcessEnv): PipelineConfig {
       pollMs: num(env, 'WEBHOOK_POLL_MS', 1000) || 1,
       allowlist: list(env.WEBHOOK_ALLOW_HOSTS),
       rotationGraceMs: num(env, 'WEBHOOK_ROTATION_GRACE_SECONDS', 24 * 3600) * 1000,
+      secretKey: env.WEBHOOK_SECRET_KEY || null,
     },
   }
 }

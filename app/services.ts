@@ -19,7 +19,7 @@ import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
 import { readModelSync, type ReadModelSync } from '../projections/sync.ts'
 import type { RunningProjection } from '../projections/runner.ts'
 import { createIngest, type Ingest } from './pipeline.ts'
-import { WebhookCommands } from '../commands/webhooks.ts'
+import { SecretBox, WebhookCommands } from '../commands/webhooks.ts'
 
 export interface Services {
   config: Config
@@ -67,6 +67,21 @@ export function uploadSigningSecret(config: Config): string {
   return readFileSync(file, 'utf8').trim()
 }
 
+/** The key that seals webhook signing secrets in the events: WEBHOOK_SECRET_KEY, or one kept in the data directory (like the upload key). */
+export function webhookSecretKey(config: Config): string {
+  if (config.pipeline.webhooks.secretKey) return config.pipeline.webhooks.secretKey
+  const file = join(config.dataDir, 'webhook-secret.key')
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true })
+    try {
+      writeFileSync(file, randomBytes(32).toString('base64url'), { flag: 'wx', mode: 0o600 })
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    }
+  }
+  return readFileSync(file, 'utf8').trim()
+}
+
 export function createServices(config: Config, deps: ServiceDeps): Services {
   const clock = deps.clock ?? (() => new Date())
   const handler = new CommandHandler(deps.events)
@@ -105,6 +120,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       resolver: deps.resolver,
       allowlist: config.pipeline.webhooks.allowlist,
       rotationGraceMs: config.pipeline.webhooks.rotationGraceMs,
+      secrets: new SecretBox(webhookSecretKey(config)),
       clock,
     }),
   }

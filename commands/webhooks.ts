@@ -2,12 +2,12 @@
 // (http(s), public unless allowlisted: the same SSRF rules as imports, checked again on every
 // call); the dispatcher schedules one delivery per endpoint and event; the delivery worker claims
 // and records each try.
-import { randomBytes, randomUUID } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto'
 import { DomainError, isDomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { isAllowlisted, isNonPublicAddress } from '../domain/notes/sourceUrl.ts'
 import { SECRET_PREFIX } from '../domain/webhooks/signing.ts'
-import { WEBHOOK_EVENT_TYPES, webhookEndpointDecider, webhookStream, type WebhookEndpointCommand } from '../domain/webhooks/endpoint.ts'
+import { WEBHOOK_EVENT_TYPES, signingSecrets, webhookEndpointDecider, webhookStream, type WebhookEndpointCommand } from '../domain/webhooks/endpoint.ts'
 import { deliveryStream, webhookDeliveryDecider, type WebhookDeliveryCommand } from '../domain/webhooks/delivery.ts'
 import type { Plan } from '../domain/credits/plans.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
@@ -21,6 +21,31 @@ import type { Caller } from './context.ts'
 export const WEBHOOKS_PLAN: Plan = 'power'
 export const MAX_WEBHOOK_ENDPOINTS = 10
 
+/**
+ * Signing secrets are stored sealed (AES-256-GCM) in the events, so the event store, its backups
+ * and the analytics topics never carry them in clear; the key (WEBHOOK_SECRET_KEY, or one kept in
+ * the data directory) opens them where calls are signed.
+ */
+export class SecretBox {
+  private readonly key: Buffer
+  constructor(keyMaterial: string) {
+    this.key = createHash('sha256').update(keyMaterial).digest()
+  }
+  seal(plain: string): string {
+    const iv = randomBytes(12)
+    const c = createCipheriv('aes-256-gcm', this.key, iv)
+    const body = Buffer.concat([c.update(plain, 'utf8'), c.final()])
+    return `sealed:v1:${Buffer.concat([iv, c.getAuthTag(), body]).toString('base64')}`
+  }
+  open(sealed: string): string {
+    if (!sealed.startsWith('sealed:v1:')) return sealed
+    const raw = Buffer.from(sealed.slice('sealed:v1:'.length), 'base64')
+    const d = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12))
+    d.setAuthTag(raw.subarray(12, 28))
+    return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8')
+  }
+}
+
 export interface WebhookCommandsDeps {
   handler: CommandHandler
   docs: DocumentStore
@@ -28,6 +53,7 @@ export interface WebhookCommandsDeps {
   resolver: HostResolver
   allowlist: readonly string[]
   rotationGraceMs: number
+  secrets: SecretBox
   clock?: () => Date
 }
 
@@ -92,7 +118,7 @@ export class WebhookCommands {
       url,
       eventTypes,
       description: body.description ?? null,
-      secret,
+      secret: this.d.secrets.seal(secret),
       now: this.now(),
     })
     return { id: endpointId, url, events: eventTypes, description: body.description ?? null, createdAt: r.state.createdAt, secret }
@@ -112,7 +138,7 @@ export class WebhookCommands {
   async rotate(caller: Caller, endpointId: string) {
     this.requirePlan(caller)
     const secret = newWebhookSecret()
-    const r = await this.endpointCommand(caller, endpointId, { type: 'RotateWebhookSecret', accountId: caller.accountId, secret, graceMs: this.d.rotationGraceMs, now: this.now() })
+    const r = await this.endpointCommand(caller, endpointId, { type: 'RotateWebhookSecret', accountId: caller.accountId, secret: this.d.secrets.seal(secret), graceMs: this.d.rotationGraceMs, now: this.now() })
     const previous = r.state.secrets[1]
     return { id: endpointId, secret, previousSecretExpiresAt: previous?.expiresAt ?? this.now() }
   }
@@ -143,6 +169,12 @@ export class WebhookCommands {
 
   endpoint(endpointId: string) {
     return this.d.handler.load(webhookStream(endpointId), webhookEndpointDecider)
+  }
+
+  /** The clear secrets that sign a call made at `now`. */
+  async signingSecrets(endpointId: string, now: string): Promise<string[]> {
+    const { state } = await this.endpoint(endpointId)
+    return signingSecrets(state, now).map((s) => this.d.secrets.open(s))
   }
 
   /** One logical delivery per endpoint and message id: scheduling it again changes nothing. */

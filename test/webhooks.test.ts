@@ -79,6 +79,8 @@ t.test('management: the secret is shown once, lists never show it, bad or privat
   const list = await s.inject({ method: 'GET', url: '/v1/webhooks', headers: a.headers })
   t.same(list.json().webhooks.map((w: any) => w.id), [r.json().id])
   t.notMatch(list.body, /whsec_/, 'the secret is never listed')
+  const stored = JSON.stringify(await s.services.events.readStream(`webhook-${r.json().id}`))
+  t.notOk(stored.includes(r.json().secret.slice(6)), 'the event store holds the secret sealed, never in clear')
   const other = await s.account('power')
   t.equal((await s.inject({ method: 'DELETE', url: `/v1/webhooks/${r.json().id}`, headers: other.headers })).statusCode, 404, "someone else's endpoint is not found")
   t.equal((await s.inject({ method: 'DELETE', url: `/v1/webhooks/${r.json().id}`, headers: a.headers })).statusCode, 200)

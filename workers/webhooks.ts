@@ -11,7 +11,6 @@ import type { CommandHandler } from '../commands/handleCommand.ts'
 import type { WebhookCommands } from '../commands/webhooks.ts'
 import { noteDecider, noteStream } from '../domain/notes/note.ts'
 import { signatureHeader } from '../domain/webhooks/signing.ts'
-import { signingSecrets } from '../domain/webhooks/endpoint.ts'
 import { startProjection, type Projection } from '../projections/runner.ts'
 import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/webhooks.ts'
 import type { WebhookPayload } from '../contract/webhooks.ts'
@@ -95,7 +94,7 @@ export function startWebhookWorkers(d: WebhookWorkerDeps) {
     const headers = {
       'webhook-id': doc.messageId,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(signingSecrets(endpoint, now.toISOString()), doc.messageId, timestamp, body),
+      'webhook-signature': signatureHeader(await d.webhooks.signingSecrets(doc.endpointId, now.toISOString()), doc.messageId, timestamp, body),
     }
     const r = await d.transport.post(endpoint.url, body, headers, d.config.timeoutMs)
     await d.webhooks.recordAttempt(doc._id, { ...base, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs })
