@@ -30,7 +30,9 @@ const TIME = /time=(\d+):(\d+):(\d+(?:\.\d+)?)/
 
 function run(binary: string, args: string[], o: { signal?: AbortSignal; onTime?: (seconds: number) => void; timeoutMs: number }): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, ['-hide_banner', '-nostdin', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'], signal: o.signal, timeout: o.timeoutMs, killSignal: 'SIGKILL' })
+    const child = spawn(binary, ['-hide_banner', '-nostdin', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'], signal: o.signal, killSignal: 'SIGKILL' })
+    // Our own timer: spawn's `timeout` would outlive a binary that failed to start.
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs)
     let tail = ''
     child.stderr.setEncoding('utf8')
     child.stderr.on('data', (s: string) => {
@@ -38,8 +40,12 @@ function run(binary: string, args: string[], o: { signal?: AbortSignal; onTime?:
       const m = TIME.exec(s)
       if (m && o.onTime) o.onTime(Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]))
     })
-    child.on('error', (err) => reject(err))
+    child.on('error', (err) => {
+      clearTimeout(timer)
+      reject(err)
+    })
     child.on('close', (code, signal) => {
+      clearTimeout(timer)
       if (code === 0) resolve()
       else reject(new FfmpegError(`ffmpeg ${signal ? `killed by ${signal}` : `exited with ${code}`}: ${tail.trim().split('\n').slice(-3).join(' | ')}`))
     })

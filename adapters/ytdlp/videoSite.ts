@@ -16,14 +16,22 @@ function run(binary: string, args: string[], o: { signal?: AbortSignal; timeoutM
     let stderr = ''
     let child
     try {
-      child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: o.timeoutMs, killSignal: 'SIGKILL', ...(o.signal ? { signal: o.signal } : {}) })
+      child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], killSignal: 'SIGKILL', ...(o.signal ? { signal: o.signal } : {}) })
     } catch {
       return resolve({ code: null, stdout, stderr, missing: true })
     }
+    // Our own timer (spawn's `timeout` keeps a timer alive when the program is missing).
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs)
     child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-20_000)))
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
-    child.on('error', (err: NodeJS.ErrnoException) => resolve({ code: null, stdout, stderr: err.message, missing: err.code === 'ENOENT' || err.code === 'EACCES' }))
-    child.on('close', (code) => resolve({ code, stdout, stderr, missing: false }))
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer)
+      resolve({ code: null, stdout, stderr: err.message, missing: err.code === 'ENOENT' || err.code === 'EACCES' })
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr, missing: false })
+    })
   })
 }
 
@@ -69,7 +77,7 @@ export function ytDlpVideoSite(o: { binary?: string; ffmpegPath?: string; timeou
       const meta = info ? (JSON.parse(await readFile(join(workDir, info), 'utf8')) as Record<string, unknown>) : {}
       return {
         mediaPath: join(workDir, media),
-        subtitlePaths: files.filter((f) => f.endsWith('.vtt')).map((f) => join(workDir, f)),
+        subtitlePaths: files.filter((f) => f.startsWith('media.') && f.endsWith('.vtt')).map((f) => join(workDir, f)),
         title: typeof meta.title === 'string' ? meta.title : null,
         description: typeof meta.description === 'string' ? meta.description : null,
         durationSeconds: typeof meta.duration === 'number' ? meta.duration : null,
