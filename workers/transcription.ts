@@ -117,10 +117,14 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       }
       if (claim.kind !== 'claimed') continue
       const lease: Lease = { noteId: job._id, workerId, attempt: claim.attempt }
-      const p = runJob(lease, claim.note).finally(() => {
-        running.delete(job._id)
-        wake()
-      })
+      const p = runJob(lease, claim.note)
+        // The job's own failure handling failed (store unreachable...): its lease will run out and
+        // another attempt will follow; nothing to do here but say so.
+        .catch((err) => log(`[transcription ${workerId}] note ${lease.noteId} attempt ${lease.attempt} left to its lease: ${(err as Error).message}`))
+        .finally(() => {
+          running.delete(job._id)
+          wake()
+        })
       running.set(job._id, p)
     }
   }
