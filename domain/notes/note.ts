@@ -175,6 +175,8 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
     case 'NoteFailed':
       return { ...touched, phase: 'failed', errorCode: e.data.errorCode, job: s.job ? { ...s.job, running: false } : null }
     default:
+      // The transcription job's events (./pipeline.ts); events of other deciders on this stream
+      // leave the note as it is (evolvePipeline returns the state unchanged for them).
       return evolvePipeline(s, e)
   }
 }

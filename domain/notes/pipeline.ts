@@ -213,5 +213,8 @@ export function evolvePipeline(s: Existing, e: PipelineEvent): Existing {
     }
     case 'TranscriptionSettled':
       return { ...touched, job: { ...job, settled: true } }
+    default:
+      // Events of other deciders on the note stream (transcript edits, speakers...) leave the job as it is.
+      return s
   }
 }
