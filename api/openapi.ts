@@ -7,6 +7,7 @@ import type { ErrorCode } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { DELIVERABLE_LOCALES, DELIVERABLE_TEMPLATES } from '../domain/deliverables/templates.ts'
 import { ErrorBody } from '../contract/common.ts'
+import { WebhookPayload } from '../contract/webhooks.ts'
 
 type Json = Record<string, unknown>
 const COMMON_ERRORS: ErrorCode[] = ['invalid_api_key', 'tier_upgrade_required', 'rate_limit_exceeded']
@@ -109,6 +110,16 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
     const path = openApiPath(r.path)
     paths[path] = { ...paths[path], [r.method.toLowerCase()]: op }
   }
+  // Outgoing webhooks (README "Webhooks"): what the service POSTs to an endpoint.
+  const payload = c.add(WebhookPayload, 'output')
+  const hook = (type: string) => ({
+    post: {
+      summary: `Sent when a transcription ends (${type}); signed the Standard Webhooks way`,
+      parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: true, schema: { type: 'string' } })),
+      requestBody: { required: true, content: { 'application/json': { schema: payload } } },
+      responses: { '2XX': { description: 'Delivered; anything else is retried with backoff.' } },
+    },
+  })
   return {
     openapi: '3.1.0',
     info: {
@@ -120,6 +131,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
     servers: [{ url: info.serverUrl }],
     security: [{ apiKey: [] }],
     paths,
+    webhooks: { 'note.ready': hook('note.ready'), 'note.failed': hook('note.failed') },
     components: {
       schemas: c.schemas,
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' } },

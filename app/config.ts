@@ -1,5 +1,6 @@
 // Configuration comes only from environment variables, the same inside and outside compose.
 import { join, resolve } from 'node:path'
+import { loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
 
 export interface Config {
   port: number
@@ -48,6 +49,8 @@ export interface Config {
   }
   /** LANGUAGE_ENGINE: `local` (the deterministic extractive engine) or `remote` (the LLM_* endpoint). Default: remote when LLM_BASE_URL is set, else local. */
   languageEngine: 'local' | 'remote'
+  /** Transcription jobs, speech engines, import downloads, webhooks (app/pipelineConfig.ts). */
+  pipeline: PipelineConfig
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -101,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       speakerEmbeddingModel: env.SPEAKER_EMBEDDING_MODEL ? resolve(env.SPEAKER_EMBEDDING_MODEL) : null,
       voiceMatchThreshold: fraction(env.VOICE_MATCH_THRESHOLD, 0.75, 'VOICE_MATCH_THRESHOLD'),
     },
+    pipeline: loadPipelineConfig(env),
   }
 }
 

@@ -11,6 +11,8 @@ import { voiceProfilesProjection } from '../projections/voiceProfiles.ts'
 import { analysisProjection } from '../projections/analysis.ts'
 import { segmentIndexProjection } from '../projections/segmentIndex.ts'
 import { deliverablesProjection } from '../projections/deliverables.ts'
+import { transcriptionJobsProjection } from '../projections/transcriptionJobs.ts'
+import { webhooksProjection } from '../projections/webhooks.ts'
 
 export const READ_MODEL_PROJECTIONS: Projection[] = [
   ledgerProjection,
@@ -23,4 +25,6 @@ export const READ_MODEL_PROJECTIONS: Projection[] = [
   analysisProjection,
   segmentIndexProjection,
   deliverablesProjection,
+  transcriptionJobsProjection,
+  webhooksProjection,
 ]

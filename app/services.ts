@@ -28,6 +28,8 @@ import { AskCommands } from '../commands/ask.ts'
 import { DeliverableCommands } from '../commands/deliverables.ts'
 import type { RunningProjection } from '../projections/runner.ts'
 import { createTranscriptServices, type TranscriptServices } from './transcriptServices.ts'
+import { createIngest, type Ingest } from './pipeline.ts'
+import { SecretBox, WebhookCommands } from '../commands/webhooks.ts'
 
 export interface Services {
   config: Config
@@ -55,6 +57,10 @@ export interface Services {
   analysis: AnalysisCommands
   ask: AskCommands
   deliverables: DeliverableCommands
+  /** The ingestion pipeline's parts (jobs, fetcher, decoder, engines); the workers run them. */
+  ingest: Ingest
+  /** Webhook endpoints and deliveries (Power plan). */
+  webhooks: WebhookCommands
 }
 
 export interface ServiceDeps {
@@ -67,6 +73,9 @@ export interface ServiceDeps {
 }
 
 export const VERSION = '1.0.0'
+
+/** The key that seals webhook signing secrets in the events: WEBHOOK_SECRET_KEY, or one kept in the data directory (like the upload key). */
+export const webhookSecretKey = (config: Config): string => signingSecret(config.dataDir, 'webhook', config.pipeline.webhooks.secretKey)
 
 export function createServices(config: Config, deps: ServiceDeps): Services {
   const clock = deps.clock ?? (() => new Date())
@@ -112,6 +121,17 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       blobs,
       renderers: { document: docxRenderer(), slides: pptxRenderer(), email: emlRenderer({ from: 'Notes <no-reply@notes.invalid>', domain: new URL(config.publicBaseUrl).hostname || 'notes.invalid' }) },
       baseUrl: config.publicBaseUrl,
+    }),
+    ingest: createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, clock }),
+    webhooks: new WebhookCommands({
+      handler,
+      docs: deps.docs,
+      sync,
+      resolver: deps.resolver,
+      allowlist: config.pipeline.webhooks.allowlist,
+      rotationGraceMs: config.pipeline.webhooks.rotationGraceMs,
+      secrets: new SecretBox(webhookSecretKey(config)),
+      clock,
     }),
   }
 }

@@ -4,6 +4,8 @@ import type { Services } from './services.ts'
 import { startTranslationWorker } from '../commands/translationWorker.ts'
 import { voiceWorkProjection } from '../commands/voiceWorker.ts'
 import { startProjection } from '../projections/runner.ts'
+import { transcriptionWorker } from './transcriptionWorker.ts'
+import { webhookWorker } from './webhookWorker.ts'
 
 export interface RunningWorker {
   readonly name: string
@@ -27,7 +29,7 @@ const voice: WorkerFactory = (s) => {
   return { name: 'voice', stop: () => p.stop() }
 }
 
-export const WORKERS: WorkerFactory[] = [translations, voice]
+export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s), webhookWorker, translations, voice]
 
 export function startWorkers(s: Services): RunningWorker[] {
   return WORKERS.map((start) => start(s))

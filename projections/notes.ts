@@ -154,6 +154,26 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       set.progress = null
       set.errorCode = e.data.errorCode
       break
+    // The transcription pipeline (domain/notes/pipeline.ts): progress while processing.
+    case 'TranscriptionStarted':
+      set.phase = 'processing'
+      set.progress = { stage: doc.sourceType === 'url' ? 'downloading' : 'decoding', percent: null, attempt: e.data.attempt }
+      break
+    case 'TranscriptionProgressed':
+      set.progress = { stage: e.data.stage, percent: e.data.percent, attempt: e.data.attempt }
+      break
+    case 'TranscriptionAttemptFailed':
+      set.phase = 'queued'
+      set.progress = { stage: 'queued', percent: null, attempt: e.data.attempt }
+      break
+    case 'NoteSourceDescribed':
+      if (e.data.title !== undefined) set.title = e.data.title
+      if (e.data.description !== undefined) set.description = e.data.description
+      if (e.data.recordedAt !== undefined) set.recordedAt = e.data.recordedAt
+      if (e.data.durationSeconds !== undefined) set.durationSeconds = e.data.durationSeconds === null ? null : Math.round(e.data.durationSeconds)
+      break
+    case 'TranscriptionSettled':
+      break
   }
   if (set.phase) set.status = statusOf(set.phase)
   if (set.title !== undefined || set.description !== undefined || set.transcriptTokens) {

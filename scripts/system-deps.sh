@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# System packages the test suites use, from Debian's archive: espeak-ng makes the speech of the
+# System tools the test suites use. From Debian's archive: espeak-ng makes the speech of the
 # voice and pipeline tests; Apertium and its language pairs are the local translation engine
-# (`file` is its input check). Installed when missing and running as root (CI); otherwise the
-# missing ones are named and the script fails, so a suite never silently lacks its tools.
+# (`file` is its input check). From PyPI: yt-dlp, which the video-site adapter runs (its test
+# uses the real program). Installed when missing and running as root (CI); otherwise the missing
+# ones are named and the script fails, so a suite never silently lacks its tools.
 set -euo pipefail
+if ! command -v yt-dlp >/dev/null 2>&1; then
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore yt-dlp >&2
+  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
+fi
 packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -10,6 +10,7 @@ import { transcriptRoutes } from './transcripts.ts'
 import { analysisRoutes } from './analysis.ts'
 import { askRoutes } from './ask.ts'
 import { deliverableRoutes } from './deliverables.ts'
+import { webhookRoutes } from './webhooks.ts'
 
 export const featureRoutes = (s: Services): RouteDef[] => [
   ...notesRoutes(s),
@@ -19,5 +20,6 @@ export const featureRoutes = (s: Services): RouteDef[] => [
   ...analysisRoutes(s),
   ...askRoutes(s),
   ...deliverableRoutes(s),
+  ...webhookRoutes(s),
   ...accountRoutes(s),
 ]

@@ -4,6 +4,7 @@
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import type { Transcript } from './transcript.ts'
+import { evolvePipeline, initialJob, type JobState, type PipelineEvent, PIPELINE_EVENT_TYPES } from './pipeline.ts'
 
 export const noteStream = (noteId: string) => `note-${noteId}`
 
@@ -68,7 +69,7 @@ export type NoteTranscribed = DomainEvent<'NoteTranscribed', { transcript: Trans
 export type NoteReady = DomainEvent<'NoteReady', { durationSeconds: number | null; language: string | null; at: string }>
 export type NoteFailed = DomainEvent<'NoteFailed', { errorCode: string; message: string; at: string }>
 
-export type NoteEvent = NoteCreated | NoteUploadReceived | NoteFinalized | NoteEdited | NoteTranscribed | NoteReady | NoteFailed
+export type NoteEvent = NoteCreated | NoteUploadReceived | NoteFinalized | NoteEdited | NoteTranscribed | NoteReady | NoteFailed | PipelineEvent
 
 export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
   'NoteCreated',
@@ -78,6 +79,7 @@ export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
   'NoteTranscribed',
   'NoteReady',
   'NoteFailed',
+  ...PIPELINE_EVENT_TYPES,
 ]
 
 // ---- commands -------------------------------------------------------------------------------
@@ -114,6 +116,9 @@ export type NoteState =
       reservationId: string | null
       errorCode: string | null
       durationSeconds: number | null
+      recordedAt: string | null
+      /** The transcription job (imports from creation, uploads from finalize); see ./pipeline.ts. */
+      job: JobState | null
       createdAt: string
       updatedAt: string
     }
@@ -144,6 +149,8 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
       reservationId: d.reservationId,
       errorCode: null,
       durationSeconds: null,
+      recordedAt: null,
+      job: d.jobId ? initialJob(d.jobId, d.at) : null,
       createdAt: d.at,
       updatedAt: d.at,
     }
@@ -156,7 +163,7 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
       return { ...touched, received, durationSeconds: received.durationSeconds }
     }
     case 'NoteFinalized':
-      return { ...touched, phase: 'queued', jobId: e.data.jobId, title: e.data.title ?? s.title }
+      return { ...touched, phase: 'queued', jobId: e.data.jobId, title: e.data.title ?? s.title, job: initialJob(e.data.jobId, e.data.at) }
     case 'NoteEdited': {
       const { at: _, ...changes } = e.data
       return { ...touched, ...changes }
@@ -166,11 +173,11 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
     case 'NoteReady':
       return { ...touched, phase: 'ready', durationSeconds: e.data.durationSeconds ?? s.durationSeconds, language: e.data.language ?? s.language }
     case 'NoteFailed':
-      return { ...touched, phase: 'failed', errorCode: e.data.errorCode }
+      return { ...touched, phase: 'failed', errorCode: e.data.errorCode, job: s.job ? { ...s.job, running: false } : null }
     default:
-      // Other deciders append to the same stream (transcript edits, speakers, translations):
-      // their events leave the note's lifecycle as it is.
-      return s
+      // The transcription job's events (./pipeline.ts); events of other deciders on this stream
+      // leave the note as it is (evolvePipeline returns the state unchanged for them).
+      return evolvePipeline(s, e)
   }
 }
 

@@ -31,6 +31,11 @@ export interface Transcript {
   provider: string | null
   model: string | null
   segments: TranscriptSegment[]
+  /**
+   * Names the source itself gave its speakers (VTT voice tags, a JSON transcript's `speaker`), by
+   * label. Metadata for name suggestions, not confirmed names. Absent when the source names nobody.
+   */
+  speakerNames?: Record<string, string>
 }
 
 export interface SpeakerStats {

@@ -52,3 +52,48 @@ export async function startOpenAiServer(respond: Responder) {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
+
+/** The multipart form of a request (file uploads to `/v1/audio/transcriptions`). */
+export function formOf(req: RecordedRequest): Promise<FormData> {
+  return new Response(new Uint8Array(req.body), { headers: { 'content-type': String(req.headers['content-type'] ?? '') } }).formData()
+}
+
+export interface ScriptedSegment {
+  start: number
+  end: number
+  text: string
+  speaker?: string
+}
+
+/**
+ * A `verbose_json` transcription in OpenAI's documented shape (segments with ids, seek, tokens,
+ * avg_logprob...; top-level `words` when word timestamps are asked for), optionally with the
+ * `speaker` field diarizing providers add to segments.
+ */
+export function verboseJson(o: { language?: string; duration: number; segments: ScriptedSegment[]; words?: boolean }) {
+  const words = o.segments.flatMap((s) => {
+    const ws = s.text.trim().split(/\s+/)
+    const step = (s.end - s.start) / ws.length
+    return ws.map((w, i) => ({ word: w, start: +(s.start + i * step).toFixed(3), end: +(s.start + (i + 1) * step).toFixed(3) }))
+  })
+  return {
+    task: 'transcribe',
+    language: o.language ?? 'english',
+    duration: o.duration,
+    text: o.segments.map((s) => s.text).join(' '),
+    segments: o.segments.map((s, i) => ({
+      id: i,
+      seek: 0,
+      start: s.start,
+      end: s.end,
+      text: ` ${s.text}`,
+      tokens: [50364, 440, 50414],
+      temperature: 0,
+      avg_logprob: -0.25,
+      compression_ratio: 1.2,
+      no_speech_prob: 0.01,
+      ...(s.speaker !== undefined ? { speaker: s.speaker } : {}),
+    })),
+    ...(o.words === false ? {} : { words }),
+  }
+}

@@ -13,7 +13,7 @@ import { createServices, type Services } from '../../app/services.ts'
 import { READ_MODEL_PROJECTIONS } from '../../app/projections.ts'
 import { buildApp } from '../../api/buildApp.ts'
 import { startProjection } from '../../projections/runner.ts'
-import { startWorkers, type RunningWorker } from '../../app/workers.ts'
+import { WORKERS, type RunningWorker } from '../../app/workers.ts'
 import type { DocumentStore } from '../../ports/documentStore.ts'
 import type { HostResolver } from '../../ports/hostResolver.ts'
 import type { Plan } from '../../domain/credits/plans.ts'
@@ -47,7 +47,7 @@ export interface TestServiceOptions {
   /** Use MongoDB (MONGO_URL) for read models, in a database of its own. */
   mongo?: boolean
   clock?: () => Date
-  /** Also run the background workers (translations, voice). */
+  /** Run the background workers (transcription, webhooks, translations, voice) in this process from the start. */
   workers?: boolean
 }
 
@@ -60,6 +60,8 @@ export interface TestService {
   /** A new account on `plan` with one API key. */
   account(plan?: Plan): Promise<{ accountId: string; apiKey: string; headers: Record<string, string> }>
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>
+  /** Starts the background workers (once); `workers: true` does it at start. */
+  startWorkers(): RunningWorker[]
   close(): Promise<void>
 }
 
@@ -90,7 +92,9 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
   })
   const app = buildApp(services)
   await app.ready()
-  const workers: RunningWorker[] = options.workers ? startWorkers(services) : []
+  let workers: RunningWorker[] | null = null
+  const startWorkers = () => (workers ??= WORKERS.map((start) => start(services)))
+  if (options.workers) startWorkers()
   return {
     services,
     app,
@@ -103,9 +107,10 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
       return { accountId, apiKey, headers: { authorization: `Bearer ${apiKey}` } }
     },
     inject: (opts) => app.inject(opts),
+    startWorkers,
     async close() {
+      for (const w of workers ?? []) await w.stop()
       await app.close()
-      for (const w of workers) await w.stop()
       for (const p of projections) await p.stop()
       await events.close()
       await docs.close()

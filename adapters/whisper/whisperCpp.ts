@@ -1,0 +1,86 @@
+// The speech-engine port over whisper.cpp, through @fugood/whisper.node: its prebuilt native
+// addon ships in a platform package on the npm registry (@fugood/node-whisper-linux-x64 and
+// friends), so nothing is compiled or downloaded at install. The model is a ggml file the
+// operator provides (WHISPER_MODEL_PATH; README: how to obtain one); without it the note fails
+// with `asr_model_missing`. The only file that imports the package.
+import { existsSync } from 'node:fs'
+import { basename } from 'node:path'
+import { createRequire } from 'node:module'
+import type { Recognition, SpeechEngine, SpeechRequest } from '../../ports/speechEngine.ts'
+import { PipelineFailure } from '../../ports/pipelineFailure.ts'
+
+// The package ships its TypeScript sources next to the .d.ts files, and they do not compile under
+// this project's settings; the slice of its API used here is typed by hand.
+interface WhisperContext {
+  transcribeFile(
+    path: string,
+    options: { language?: string; maxThreads?: number; onProgress?: (percent: number) => void },
+  ): { stop(): Promise<void>; promise: Promise<{ language?: string; result: string; segments: { text: string; t0: number; t1: number }[]; isAborted: boolean }> }
+  release(): Promise<void>
+}
+type InitWhisper = (options: { filePath: string; useGpu?: boolean }) => Promise<WhisperContext>
+// Loaded on first use: the native addon costs nothing to a process that never transcribes locally.
+const initWhisper: InitWhisper = (options) => (createRequire(import.meta.url)('@fugood/whisper.node') as { initWhisper: InitWhisper }).initWhisper(options)
+
+export interface WhisperCppOptions {
+  modelPath: string | null
+  threads?: number
+}
+
+export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
+  let context: Promise<WhisperContext> | null = null
+  // One context runs one transcription at a time; later requests wait their turn.
+  let queue: Promise<unknown> = Promise.resolve()
+
+  async function load(): Promise<WhisperContext> {
+    const path = o.modelPath
+    if (!path || !existsSync(path)) {
+      throw new PipelineFailure('asr_model_missing', path ? `No whisper.cpp model file at ${path}.` : 'The local speech engine has no model: set WHISPER_MODEL_PATH to a ggml model file.')
+    }
+    context ??= initWhisper({ filePath: path, useGpu: false }).catch((err: unknown) => {
+      context = null
+      throw new PipelineFailure('asr_model_invalid', `${path} could not be loaded as a whisper.cpp model: ${(err as Error).message}`)
+    })
+    return context
+  }
+
+  async function run(req: SpeechRequest): Promise<Recognition> {
+    const ctx = await load()
+    // English-only models (`*.en`) cannot detect a language: they are told English.
+    const language = req.language ? req.language.split('-')[0]!.toLowerCase() : englishOnly ? 'en' : 'auto'
+    const job = ctx.transcribeFile(req.wavPath, {
+      language,
+      maxThreads: o.threads ?? 2,
+      ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+    })
+    const onAbort = () => void job.stop()
+    req.signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      const result = await job.promise
+      if (result.isAborted) throw new PipelineFailure('asr_failed', 'The transcription was stopped.', true)
+      return {
+        language: englishOnly ? 'en' : result.language && result.language !== 'auto' ? result.language : null,
+        model: modelName,
+        segments: result.segments.map((s) => ({ startMs: s.t0, endMs: s.t1, text: s.text, speaker: null, confidence: null, words: null })),
+      }
+    } catch (err) {
+      if (err instanceof PipelineFailure) throw err
+      throw new PipelineFailure('asr_failed', `whisper.cpp failed: ${(err as Error).message}`, true)
+    } finally {
+      req.signal?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  const modelName = o.modelPath ? basename(o.modelPath).replace(/\.bin$/, '') : 'none'
+  const englishOnly = /\.en$/.test(modelName)
+  return {
+    engine: 'whisper.cpp',
+    provider: 'local',
+    model: modelName,
+    transcribe(req) {
+      const next = queue.then(() => run(req))
+      queue = next.catch(() => {})
+      return next
+    },
+  }
+}

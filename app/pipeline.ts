@@ -1,0 +1,90 @@
+// Builds the ingestion pipeline's parts from the configuration: the SSRF-safe fetcher, ffmpeg,
+// the feed parser, yt-dlp, the configured speech engine and the job commands. The workers
+// (app/workers.ts) run them.
+import type { Config } from './config.ts'
+import type { CommandHandler } from '../commands/handleCommand.ts'
+import type { CreditCommands } from '../commands/credits.ts'
+import { TranscriptionJobs } from '../commands/transcription.ts'
+import { exponentialBackoff, type LeaseTerms } from '../domain/notes/pipeline.ts'
+import { isAllowlisted, isNonPublicAddress } from '../domain/notes/sourceUrl.ts'
+import type { HostResolver } from '../ports/hostResolver.ts'
+import type { MediaProbe } from '../ports/mediaProbe.ts'
+import type { MediaTool } from '../ports/mediaTool.ts'
+import type { HttpFetcher } from '../ports/httpFetcher.ts'
+import type { SpeechEngine } from '../ports/speechEngine.ts'
+import { safeHttpFetcher } from '../adapters/net/safeHttp.ts'
+import { ffmpegMediaTool, ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
+import { fastXmlPodcastFeedParser } from '../adapters/xml/podcastFeed.ts'
+import { ytDlpVideoSite } from '../adapters/ytdlp/videoSite.ts'
+import { whisperCppEngine } from '../adapters/whisper/whisperCpp.ts'
+import { openAiTranscriptionEngine } from '../adapters/openai/transcriptionEngine.ts'
+import { Sources } from '../workers/sources.ts'
+
+export interface Ingest {
+  jobs: TranscriptionJobs
+  http: HttpFetcher
+  media: MediaTool
+  probe: MediaProbe
+  sources: Sources
+  engine: SpeechEngine
+  resolver: HostResolver
+}
+
+/** Backoff of the job policy with ±20 % jitter, so retries of many notes do not line up. */
+export const jittered = (f: (attempt: number) => number) => (attempt: number) => Math.round(f(attempt) * (0.8 + Math.random() * 0.4))
+
+export function addressPolicy(allowlist: readonly string[]) {
+  return (host: string, hostPort: string, ip: string) => !isNonPublicAddress(ip) || isAllowlisted(host, ip, allowlist) || isAllowlisted(hostPort, ip, allowlist)
+}
+
+export function createEngine(config: Config, media: MediaTool): SpeechEngine {
+  const asr = config.pipeline.asr
+  if (asr.engine === 'openai-compatible') {
+    return openAiTranscriptionEngine({ baseUrl: asr.baseUrl, apiKey: asr.apiKey, model: asr.model, maxUploadBytes: asr.maxUploadBytes, timeoutMs: asr.timeoutMs, media })
+  }
+  return whisperCppEngine({ modelPath: asr.modelPath, threads: asr.threads })
+}
+
+export function createIngest(config: Config, deps: { handler: CommandHandler; credits: CreditCommands; probe: MediaProbe; resolver: HostResolver; clock: () => Date }): Ingest {
+  const p = config.pipeline
+  const terms: LeaseTerms = { leaseMs: p.jobs.leaseMs, maxAttempts: p.jobs.maxAttempts, backoffMs: jittered(exponentialBackoff(p.jobs.backoffBaseMs, p.jobs.backoffMaxMs)) }
+  const http = safeHttpFetcher({
+    resolver: deps.resolver,
+    addressAllowed: addressPolicy(config.importAllowlist),
+    connectTimeoutMs: p.downloads.connectTimeoutMs,
+    idleTimeoutMs: p.downloads.idleTimeoutMs,
+    totalTimeoutMs: p.downloads.totalTimeoutMs,
+  })
+  // ffmpeg is resolved lazily: a process that never decodes does not need the binary.
+  let tool: MediaTool | null = null
+  const media: MediaTool = {
+    toSpeechWav: (...a) => (tool ??= ffmpegMediaTool()).toSpeechWav(...a),
+    extractSubtitles: (...a) => (tool ??= ffmpegMediaTool()).extractSubtitles(...a),
+    encodeSlice: (...a) => (tool ??= ffmpegMediaTool()).encodeSlice(...a),
+  }
+  const sources = new Sources({
+    http,
+    feeds: fastXmlPodcastFeedParser,
+    videoSite: ytDlpVideoSite({ ...(p.ytDlpPath ? { binary: p.ytDlpPath } : {}), ffmpegPath: safeFfmpegPath() }),
+    directoryBaseUrl: p.podcastDirectoryUrl,
+    maxFeedBytes: p.downloads.maxFeedBytes,
+    maxTranscriptBytes: p.downloads.maxTranscriptBytes,
+  })
+  return {
+    jobs: new TranscriptionJobs(deps.handler, deps.credits, terms, deps.clock),
+    http,
+    media,
+    probe: deps.probe,
+    sources,
+    engine: createEngine(config, media),
+    resolver: deps.resolver,
+  }
+}
+
+function safeFfmpegPath(): string | undefined {
+  try {
+    return ffmpegPath()
+  } catch {
+    return undefined
+  }
+}

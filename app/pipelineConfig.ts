@@ -1,0 +1,94 @@
+// Configuration of the ingestion and transcription pipeline and of the webhooks, from
+// environment variables (README: "Ingestion and transcription" and "Webhooks").
+
+export interface PipelineConfig {
+  asr:
+    | { engine: 'whisper.cpp'; modelPath: string | null; threads: number }
+    | { engine: 'openai-compatible'; baseUrl: string; apiKey: string | null; model: string; maxUploadBytes: number; timeoutMs: number }
+  podcastDirectoryUrl: string
+  ytDlpPath: string | null
+  jobs: {
+    leaseMs: number
+    maxAttempts: number
+    backoffBaseMs: number
+    backoffMaxMs: number
+    pollMs: number
+    concurrency: number
+    progressIntervalMs: number
+  }
+  downloads: { connectTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs: number; maxFeedBytes: number; maxTranscriptBytes: number; /** Cap below the plan's file size limit, or null. */ maxBytes: number | null }
+  webhooks: {
+    /** Delay before each retry, in ms (its length is the number of retries after the first try). */
+    retryDelaysMs: number[]
+    timeoutMs: number
+    pollMs: number
+    allowlist: string[]
+    /** How long the previous secret keeps signing after a rotation. */
+    rotationGraceMs: number
+    /** Seals the signing secrets in the events; null: a key kept in the data directory. */
+    secretKey: string | null
+  }
+}
+
+const num = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const v = env[name]
+  if (v === undefined || v === '') return fallback
+  const n = Number(v)
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(v)}`)
+  return n
+}
+const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+
+export const DEFAULT_WEBHOOK_RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000]
+
+export function loadPipelineConfig(env: NodeJS.ProcessEnv): PipelineConfig {
+  const asrEngine = env.ASR_ENGINE ?? (env.ASR_BASE_URL ? 'openai' : 'whisper')
+  let asr: PipelineConfig['asr']
+  if (asrEngine === 'openai' || asrEngine === 'openai-compatible') {
+    if (!env.ASR_BASE_URL) throw new Error('ASR_ENGINE=openai needs ASR_BASE_URL (…/v1)')
+    asr = {
+      engine: 'openai-compatible',
+      baseUrl: env.ASR_BASE_URL,
+      apiKey: env.ASR_API_KEY || null,
+      model: env.ASR_MODEL || 'whisper-1',
+      maxUploadBytes: num(env, 'ASR_MAX_UPLOAD_BYTES', 25 * 1024 * 1024),
+      timeoutMs: num(env, 'ASR_TIMEOUT_MS', 600_000),
+    }
+  } else if (asrEngine === 'whisper' || asrEngine === 'whisper.cpp') {
+    asr = { engine: 'whisper.cpp', modelPath: env.WHISPER_MODEL_PATH || null, threads: num(env, 'WHISPER_THREADS', 2) }
+  } else {
+    throw new Error(`ASR_ENGINE must be whisper or openai, got ${JSON.stringify(asrEngine)}`)
+  }
+  const retry = list(env.WEBHOOK_RETRY_DELAYS_SECONDS).map(Number)
+  if (retry.some((n) => !Number.isFinite(n) || n < 0)) throw new Error('WEBHOOK_RETRY_DELAYS_SECONDS must be comma-separated non-negative numbers')
+  return {
+    asr,
+    podcastDirectoryUrl: env.PODCAST_DIRECTORY_URL || 'https://itunes.apple.com',
+    ytDlpPath: env.YTDLP_PATH || null,
+    jobs: {
+      leaseMs: num(env, 'JOB_LEASE_MS', 5 * 60_000) || 1,
+      maxAttempts: Math.max(1, num(env, 'JOB_MAX_ATTEMPTS', 4)),
+      backoffBaseMs: num(env, 'JOB_BACKOFF_BASE_MS', 30_000),
+      backoffMaxMs: num(env, 'JOB_BACKOFF_MAX_MS', 30 * 60_000),
+      pollMs: num(env, 'JOB_POLL_MS', 1000) || 1,
+      concurrency: Math.max(1, num(env, 'JOB_CONCURRENCY', 1)),
+      progressIntervalMs: num(env, 'JOB_PROGRESS_INTERVAL_MS', 2000),
+    },
+    downloads: {
+      connectTimeoutMs: num(env, 'IMPORT_CONNECT_TIMEOUT_MS', 15_000),
+      idleTimeoutMs: num(env, 'IMPORT_IDLE_TIMEOUT_MS', 60_000),
+      totalTimeoutMs: num(env, 'IMPORT_TOTAL_TIMEOUT_MS', 60 * 60_000),
+      maxFeedBytes: num(env, 'IMPORT_MAX_FEED_BYTES', 20 * 1024 * 1024),
+      maxTranscriptBytes: num(env, 'IMPORT_MAX_TRANSCRIPT_BYTES', 10 * 1024 * 1024),
+      maxBytes: env.IMPORT_MAX_BYTES ? num(env, 'IMPORT_MAX_BYTES', 0) : null,
+    },
+    webhooks: {
+      retryDelaysMs: (retry.length > 0 ? retry : DEFAULT_WEBHOOK_RETRY_SECONDS).map((s) => Math.round(s * 1000)),
+      timeoutMs: num(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+      pollMs: num(env, 'WEBHOOK_POLL_MS', 1000) || 1,
+      allowlist: list(env.WEBHOOK_ALLOW_HOSTS),
+      rotationGraceMs: num(env, 'WEBHOOK_ROTATION_GRACE_SECONDS', 24 * 3600) * 1000,
+      secretKey: env.WEBHOOK_SECRET_KEY || null,
+    },
+  }
+}

@@ -1,0 +1,160 @@
+// The transcription job's commands, used by the workers: claim (at the expected revision, so one
+// worker wins), report progress (which renews the lease), describe the source, capture the
+// import's price, complete, fail, and settle a failed note's credits and minutes. Each is a
+// decision of the note stream's pipeline decider (domain/notes/pipeline.ts).
+import type { Decider } from '../domain/decider.ts'
+import { DomainError, isDomainError } from '../domain/errors.ts'
+import { uuidFromName } from '../domain/ids.ts'
+import { evolveNote, noteStream, type NoteEvent, type NoteState } from '../domain/notes/note.ts'
+import { decidePipeline, type LeaseTerms, type PipelineCommand, type PipelineStage } from '../domain/notes/pipeline.ts'
+import type { Transcript } from '../domain/notes/transcript.ts'
+import { minutesFor, usageDecider, usageStream } from '../domain/usage/usage.ts'
+import { PRICES } from '../domain/credits/prices.ts'
+import { PipelineFailure } from '../ports/pipelineFailure.ts'
+import type { CommandHandler } from './handleCommand.ts'
+import type { CreditCommands } from './credits.ts'
+
+export type ExistingNote = Extract<NoteState, { exists: true }>
+
+export const transcriptionDecider: Decider<PipelineCommand, NoteEvent, NoteState> = {
+  decide(c, s) {
+    if (!s.exists) throw new DomainError('not_found', 'No such note.')
+    return decidePipeline(c, s)
+  },
+  evolve: evolveNote,
+  initialState: () => ({ exists: false }),
+}
+
+/** The import price: 50 credits per started minute of audio. */
+export const importCost = (durationSeconds: number): number => PRICES.import.credits * minutesFor(durationSeconds)
+
+export type ClaimResult = { kind: 'claimed'; attempt: number; note: ExistingNote } | { kind: 'failed'; note: ExistingNote } | { kind: 'skipped'; reason: string }
+
+export interface Lease {
+  noteId: string
+  workerId: string
+  attempt: number
+}
+
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError'
+}
+
+export class TranscriptionJobs {
+  constructor(
+    private readonly handler: CommandHandler,
+    private readonly credits: CreditCommands,
+    private readonly terms: LeaseTerms,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  private now = () => this.clock().toISOString()
+
+  private async run(noteId: string, command: PipelineCommand, workerId?: string) {
+    return this.handler.handle(noteStream(noteId), command, transcriptionDecider, { metadata: workerId ? { workerId } : {} })
+  }
+
+  /** Claims the note's job, or turns it into its failure when the attempts are used up. */
+  async claim(noteId: string, workerId: string): Promise<ClaimResult> {
+    try {
+      const r = await this.run(noteId, { type: 'ClaimTranscription', workerId, terms: this.terms, now: this.now() }, workerId)
+      const note = r.state as ExistingNote
+      if (r.events.some((e) => e.type === 'NoteFailed')) return { kind: 'failed', note }
+      return { kind: 'claimed', attempt: note.job!.attempt, note }
+    } catch (err) {
+      if (isDomainError(err) && (err.code === 'conflict' || err.code === 'not_found')) return { kind: 'skipped', reason: err.message }
+      throw err
+    }
+  }
+
+  private async asHolder<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (err) {
+      if (isDomainError(err) && err.code === 'conflict') throw new LeaseLostError(err.message)
+      throw err
+    }
+  }
+
+  /** Progress, which also renews the lease. Throws LeaseLostError when another attempt took over. */
+  progress(lease: Lease, stage: PipelineStage, percent: number | null) {
+    return this.asHolder(() =>
+      this.run(lease.noteId, { type: 'ReportProgress', workerId: lease.workerId, attempt: lease.attempt, stage, percent, terms: this.terms, now: this.now() }, lease.workerId),
+    )
+  }
+
+  describe(lease: Lease, meta: { title?: string; description?: string | null; recordedAt?: string | null; durationSeconds?: number | null }) {
+    return this.asHolder(() => this.run(lease.noteId, { type: 'DescribeSource', workerId: lease.workerId, attempt: lease.attempt, ...meta, now: this.now() }, lease.workerId))
+  }
+
+  complete(lease: Lease, transcript: Transcript, durationSeconds: number | null, language: string | null) {
+    return this.asHolder(() =>
+      this.run(lease.noteId, { type: 'CompleteTranscription', workerId: lease.workerId, attempt: lease.attempt, transcript, durationSeconds, language, now: this.now() }, lease.workerId),
+    )
+  }
+
+  /** Records a failed attempt: retried later when `retriable` and attempts remain, otherwise the note fails. */
+  async fail(lease: Lease, failure: { errorCode: string; message: string; retriable: boolean }): Promise<'retry' | 'failed'> {
+    const r = await this.asHolder(() =>
+      this.run(lease.noteId, { type: 'FailTranscription', workerId: lease.workerId, attempt: lease.attempt, ...failure, message: failure.message.slice(0, 1000), terms: this.terms, now: this.now() }, lease.workerId),
+    )
+    return r.events.some((e) => e.type === 'NoteFailed') ? 'failed' : 'retry'
+  }
+
+  /**
+   * Captures the import's real price once the duration is known (idempotent: the reservation id
+   * is the note's). When the balance cannot cover it, PipelineFailure insufficient_credits.
+   */
+  async capture(note: ExistingNote, durationSeconds: number): Promise<number> {
+    if (!note.reservationId) return 0
+    const cost = importCost(durationSeconds)
+    try {
+      await this.credits.capture(note.accountId, note.reservationId, cost)
+    } catch (err) {
+      if (isDomainError(err) && err.code === 'insufficient_credits') {
+        throw new PipelineFailure('insufficient_credits', `This audio lasts ${Math.ceil(durationSeconds)} s and costs ${cost} credits (50 per started minute); ${String(err.extra.balance)} are available.`)
+      }
+      throw err
+    }
+    return cost
+  }
+
+  /**
+   * Gives back what a failed note holds: the import's reservation (released) or its captured
+   * price (refunded, once: the refund id is derived from the note), and an upload's minutes.
+   * Idempotent, and recorded on the note by `TranscriptionSettled`, so a worker that dies halfway
+   * leaves the settlement to the next one.
+   */
+  async settle(noteId: string): Promise<void> {
+    const { state } = await this.handler.load(noteStream(noteId), transcriptionDecider)
+    if (!state.exists || state.phase !== 'failed' || !state.job || state.job.settled) return
+    const reason = `transcription failed: ${state.errorCode ?? 'unknown'}`
+    let credits: 'none' | 'released' | 'refunded' = 'none'
+    let creditsReturned = 0
+    if (state.reservationId) {
+      const id = state.reservationId
+      const { state: ledger } = await this.credits.state(state.accountId)
+      const hold = ledger.reservations[id]
+      const charged = ledger.refundable[id]
+      if (hold) {
+        await this.credits.release(state.accountId, id, reason)
+        credits = 'released'
+        creditsReturned = hold.amount
+      } else if (ledger.closedReservations[id] === 'captured' && charged) {
+        await this.credits.refund(state.accountId, id, reason, uuidFromName(`refund:${noteId}`, id))
+        credits = 'refunded'
+        creditsReturned = charged.amount
+      }
+    }
+    let minutesReleased = false
+    if (state.sourceType === 'upload') {
+      const r = await this.handler.handle(usageStream(state.accountId), { type: 'ReleaseMinutes', noteId, reason, now: this.now() }, usageDecider)
+      minutesReleased = r.events.length > 0
+    }
+    await this.run(noteId, { type: 'SettleTranscription', credits, creditsReturned, minutesReleased, now: this.now() })
+  }
+
+  load(noteId: string) {
+    return this.handler.load(noteStream(noteId), transcriptionDecider)
+  }
+}

@@ -1,0 +1,203 @@
+// Webhook endpoints (Power plan) and their deliveries. Management checks the plan and the URL
+// (http(s), public unless allowlisted: the same SSRF rules as imports, checked again on every
+// call); the dispatcher schedules one delivery per endpoint and event; the delivery worker claims
+// and records each try.
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto'
+import { DomainError, isDomainError } from '../domain/errors.ts'
+import { uuidFromName } from '../domain/ids.ts'
+import { isAllowlisted, isNonPublicAddress } from '../domain/notes/sourceUrl.ts'
+import { SECRET_PREFIX } from '../domain/webhooks/signing.ts'
+import { WEBHOOK_EVENT_TYPES, signingSecrets, webhookEndpointDecider, webhookStream, type WebhookEndpointCommand } from '../domain/webhooks/endpoint.ts'
+import { deliveryStream, webhookDeliveryDecider, type WebhookDeliveryCommand } from '../domain/webhooks/delivery.ts'
+import type { Plan } from '../domain/credits/plans.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { HostResolver } from '../ports/hostResolver.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/webhooks.ts'
+import type { CreateWebhookRequest, WebhookEndpoint } from '../contract/webhooks.ts'
+import type { CommandHandler } from './handleCommand.ts'
+import type { Caller } from './context.ts'
+
+export const WEBHOOKS_PLAN: Plan = 'power'
+export const MAX_WEBHOOK_ENDPOINTS = 10
+
+/**
+ * Signing secrets are stored sealed (AES-256-GCM) in the events, so the event store, its backups
+ * and the analytics topics never carry them in clear; the key (WEBHOOK_SECRET_KEY, or one kept in
+ * the data directory) opens them where calls are signed.
+ */
+export class SecretBox {
+  private readonly key: Buffer
+  constructor(keyMaterial: string) {
+    this.key = createHash('sha256').update(keyMaterial).digest()
+  }
+  seal(plain: string): string {
+    const iv = randomBytes(12)
+    const c = createCipheriv('aes-256-gcm', this.key, iv)
+    const body = Buffer.concat([c.update(plain, 'utf8'), c.final()])
+    return `sealed:v1:${Buffer.concat([iv, c.getAuthTag(), body]).toString('base64')}`
+  }
+  open(sealed: string): string {
+    if (!sealed.startsWith('sealed:v1:')) return sealed
+    const raw = Buffer.from(sealed.slice('sealed:v1:'.length), 'base64')
+    const d = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12))
+    d.setAuthTag(raw.subarray(12, 28))
+    return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8')
+  }
+}
+
+export interface WebhookCommandsDeps {
+  handler: CommandHandler
+  docs: DocumentStore
+  sync: ReadModelSync
+  resolver: HostResolver
+  allowlist: readonly string[]
+  rotationGraceMs: number
+  secrets: SecretBox
+  clock?: () => Date
+}
+
+export const newWebhookSecret = () => `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`
+
+const toEndpoint = (d: WebhookEndpointDoc): WebhookEndpoint => ({ id: d._id, url: d.url, events: d.eventTypes as WebhookEndpoint['events'], description: d.description, createdAt: d.createdAt })
+
+export class WebhookCommands {
+  private readonly clock: () => Date
+  constructor(private readonly d: WebhookCommandsDeps) {
+    this.clock = d.clock ?? (() => new Date())
+  }
+
+  private now = () => this.clock().toISOString()
+
+  private requirePlan(caller: Caller) {
+    if (caller.plan !== WEBHOOKS_PLAN) {
+      throw new DomainError('tier_upgrade_required', `Webhooks are part of the ${WEBHOOKS_PLAN} plan; this account is on ${caller.plan}.`, { currentTier: caller.plan, requiredTier: WEBHOOKS_PLAN })
+    }
+  }
+
+  private async endpointCommand(caller: Caller, endpointId: string, command: WebhookEndpointCommand) {
+    const r = await this.d.handler.handle(webhookStream(endpointId), command, webhookEndpointDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    await this.d.sync.waitFor('webhooks', r.position)
+    return r
+  }
+
+  private async checkUrl(raw: string): Promise<string> {
+    let url: URL
+    try {
+      url = new URL(raw.trim())
+    } catch {
+      throw new DomainError('invalid_request', 'url is not a valid absolute URL.')
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DomainError('invalid_request', 'url must be an http(s) URL.')
+    if (url.username || url.password) throw new DomainError('invalid_request', 'url must not carry credentials.')
+    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
+    const hostPort = url.port ? `${host}:${url.port}` : host
+    let addresses: string[]
+    try {
+      addresses = await this.d.resolver.resolve(host)
+    } catch {
+      throw new DomainError('invalid_request', `The host ${host} does not resolve.`)
+    }
+    const blocked = addresses.filter((ip) => isNonPublicAddress(ip) && !isAllowlisted(host, ip, this.d.allowlist) && !isAllowlisted(hostPort, ip, this.d.allowlist))
+    if (addresses.length === 0 || blocked.length > 0) throw new DomainError('invalid_request', `url points at a non-public address (${blocked.join(', ') || 'none'}).`)
+    return url.href
+  }
+
+  async create(caller: Caller, body: CreateWebhookRequest) {
+    this.requirePlan(caller)
+    const url = await this.checkUrl(body.url)
+    const existing = await this.d.docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).countDocuments({ accountId: caller.accountId, deleted: false })
+    if (existing >= MAX_WEBHOOK_ENDPOINTS) throw new DomainError('invalid_request', `At most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints per account; delete one first.`)
+    const endpointId = randomUUID()
+    const secret = newWebhookSecret()
+    const eventTypes = body.events ? [...new Set(body.events)] : [...WEBHOOK_EVENT_TYPES]
+    const r = await this.endpointCommand(caller, endpointId, {
+      type: 'CreateWebhookEndpoint',
+      endpointId,
+      accountId: caller.accountId,
+      url,
+      eventTypes,
+      description: body.description ?? null,
+      secret: this.d.secrets.seal(secret),
+      now: this.now(),
+    })
+    return { id: endpointId, url, events: eventTypes, description: body.description ?? null, createdAt: r.state.createdAt, secret }
+  }
+
+  async list(caller: Caller) {
+    this.requirePlan(caller)
+    const docs = await this.d.docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).find({ accountId: caller.accountId, deleted: false }, { sort: { createdAt: 1 } })
+    return { webhooks: docs.map(toEndpoint) }
+  }
+
+  async remove(caller: Caller, endpointId: string) {
+    this.requirePlan(caller)
+    await this.endpointCommand(caller, endpointId, { type: 'DeleteWebhookEndpoint', accountId: caller.accountId, now: this.now() })
+  }
+
+  async rotate(caller: Caller, endpointId: string) {
+    this.requirePlan(caller)
+    const secret = newWebhookSecret()
+    const r = await this.endpointCommand(caller, endpointId, { type: 'RotateWebhookSecret', accountId: caller.accountId, secret: this.d.secrets.seal(secret), graceMs: this.d.rotationGraceMs, now: this.now() })
+    const previous = r.state.secrets[1]
+    return { id: endpointId, secret, previousSecretExpiresAt: previous?.expiresAt ?? this.now() }
+  }
+
+  async deliveries(caller: Caller, endpointId: string) {
+    this.requirePlan(caller)
+    const ep = await this.d.docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).findOne({ _id: endpointId, accountId: caller.accountId })
+    if (!ep) throw new DomainError('not_found', 'No webhook endpoint with that id belongs to you.')
+    const list = await this.d.docs.collection<WebhookDeliveryDoc>(WEBHOOK_DELIVERIES).find({ endpointId }, { sort: { createdAt: -1 }, limit: 100 })
+    return {
+      deliveries: list.map((x) => ({
+        id: x._id,
+        messageId: x.messageId,
+        eventType: x.eventType as 'note.ready' | 'note.failed',
+        noteId: x.noteId,
+        status: x.status,
+        attempts: x.attempts,
+        lastStatusCode: x.lastStatusCode,
+        lastError: x.lastError,
+        nextAttemptAt: x.status === 'pending' ? x.dueAt : null,
+        createdAt: x.createdAt,
+        updatedAt: x.updatedAt,
+      })),
+    }
+  }
+
+  // ---- used by the workers -------------------------------------------------------------------
+
+  endpoint(endpointId: string) {
+    return this.d.handler.load(webhookStream(endpointId), webhookEndpointDecider)
+  }
+
+  /** The clear secrets that sign a call made at `now`. */
+  async signingSecrets(endpointId: string, now: string): Promise<string[]> {
+    const { state } = await this.endpoint(endpointId)
+    return signingSecrets(state, now).map((s) => this.d.secrets.open(s))
+  }
+
+  /** One logical delivery per endpoint and message id: scheduling it again changes nothing. */
+  schedule(d: { endpointId: string; accountId: string; messageId: string; eventType: string; noteId: string; payload: Record<string, unknown> }) {
+    const deliveryId = uuidFromName(`webhook-delivery:${d.endpointId}`, d.messageId)
+    return this.d.handler.handle(deliveryStream(deliveryId), { type: 'ScheduleWebhookDelivery', deliveryId, ...d, now: this.now() }, webhookDeliveryDecider)
+  }
+
+  async startAttempt(deliveryId: string, workerId: string, leaseMs: number) {
+    try {
+      const r = await this.d.handler.handle(deliveryStream(deliveryId), { type: 'StartWebhookAttempt', workerId, leaseMs, now: this.now() }, webhookDeliveryDecider)
+      return r.state.running
+    } catch (err) {
+      if (isDomainError(err) && err.code === 'conflict') return null
+      throw err
+    }
+  }
+
+  recordAttempt(deliveryId: string, c: Omit<Extract<WebhookDeliveryCommand, { type: 'RecordWebhookAttempt' }>, 'type' | 'now'>) {
+    return this.d.handler.handle(deliveryStream(deliveryId), { type: 'RecordWebhookAttempt', ...c, now: this.now() }, webhookDeliveryDecider)
+  }
+
+  loadDelivery(deliveryId: string) {
+    return this.d.handler.load(deliveryStream(deliveryId), webhookDeliveryDecider)
+  }
+}

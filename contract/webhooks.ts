@@ -1,0 +1,76 @@
+// Webhook endpoints (extension: the spec's part 6 leaves the management to a dashboard; until it
+// exists these routes manage them) and the payload the service POSTs.
+import { z } from 'zod'
+import { DateTime, Uuid } from './common.ts'
+import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks/endpoint.ts'
+
+export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES)
+
+export const CreateWebhookRequest = z
+  .object({
+    url: z.string().min(1).max(2000).meta({ description: 'https (or http) URL that receives the POSTs' }),
+    events: z.array(WebhookEventType).min(1).max(WEBHOOK_EVENT_TYPES.length).optional().meta({ description: 'default: every event type' }),
+    description: z.string().max(500).optional(),
+  })
+  .meta({ id: 'CreateWebhookRequest' })
+export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequest>
+
+export const WebhookEndpoint = z
+  .object({
+    id: Uuid,
+    url: z.string(),
+    events: z.array(WebhookEventType),
+    description: z.string().nullable(),
+    createdAt: DateTime,
+  })
+  .meta({ id: 'WebhookEndpoint' })
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>
+
+export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
+  secret: z.string().meta({ description: 'whsec_…: shown once; signs every call (Standard Webhooks)' }),
+}).meta({ id: 'WebhookEndpointWithSecret' })
+
+export const WebhookList = z.object({ webhooks: z.array(WebhookEndpoint) }).meta({ id: 'WebhookList' })
+export const WebhookIdParams = z.object({ id: Uuid })
+
+export const RotatedSecret = z
+  .object({ id: Uuid, secret: z.string(), previousSecretExpiresAt: DateTime.meta({ description: 'until then calls carry signatures with both secrets' }) })
+  .meta({ id: 'RotatedWebhookSecret' })
+
+export const WebhookDelivery = z
+  .object({
+    id: Uuid,
+    messageId: z.string().meta({ description: 'the webhook-id header: the same on every try' }),
+    eventType: WebhookEventType,
+    noteId: Uuid,
+    status: z.enum(['pending', 'delivered', 'failed', 'cancelled']),
+    attempts: z.number().int(),
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    nextAttemptAt: DateTime.nullable(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: 'WebhookDelivery' })
+export const WebhookDeliveryList = z.object({ deliveries: z.array(WebhookDelivery) }).meta({ id: 'WebhookDeliveryList' })
+
+/** What each POST carries (Standard Webhooks: `type`, `timestamp`, `data`). */
+export const WebhookPayload = z
+  .object({
+    type: WebhookEventType,
+    timestamp: DateTime.meta({ description: 'when the event happened' }),
+    data: z.object({
+      noteId: Uuid,
+      status: z.enum(['ready', 'failed']),
+      errorCode: z.string().nullable(),
+      title: z.string(),
+      sourceType: z.enum(['upload', 'recording', 'url']),
+      origin: z.string(),
+      sourceUrl: z.string().nullable(),
+      durationSeconds: z.number().int().nullable(),
+      language: z.string().nullable(),
+      createdAt: DateTime,
+    }),
+  })
+  .meta({ id: 'WebhookPayload' })
+export type WebhookPayload = z.infer<typeof WebhookPayload>

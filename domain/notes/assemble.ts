@@ -1,0 +1,62 @@
+// Builds the transcript the note keeps (spec part 2) from what a source or an engine produced:
+// ordered segments with stable ids, speaker labels A, B, C..., locale, full text and languages.
+import { uuidFromName } from '../ids.ts'
+import { assignSpeakerLabels } from './captions.ts'
+import type { Transcript, TranscriptSegment, Word } from './transcript.ts'
+
+export interface RawSegment {
+  startMs: number
+  endMs: number
+  text: string
+  /** The source's speaker id or name; null when the source did not diarize. */
+  speaker: string | null
+  confidence: number | null
+  words: Word[] | null
+}
+
+export interface AssembleInput {
+  noteId: string
+  jobId: string
+  segments: readonly RawSegment[]
+  /** True when `speaker` values are people's names (voice tags), kept as `speakerNames`. */
+  speakersAreNames: boolean
+  language: string | null
+  languagesDetected: string[]
+  durationSeconds: number | null
+  engine: string
+  provider: string | null
+  model: string | null
+}
+
+const ms = (n: number) => Math.max(0, Math.round(n))
+
+export function assembleTranscript(input: AssembleInput): Transcript {
+  const ordered = input.segments
+    .map((s) => ({ ...s, text: s.text.replace(/\s+/g, ' ').trim() }))
+    .filter((s) => s.text !== '')
+    .sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs)
+  const { labels, names } = assignSpeakerLabels(ordered.map((s) => s.speaker))
+  const segments: TranscriptSegment[] = ordered.map((s, i) => ({
+    // The same job writes the same ids on every retry; citations point at them.
+    id: uuidFromName(`transcript:${input.noteId}:${input.jobId}`, String(i)),
+    sequence: i,
+    startMs: ms(s.startMs),
+    endMs: Math.max(ms(s.startMs), ms(s.endMs)),
+    speakerLabel: labels[i] ?? null,
+    text: s.text,
+    confidence: s.confidence === null || !Number.isFinite(s.confidence) ? null : Math.min(1, Math.max(0, s.confidence)),
+    locale: input.language,
+    words: s.words ? s.words.map((w) => ({ text: w.text.trim(), startMs: ms(w.startMs), endMs: Math.max(ms(w.startMs), ms(w.endMs)) })).filter((w) => w.text !== '') : null,
+  }))
+  const transcript: Transcript = {
+    language: input.language,
+    languagesDetected: [...new Set(input.languagesDetected.filter(Boolean))],
+    durationSeconds: input.durationSeconds,
+    engine: input.engine,
+    provider: input.provider,
+    model: input.model,
+    segments,
+  }
+  if (input.speakersAreNames && names.size > 0) transcript.speakerNames = Object.fromEntries(names)
+  return transcript
+}

@@ -1,0 +1,102 @@
+// Webhook read models: `webhook_endpoints` (what GET /v1/webhooks lists and the dispatcher
+// reads; never the secret) and `webhook_deliveries` (the delivery log, and the queue the
+// delivery worker polls by `dueAt`). Guarded by stream revision.
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { RecordedEvent } from '../ports/eventStore.ts'
+import type { WebhookEndpointEvent } from '../domain/webhooks/endpoint.ts'
+import type { WebhookDeliveryEvent } from '../domain/webhooks/delivery.ts'
+import type { Projection } from './runner.ts'
+
+export const WEBHOOK_ENDPOINTS = 'webhook_endpoints'
+export const WEBHOOK_DELIVERIES = 'webhook_deliveries'
+
+export interface WebhookEndpointDoc {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  url: string
+  eventTypes: string[]
+  description: string | null
+  deleted: boolean
+  createdAt: string
+  revision: number
+}
+
+export interface WebhookDeliveryDoc {
+  _id: string
+  [key: string]: unknown
+  accountId: string
+  endpointId: string
+  messageId: string
+  eventType: string
+  noteId: string
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled'
+  attempts: number
+  lastStatusCode: number | null
+  lastError: string | null
+  /** When the delivery worker should look at it (pending only). */
+  dueAt: string | null
+  createdAt: string
+  updatedAt: string
+  revision: number
+}
+
+export const webhooksProjection: Projection = {
+  name: 'webhooks',
+  filter: { categories: ['webhook', 'webhookdelivery'] },
+  collections: [WEBHOOK_ENDPOINTS, WEBHOOK_DELIVERIES],
+  async setup(docs) {
+    await docs.collection(WEBHOOK_ENDPOINTS).createIndex({ keys: { accountId: 1, createdAt: 1 }, name: 'by_account' })
+    await docs.collection(WEBHOOK_DELIVERIES).createIndex({ keys: { status: 1, dueAt: 1 }, name: 'by_due' })
+    await docs.collection(WEBHOOK_DELIVERIES).createIndex({ keys: { endpointId: 1, createdAt: -1 }, name: 'by_endpoint' })
+  },
+  async handle(events, docs) {
+    for (const e of events) {
+      if (e.streamName.startsWith('webhookdelivery-')) await applyDelivery(e, docs)
+      else await applyEndpoint(e, docs)
+    }
+  },
+}
+
+async function applyEndpoint(r: RecordedEvent, docs: DocumentStore) {
+  const c = docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS)
+  const id = r.streamName.slice('webhook-'.length)
+  const e = { type: r.type, data: r.data } as WebhookEndpointEvent
+  const doc = await c.findOne({ _id: id })
+  if (doc && doc.revision >= r.revision) return
+  if (e.type === 'WebhookEndpointCreated') {
+    const d = e.data
+    await c.replaceOne({ _id: id }, { _id: id, accountId: d.accountId, url: d.url, eventTypes: d.eventTypes, description: d.description, deleted: false, createdAt: d.at, revision: r.revision }, { upsert: true })
+  } else if (doc) {
+    await c.updateOne({ _id: id }, { $set: { revision: r.revision, ...(e.type === 'WebhookEndpointDeleted' ? { deleted: true } : {}) } })
+  }
+}
+
+async function applyDelivery(r: RecordedEvent, docs: DocumentStore) {
+  const c = docs.collection<WebhookDeliveryDoc>(WEBHOOK_DELIVERIES)
+  const id = r.streamName.slice('webhookdelivery-'.length)
+  const e = { type: r.type, data: r.data } as WebhookDeliveryEvent
+  const doc = await c.findOne({ _id: id })
+  if (doc && doc.revision >= r.revision) return
+  const at = e.data.at
+  switch (e.type) {
+    case 'WebhookDeliveryScheduled': {
+      const d = e.data
+      await c.replaceOne(
+        { _id: id },
+        { _id: id, accountId: d.accountId, endpointId: d.endpointId, messageId: d.messageId, eventType: d.eventType, noteId: d.noteId, status: 'pending', attempts: 0, lastStatusCode: null, lastError: null, dueAt: at, createdAt: at, updatedAt: at, revision: r.revision },
+        { upsert: true },
+      )
+      return
+    }
+    case 'WebhookDeliveryAttemptStarted':
+      if (doc) await c.updateOne({ _id: id }, { $set: { attempts: e.data.attempt, dueAt: e.data.leaseUntil, updatedAt: at, revision: r.revision } })
+      return
+    case 'WebhookDeliveryAttempted': {
+      if (!doc) return
+      const status = e.data.outcome === 'retry' ? 'pending' : e.data.outcome
+      await c.updateOne({ _id: id }, { $set: { status, lastStatusCode: e.data.statusCode, lastError: e.data.error, dueAt: e.data.nextAttemptAt, updatedAt: at, revision: r.revision } })
+      return
+    }
+  }
+}

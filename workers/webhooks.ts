@@ -1,0 +1,126 @@
+// Webhook workers. The dispatcher follows the log for notes that finished (NoteReady,
+// NoteFailed) from its own checkpoint and schedules one delivery per subscribed endpoint; the
+// message id is derived from the note event's id, so a replay schedules nothing new. The sender
+// polls due deliveries, claims a try on the delivery stream, signs the payload with the
+// endpoint's current secrets (Standard Webhooks), POSTs it and records the result.
+import { randomUUID } from 'node:crypto'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { EventStore } from '../ports/eventStore.ts'
+import type { WebhookTransport } from '../ports/webhookTransport.ts'
+import type { CommandHandler } from '../commands/handleCommand.ts'
+import type { WebhookCommands } from '../commands/webhooks.ts'
+import { noteDecider, noteStream } from '../domain/notes/note.ts'
+import { signatureHeader } from '../domain/webhooks/signing.ts'
+import { startProjection, type Projection } from '../projections/runner.ts'
+import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/webhooks.ts'
+import type { WebhookPayload } from '../contract/webhooks.ts'
+import { sleep } from './transcription.ts'
+
+export interface WebhookWorkerDeps {
+  events: EventStore
+  docs: DocumentStore
+  handler: CommandHandler
+  webhooks: WebhookCommands
+  transport: WebhookTransport
+  config: { retryDelaysMs: number[]; timeoutMs: number; pollMs: number }
+  clock?: () => Date
+  log?: (msg: string) => void
+}
+
+const TYPES = { NoteReady: 'note.ready', NoteFailed: 'note.failed' } as const
+
+export function webhookDispatcher(d: Pick<WebhookWorkerDeps, 'handler' | 'webhooks'>): Projection {
+  return {
+    name: 'webhook-dispatcher',
+    filter: { categories: ['note'], eventTypes: Object.keys(TYPES) },
+    collections: [],
+    async handle(events, docs) {
+      for (const e of events) {
+        const eventType = TYPES[e.type as keyof typeof TYPES]
+        const noteId = e.streamName.slice('note-'.length)
+        const { state: note } = await d.handler.load(noteStream(noteId), noteDecider)
+        if (!note.exists) continue
+        // An endpoint hears about what happens after it was configured, never about older history.
+        const endpoints = await docs
+          .collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS)
+          .find({ accountId: note.accountId, deleted: false, eventTypes: eventType, createdAt: { $lte: e.recordedAt } })
+        if (endpoints.length === 0) continue
+        const data = e.data as { durationSeconds?: number | null; language?: string | null; errorCode?: string }
+        const payload: WebhookPayload = {
+          type: eventType,
+          timestamp: e.recordedAt,
+          data: {
+            noteId,
+            status: e.type === 'NoteReady' ? 'ready' : 'failed',
+            errorCode: e.type === 'NoteFailed' ? (data.errorCode ?? null) : null,
+            title: note.title,
+            sourceType: note.sourceType,
+            origin: note.origin,
+            sourceUrl: note.sourceUrl,
+            durationSeconds: e.type === 'NoteReady' ? (data.durationSeconds ?? null) : note.durationSeconds === null ? null : Math.round(note.durationSeconds),
+            language: e.type === 'NoteReady' ? (data.language ?? null) : note.language,
+            createdAt: note.createdAt,
+          },
+        }
+        for (const ep of endpoints) {
+          await d.webhooks.schedule({ endpointId: ep._id, accountId: note.accountId, messageId: `msg_${e.id}`, eventType, noteId, payload: payload as unknown as Record<string, unknown> })
+        }
+      }
+    },
+  }
+}
+
+export function startWebhookWorkers(d: WebhookWorkerDeps) {
+  const workerId = `webhooks-${randomUUID().slice(0, 8)}`
+  const clock = d.clock ?? (() => new Date())
+  const log = d.log ?? (() => {})
+  const dispatcher = startProjection(webhookDispatcher(d), { events: d.events, docs: d.docs, onError: (err) => log(`[webhook-dispatcher] ${(err as Error).message}`) })
+  const stopping = new AbortController()
+  const leaseMs = d.config.timeoutMs * 2 + 5000
+
+  async function deliver(doc: WebhookDeliveryDoc) {
+    const running = await d.webhooks.startAttempt(doc._id, workerId, leaseMs)
+    if (!running) return
+    const { state: endpoint } = await d.webhooks.endpoint(doc.endpointId)
+    const base = { attempt: running.attempt, workerId, retryDelaysMs: d.config.retryDelaysMs, jitter: Math.random() }
+    if (!endpoint.exists || endpoint.deleted) {
+      await d.webhooks.recordAttempt(doc._id, { ...base, statusCode: null, error: 'the endpoint was deleted', durationMs: 0, cancelled: true })
+      return
+    }
+    const delivery = (await d.events.readStream(`webhookdelivery-${doc._id}`, { maxCount: 1 })).events[0]
+    const body = JSON.stringify((delivery?.data as { payload?: unknown }).payload ?? {})
+    const now = clock()
+    const timestamp = Math.floor(now.getTime() / 1000)
+    const headers = {
+      'webhook-id': doc.messageId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(await d.webhooks.signingSecrets(doc.endpointId, now.toISOString()), doc.messageId, timestamp, body),
+    }
+    const r = await d.transport.post(endpoint.url, body, headers, d.config.timeoutMs)
+    await d.webhooks.recordAttempt(doc._id, { ...base, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs })
+  }
+
+  const loop = async () => {
+    while (!stopping.signal.aborted) {
+      try {
+        const due = await d.docs
+          .collection<WebhookDeliveryDoc>(WEBHOOK_DELIVERIES)
+          .find({ status: 'pending', dueAt: { $lte: clock().toISOString() } }, { sort: { dueAt: 1 }, limit: 20 })
+        // Deliveries to different endpoints go out side by side; a slow endpoint delays only its own.
+        await Promise.all(due.map((doc) => deliver(doc).catch((err) => log(`[webhooks] delivery ${doc._id}: ${(err as Error).message}`))))
+      } catch (err) {
+        log(`[webhooks] poll failed: ${(err as Error).message}`)
+      }
+      await sleep(d.config.pollMs, stopping.signal)
+    }
+  }
+  const done = loop()
+  return {
+    name: 'webhooks',
+    async stop() {
+      stopping.abort()
+      await done
+      await dispatcher.stop()
+    },
+  }
+}
