@@ -3,7 +3,6 @@
 //
 //   npx tsx bench/projection-lag.ts                 (RATE=1000 commands/s for SECONDS=10)
 //   RATE=2000 SECONDS=5 ACCOUNTS=500 npx tsx bench/projection-lag.ts
-//   DOCS_BATCHED=1 npx tsx bench/projection-lag.ts     (experiment: one commit per projection batch)
 //   DOCS_IN_MEMORY=1 npx tsx bench/projection-lag.ts   (diagnostic: document store in ':memory:')
 //
 // One process, like the service: CommandHandler + SQLite event store (synchronous=FULL) drive
@@ -13,17 +12,18 @@
 //   - baseline: a projection whose handler does nothing
 //   - one-doc: one document per event, upsert guarded by position
 //   - ledger: projections/ledger.ts (ledger entry per event + account summary)
-// Lag of an event = time its projection batch finished - time its append resolved.
+// Lag of an event = time its projection batch committed (read model and checkpoint, one write
+// batch) - time its append resolved.
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
-import { openBatchedDocumentStore } from './variants/batchedDocumentStore.ts'
 import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
 import { CommandHandler } from '../commands/handleCommand.ts'
 import { creditsStream, ledgerDecider, type CreditCommand } from '../domain/credits/ledger.ts'
 import { ledgerProjection } from '../projections/ledger.ts'
 import { startProjection, type Projection } from '../projections/runner.ts'
-import type { EventStore } from '../ports/eventStore.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { EventStore, RecordedEvent } from '../ports/eventStore.ts'
 import { envInt, fmtInt, fmtMs, machine, now, stats, table, tempDir, type Stats } from './lib.ts'
 
 const RATE = envInt('RATE', 1000)
@@ -81,10 +81,22 @@ async function run(label: string, inner: Projection): Promise<RunResult> {
   const events = recordAppends(openSqliteEventStore({ path: `${base}-events.db` }), appendedAt)
   // DOCS_IN_MEMORY=1 (diagnostic): the document store in ':memory:', to tell disk contention apart.
   const docsPath = process.env.DOCS_IN_MEMORY === '1' ? ':memory:' : `${base}-docs.db`
-  // DOCS_BATCHED=1 (experiment): bench/variants copy of the embedded store that commits each
-  // projection batch in one transaction instead of one commit per document.
-  const batched = process.env.DOCS_BATCHED === '1' ? openBatchedDocumentStore({ path: docsPath }) : null
-  const docs = batched ?? openEmbeddedDocumentStore({ path: docsPath })
+  const store = openEmbeddedDocumentStore({ path: docsPath })
+  // The runner applies each batch inside one writeBatch; an event counts as projected only once
+  // that batch has committed, not when the handler returned.
+  let handled: RecordedEvent[] = []
+  const onCommitted: ((batch: RecordedEvent[]) => void)[] = []
+  const docs: DocumentStore = {
+    atomicWriteBatches: store.atomicWriteBatches,
+    collection: (name) => store.collection(name),
+    close: () => store.close(),
+    async writeBatch(fn) {
+      const result = await store.writeBatch(fn)
+      for (const f of onCommitted) f(handled)
+      handled = []
+      return result
+    },
+  }
   const handler = new CommandHandler(events, { cacheSize: ACCOUNTS + 100 })
   const at = () => new Date().toISOString()
   const account = (i: number) => `bench-${i}`
@@ -102,16 +114,18 @@ async function run(label: string, inner: Projection): Promise<RunResult> {
   const projection: Projection = {
     ...inner,
     async handle(batch, d) {
-      if (batched) await batched.inTransaction(() => inner.handle(batch, d))
-      else await inner.handle(batch, d)
-      if (!measuring) return
-      const t = now()
-      for (const e of batch) {
-        const a = appendedAt.get(e.globalPosition)
-        if (a !== undefined) lags.push(t - a)
-      }
+      await inner.handle(batch, d)
+      handled = batch
     },
   }
+  onCommitted.push((batch) => {
+    if (!measuring) return
+    const t = now()
+    for (const e of batch) {
+      const a = appendedAt.get(e.globalPosition)
+      if (a !== undefined) lags.push(t - a)
+    }
+  })
   const running = startProjection(projection, { events, docs })
   await running.waitFor(last, 60_000)
   measuring = true
