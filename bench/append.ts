@@ -48,31 +48,6 @@ async function rawInsertLoop(): Promise<Stats> {
   }
 }
 
-/** Diagnostic: the adapter's own transaction shape, written with the raw driver and no adapter code. */
-async function rawAdapterShape(): Promise<Stats> {
-  const path = freshPath('raw-shape')
-  await openSqliteEventStore({ path }).close() // creates the adapter's schema (4 indexes)
-  const db = openSqlite(path, { synchronous: 'FULL' })
-  const byId = db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').raw(true)
-  const current = db.prepare('SELECT max(revision) FROM events WHERE stream = ?').raw(true)
-  const insert = db.prepare(
-    'INSERT INTO events (id, stream, category, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  )
-  try {
-    return await measure((i) => {
-      const id = randomUUID()
-      const stream = `bench-${i}`
-      db.exec('BEGIN IMMEDIATE')
-      byId.get(id)
-      current.get(stream)
-      insert.run(id, stream, 'bench', 0, 'BenchEvent', JSON.stringify(payload(i)), null, new Date().toISOString())
-      db.exec('COMMIT')
-    })
-  } finally {
-    db.close()
-  }
-}
-
 async function adapterDistinctStreams(): Promise<Stats> {
   const store = openSqliteEventStore({ path: freshPath('distinct') })
   try {
@@ -128,7 +103,6 @@ async function main() {
   console.log(`machine: ${machine()}; temp dir ${dir}\n`)
 
   const base1 = await rawInsertLoop()
-  const shape = await rawAdapterShape()
   const distinct = await adapterDistinctStreams()
   const hot = await adapterHotStream()
   const { open, charge } = await commandHandlerCharges()
@@ -149,7 +123,6 @@ async function main() {
     [
       row('raw INSERT loop (baseline, run 1)', base1),
       row('raw INSERT loop (baseline, run 2)', base2),
-      row('raw, adapter schema + txn shape (diag.)', shape),
       row('(a) adapter, distinct streams no_stream', distinct),
       row('(b) adapter, one hot stream, rev n', hot),
       row('(c) CommandHandler ChargeCredits cost 1', charge),
