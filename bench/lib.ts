@@ -1,6 +1,6 @@
 // Small helpers shared by the benchmark scripts (run on demand with `npx tsx bench/<name>.ts`).
-import { mkdtempSync, rmSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 /** A fresh directory under os.tmpdir(); `cleanup` removes it (also on exit and Ctrl-C). */
@@ -61,6 +61,23 @@ export const fmtRatio = (n: number) => `${n.toFixed(2)}x`
 export function machine(): string {
   const c = cpus()
   return `${c.length} cores (${c[0]?.model ?? 'unknown'}), Node ${process.version}, ${process.platform}/${process.arch}`
+}
+
+/** Share of the last 10 s in which some task waited for `cpu` or `io` (Linux PSI), or '?'. */
+export function pressure(kind: 'cpu' | 'io'): string {
+  try {
+    return /some avg10=([\d.]+)/.exec(readFileSync(`/proc/pressure/${kind}`, 'utf8'))?.[1] ?? '?'
+  } catch {
+    return '?'
+  }
+}
+
+/**
+ * How busy the machine is besides us. Printed at the start and end of each script, since other
+ * work on a shared machine moves these figures more than code does.
+ */
+export function machineLoad(): string {
+  return `load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, waiting for cpu ${pressure('cpu')} %, for io ${pressure('io')} % (PSI, last 10 s)`
 }
 
 /** Prints an aligned text table. */

@@ -24,7 +24,7 @@ import { ledgerProjection } from '../projections/ledger.ts'
 import { startProjection, type Projection } from '../projections/runner.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { EventStore, RecordedEvent } from '../ports/eventStore.ts'
-import { envInt, fmtInt, fmtMs, machine, now, stats, table, tempDir, type Stats } from './lib.ts'
+import { envInt, fmtInt, fmtMs, machine, machineLoad, now, pressure, stats, table, tempDir, type Stats } from './lib.ts'
 
 const RATE = envInt('RATE', 1000)
 const SECONDS = envInt('SECONDS', 10)
@@ -73,6 +73,8 @@ interface RunResult {
   issued: number
   achievedRate: number
   failures: number
+  /** Machine busy-ness over the run's last 10 s: cpu / io wait %. */
+  busy: string
 }
 
 async function run(label: string, inner: Projection): Promise<RunResult> {
@@ -178,15 +180,17 @@ async function run(label: string, inner: Projection): Promise<RunResult> {
     issued,
     achievedRate: commandLatency.length / driveSeconds,
     failures,
+    busy: `${pressure('cpu')} / ${pressure('io')}`,
   }
 }
 
 async function main() {
   console.log(`bench/projection-lag.ts: ${fmtInt(RATE)} ChargeCredits/s for ${SECONDS} s over ${fmtInt(ACCOUNTS)} 'power' accounts`)
-  console.log(`machine: ${machine()}; temp dir ${dir}\n`)
+  console.log(`machine: ${machine()}; temp dir ${dir}`)
+  console.log(`at start: ${machineLoad()}\n`)
   const results = [await run('noop-baseline', noop), await run('one-doc-per-event', oneDocPerEvent), await run('ledger-projection', ledgerProjection)]
   table(
-    ['projection', 'cmds/s', 'cmd p50', 'cmd p99', 'events', 'lag p50 ms', 'lag p95', 'lag p99', 'lag max', `p99<${GOAL_P99_MS}ms`],
+    ['projection', 'cmds/s', 'cmd p50', 'cmd p99', 'events', 'lag p50 ms', 'lag p95', 'lag p99', 'lag max', `p99<${GOAL_P99_MS}ms`, 'cpu/io wait %'],
     results.map((r) => [
       r.name + (r.failures ? ` (${r.failures} failed)` : ''),
       fmtInt(r.achievedRate),
@@ -198,13 +202,16 @@ async function main() {
       fmtMs(r.lag.p99),
       fmtMs(r.lag.max),
       r.lag.p99 < GOAL_P99_MS ? 'yes' : 'NO',
+      r.busy,
     ]),
   )
-  console.log('\ncmd p50/p99: command latency in ms (issue to result). Lag: append resolved -> projection batch applied.')
+  console.log('\ncmd p50/p99: command latency in ms (issue to result). Lag: append resolved -> projection batch committed.')
+  console.log('cpu/io wait %: share of the last 10 s of the run in which some task on the machine waited for cpu / io (PSI; io includes our own fsyncs).')
 }
 
 try {
   await main()
+  console.log(`at end: ${machineLoad()}`)
 } finally {
   cleanup()
 }

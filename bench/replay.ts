@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { openSqlite } from '../adapters/sqlite/database.ts'
 import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
 import { START, type EventStore, type EventToAppend } from '../ports/eventStore.ts'
-import { envInt, fmtInt, fmtRatio, machine, now, table, tempDir } from './lib.ts'
+import { envInt, fmtInt, fmtRatio, machine, machineLoad, now, table, tempDir } from './lib.ts'
 
 const EVENTS = envInt('EVENTS', 1_000_000)
 const ACCOUNTS = envInt('ACCOUNTS', 10_000)
@@ -123,7 +123,8 @@ async function adapterSubscribe(store: EventStore, batchSize?: number): Promise<
 
 async function main() {
   console.log(`bench/replay.ts: ${fmtInt(EVENTS)} events in ${fmtInt(ACCOUNTS)} streams`)
-  console.log(`machine: ${machine()}; temp dir ${dir}\n`)
+  console.log(`machine: ${machine()}; temp dir ${dir}`)
+  console.log(`at start: ${machineLoad()}\n`)
 
   const loadSeconds = await load()
   console.log(
@@ -159,6 +160,7 @@ async function main() {
 
 try {
   await main()
+  console.log(`at end: ${machineLoad()}`)
 } finally {
   cleanup()
 }
