@@ -86,15 +86,22 @@ async function run(label: string, inner: Projection): Promise<RunResult> {
   const store = openEmbeddedDocumentStore({ path: docsPath })
   // The runner applies each batch inside one writeBatch; an event counts as projected only once
   // that batch has committed, not when the handler returned.
+  const lags: number[] = []
+  let measuring = false
   let handled: RecordedEvent[] = []
-  const onCommitted: ((batch: RecordedEvent[]) => void)[] = []
   const docs: DocumentStore = {
     atomicWriteBatches: store.atomicWriteBatches,
     collection: (name) => store.collection(name),
     close: () => store.close(),
     async writeBatch(fn) {
       const result = await store.writeBatch(fn)
-      for (const f of onCommitted) f(handled)
+      if (measuring) {
+        const t = now()
+        for (const e of handled) {
+          const a = appendedAt.get(e.globalPosition)
+          if (a !== undefined) lags.push(t - a)
+        }
+      }
       handled = []
       return result
     },
@@ -111,8 +118,6 @@ async function run(label: string, inner: Projection): Promise<RunResult> {
   }
   appendedAt.clear()
 
-  const lags: number[] = []
-  let measuring = false
   const projection: Projection = {
     ...inner,
     async handle(batch, d) {
@@ -120,14 +125,6 @@ async function run(label: string, inner: Projection): Promise<RunResult> {
       handled = batch
     },
   }
-  onCommitted.push((batch) => {
-    if (!measuring) return
-    const t = now()
-    for (const e of batch) {
-      const a = appendedAt.get(e.globalPosition)
-      if (a !== undefined) lags.push(t - a)
-    }
-  })
   const running = startProjection(projection, { events, docs })
   await running.waitFor(last, 60_000)
   measuring = true
