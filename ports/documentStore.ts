@@ -1,6 +1,8 @@
 // The read-model store port: a subset of MongoDB's collection API with the same semantics, so
 // the embedded adapter and the MongoDB adapter answer every query identically. Deliberately
-// absent: $text, transactions, change streams (FerretDB lacks them; see ARCHITECTURE).
+// absent: $text, multi-document transactions, change streams (FerretDB lacks them; see
+// ARCHITECTURE). `writeBatch` is the one grouping of writes, and only the embedded store makes
+// it atomic.
 //
 // Supported filter operators: equality (with MongoDB's array-contains rule), dotted paths,
 // $eq $ne $gt $gte $lt $lte $in $nin $all $exists $size $elemMatch $not $and $or $nor $regex.
@@ -55,6 +57,24 @@ export interface Collection<T extends Doc = Doc> {
 
 export interface DocumentStore {
   collection<T extends Doc = Doc>(name: string): Collection<T>
+  /**
+   * Runs `fn` as one write batch (the projection runner uses one per projection batch: the
+   * read-model writes and the checkpoint). `fn` must write through the store it is given, not
+   * through this one; writes through this one (or any other caller's) are outside the batch.
+   *
+   * When `atomicWriteBatches` is true, the batch's writes commit together or not at all: if `fn`
+   * rejects (or the commit fails) nothing it wrote is left behind, neither in memory nor on disk,
+   * and the error is rethrown. Writes from outside the batch are never part of it: they wait
+   * while a batch that has started writing is open, so a rollback cannot take them with it. A
+   * batch must therefore not wait for an outside write of the same store (it would wait for
+   * itself). Reads are not isolated: readers see a batch's writes before it commits.
+   *
+   * When false (MongoDB, and FerretDB, which lacks transactions), `fn` simply runs and each
+   * write stands on its own; a failing batch leaves its earlier writes behind, which the
+   * projections tolerate because they apply every event idempotently.
+   */
+  writeBatch<R>(fn: (batch: DocumentStore) => Promise<R>): Promise<R>
+  readonly atomicWriteBatches: boolean
   close(): Promise<void>
 }
 

@@ -1,8 +1,11 @@
 // Runs projections: follows the global log from each projection's checkpoint, hands events to
 // the projection in small batches, and stores the checkpoint after each batch in the same
-// document store as the read model. Projections are idempotent per event, so a crash between
-// a write and its checkpoint re-applies events that change nothing: nothing is skipped and
-// nothing counts twice.
+// document store as the read model, in the same write batch. Where the store makes batches
+// atomic (the embedded one) a batch's writes and its checkpoint commit together, and one commit
+// per batch instead of one per document keeps the disk free for the event store's fsyncs.
+// Where it does not (MongoDB), projections are idempotent per event, so a crash between a write
+// and its checkpoint re-applies events that change nothing: nothing is skipped and nothing
+// counts twice.
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { START, type EventFilter, type EventStore, type GlobalPosition, type RecordedEvent } from '../ports/eventStore.ts'
 
@@ -116,8 +119,10 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
   const applyWithRetry = async (batch: RecordedEvent[]) => {
     for (let attempt = 0; ; attempt++) {
       try {
-        await projection.handle(batch, docs)
-        await saveCheckpoint(docs, projection.name, batch[batch.length - 1]!.globalPosition)
+        await docs.writeBatch(async (tx) => {
+          await projection.handle(batch, tx)
+          await saveCheckpoint(tx, projection.name, batch[batch.length - 1]!.globalPosition)
+        })
         return
       } catch (err) {
         if (ac.signal.aborted) throw err
@@ -160,18 +165,22 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
  */
 export async function rebuildProjection(projection: Projection, options: Omit<RunOptions, 'stopAfter'>): Promise<number> {
   const { events, docs, batchSize = 2000 } = options
-  for (const c of projection.collections) await docs.collection(c).drop()
-  await docs.collection(CHECKPOINTS).deleteOne({ _id: projection.name })
-  await initCheckpoint(docs, projection.name)
-  await projection.setup?.(docs)
+  await docs.writeBatch(async (tx) => {
+    for (const c of projection.collections) await tx.collection(c).drop()
+    await tx.collection(CHECKPOINTS).deleteOne({ _id: projection.name })
+    await initCheckpoint(tx, projection.name)
+    await projection.setup?.(tx)
+  })
   let position = START
   let count = 0
   for (;;) {
     const batch = await events.readAll({ after: position, maxCount: batchSize, filter: projection.filter })
     if (batch.length === 0) break
-    await projection.handle(batch, docs)
+    await docs.writeBatch(async (tx) => {
+      await projection.handle(batch, tx)
+      await saveCheckpoint(tx, projection.name, batch[batch.length - 1]!.globalPosition)
+    })
     position = batch[batch.length - 1]!.globalPosition
-    await saveCheckpoint(docs, projection.name, position)
     count += batch.length
   }
   return count

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
 import { documentStoreConformance } from './conformance/documentStore.suite.ts'
 import { tempDir } from './support/tmp.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
 
 documentStoreConformance(t, 'embedded', async () => {
   const tmp = tempDir()
@@ -35,5 +36,19 @@ t.test('embedded: an index serves equality + sort and stays correct through upda
   t.same(viaIndex.map((d) => d._id), all.slice(0, 30).map((d) => d._id))
   // 333 documents have i % 3 !== 0; the 8 with i % 60 === 59 are among them and were deleted.
   t.equal(await c.countDocuments({ account: 'b' }), 325)
+  await store.close()
+})
+
+t.test('embedded: a write through a batch that has ended is refused, not silently made outside it', async (t) => {
+  const tmp = tempDir()
+  t.teardown(tmp.remove)
+  const store = openEmbeddedDocumentStore({ path: join(tmp.dir, 'r.db') })
+  let leaked: DocumentStore | undefined
+  await store.writeBatch(async (batch) => {
+    leaked = batch
+    await batch.collection('c').insertOne({ _id: 'in' })
+  })
+  await t.rejects(leaked!.collection('c').insertOne({ _id: 'late' }), /write batch has ended/)
+  t.same((await store.collection('c').find({})).map((d) => d._id), ['in'])
   await store.close()
 })

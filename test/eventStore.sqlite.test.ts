@@ -1,6 +1,8 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
+import { openSqlite } from '../adapters/sqlite/database.ts'
+import { WrongExpectedRevisionError } from '../ports/eventStore.ts'
 import { eventStoreConformance } from './conformance/eventStore.suite.ts'
 import { tempDir } from './support/tmp.ts'
 import { randomUUID } from 'node:crypto'
@@ -35,4 +37,48 @@ t.test('sqlite: events survive a reopen, and a second handle on the same file se
   const c = openSqliteEventStore({ path })
   t.equal((await c.readStream('note-1')).currentRevision, 1)
   await c.close()
+})
+
+t.test('sqlite: a file written with schema version 1 (data, metadata, recorded_at columns) is migrated on open, positions kept', async (t) => {
+  const tmp = tempDir()
+  t.teardown(tmp.remove)
+  const path = join(tmp.dir, 'events.db')
+  // The version 1 layout, as the adapter wrote it before the event body moved into one column.
+  const v1 = openSqlite(path, { synchronous: 'FULL' })
+  v1.exec(`
+    CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream TEXT NOT NULL,
+      category TEXT NOT NULL, revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT,
+      recorded_at TEXT NOT NULL, UNIQUE (stream, revision));
+    CREATE INDEX events_by_category ON events (category, position);
+    CREATE INDEX events_by_type ON events (type, position);`)
+  const rows = [
+    { id: randomUUID(), stream: 'note-1', category: 'note', revision: 0, type: 'NoteCreated', data: { title: 'Ñandú "quoted" \\ día', tags: ['a'], n: 1.5, nested: { x: null } }, metadata: null, at: '2026-01-01T00:00:00.000Z' },
+    { id: randomUUID(), stream: 'credits-acc"1', category: 'credits', revision: 0, type: 'CreditsCharged', data: { cost: 3 }, metadata: { requestId: 'r1' }, at: '2026-01-01T00:00:01.000Z' },
+    { id: randomUUID(), stream: 'note-1', category: 'note', revision: 1, type: 'NoteRenamed', data: {}, metadata: null, at: '2026-01-01T00:00:02.000Z' },
+  ]
+  const insert = v1.prepare('INSERT INTO events (id, stream, category, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+  for (const r of rows) insert.run(r.id, r.stream, r.category, r.revision, r.type, JSON.stringify(r.data), r.metadata ? JSON.stringify(r.metadata) : null, r.at)
+  // An append that was rolled back after taking position 4..10: those positions stay unused.
+  v1.exec("UPDATE sqlite_sequence SET seq = 10 WHERE name = 'events'")
+  v1.close()
+
+  const store = openSqliteEventStore({ path })
+  const expected = rows.map((r, i) => ({
+    id: r.id, streamName: r.stream, revision: r.revision, type: r.type, data: r.data, metadata: r.metadata ?? {}, recordedAt: r.at, globalPosition: i + 1,
+  }))
+  t.same(await store.readAll(), expected, 'every event reads back as it was')
+  t.same((await store.readStream('note-1')).events, [expected[0], expected[2]])
+  t.same(await store.readAll({ filter: { categories: ['credits'] } }), [expected[1]])
+  t.same(await store.readAll({ filter: { eventTypes: ['NoteRenamed'] } }), [expected[2]])
+  const r = await store.appendToStream('note-1', [{ id: randomUUID(), type: 'NoteFinalized', data: {} }], { expectedRevision: 1 })
+  t.same(r, { nextExpectedRevision: 2, lastGlobalPosition: 11 }, 'the next position follows the old sequence')
+  await t.rejects(store.appendToStream('note-1', [{ id: randomUUID(), type: 'X', data: {} }], { expectedRevision: 1 }), WrongExpectedRevisionError)
+  await store.close()
+
+  const raw = openSqlite(path, { synchronous: 'FULL' })
+  t.equal((raw.prepare('PRAGMA user_version').raw(true).get() as [number])[0], 2)
+  raw.close()
+  const again = openSqliteEventStore({ path })
+  t.equal((await again.readAll()).length, 4, 'reopening leaves a migrated file alone')
+  await again.close()
 })

@@ -32,14 +32,115 @@ export function openEmbeddedDocumentStore({ path }: { path: string }): DocumentS
   return new EmbeddedDocumentStore(db)
 }
 
+/**
+ * One `writeBatch` call. Its writes run inside one SQLite transaction, opened at its first write
+ * (so a batch that first waits on something slow, like a broker, holds no lock meanwhile) and
+ * committed when `fn` resolves. Until then it remembers how to undo them in memory.
+ */
+class Batch {
+  open = true
+  release: () => void = () => {}
+  /** Per collection, the version of each document before the batch first wrote it (null: absent). */
+  readonly before = new Map<CollectionState<Doc>, Map<string, Doc | null>>()
+  readonly newIndexes = new Map<CollectionState<Doc>, string[]>()
+  /** Collections the batch dropped: cheaper to reload after the rollback than to undo doc by doc. */
+  readonly dropped = new Set<CollectionState<Doc>>()
+  readonly views = new Map<string, EmbeddedCollection<Doc>>()
+
+  remember(c: CollectionState<Doc>, id: string, doc: Doc | null): void {
+    let m = this.before.get(c)
+    if (!m) this.before.set(c, (m = new Map()))
+    if (!m.has(id)) m.set(id, doc)
+  }
+
+  /** Puts memory back as it was before the batch (SQLite has been rolled back already). */
+  undo(): void {
+    for (const c of this.dropped) c.reload()
+    for (const [c, names] of this.newIndexes) if (!this.dropped.has(c)) for (const n of names) c.indexes.delete(n)
+    for (const [c, docs] of this.before) if (!this.dropped.has(c)) c.restore(docs)
+  }
+}
+
 class EmbeddedDocumentStore implements DocumentStore {
-  private readonly collections = new Map<string, EmbeddedCollection<Doc>>()
+  readonly atomicWriteBatches = true
+  private readonly states = new Map<string, CollectionState<Doc>>()
+  private readonly views = new Map<string, EmbeddedCollection<Doc>>()
+  /**
+   * The batch holding the connection's open transaction. Every other write waits until it ends:
+   * SQLite has one transaction per connection, so a write issued meanwhile would silently join
+   * the batch and be rolled back with it. (A second connection would not help: its write would
+   * block on SQLite's lock synchronously, i.e. block the event loop the batch needs to finish.)
+   */
+  private writer: Batch | null = null
+  private writerDone: Promise<void> = Promise.resolve()
+
   constructor(private readonly db: SqliteDatabase) {}
 
+  private state(name: string): CollectionState<Doc> {
+    let s = this.states.get(name)
+    if (!s) this.states.set(name, (s = new CollectionState(name, this.db)))
+    return s
+  }
+
   collection<T extends Doc = Doc>(name: string): Collection<T> {
-    let c = this.collections.get(name)
-    if (!c) this.collections.set(name, (c = new EmbeddedCollection(name, this.db)))
+    let c = this.views.get(name)
+    if (!c) this.views.set(name, (c = new EmbeddedCollection(this.state(name), this, null)))
     return c as unknown as Collection<T>
+  }
+
+  private batchView(batch: Batch): DocumentStore {
+    const view: DocumentStore = {
+      atomicWriteBatches: true,
+      collection: <T extends Doc = Doc>(name: string): Collection<T> => {
+        let c = batch.views.get(name)
+        if (!c) batch.views.set(name, (c = new EmbeddedCollection(this.state(name), this, batch)))
+        return c as unknown as Collection<T>
+      },
+      // Nested batches join the enclosing one.
+      writeBatch: (fn) => fn(view),
+      close: async () => {
+        throw new Error('close the document store, not a write batch')
+      },
+    }
+    return view
+  }
+
+  async writeBatch<R>(fn: (batch: DocumentStore) => Promise<R>): Promise<R> {
+    const batch = new Batch()
+    try {
+      const result = await fn(this.batchView(batch))
+      if (this.writer === batch) this.db.exec('COMMIT')
+      return result
+    } catch (err) {
+      if (this.writer === batch) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK')
+        batch.undo()
+      }
+      throw err
+    } finally {
+      batch.open = false
+      if (this.writer === batch) {
+        this.writer = null
+        batch.release()
+      }
+    }
+  }
+
+  /**
+   * Null when a write of `batch` (null: a write of its own) may run now, and then the batch owns
+   * the connection's transaction; otherwise a promise to wait on before asking again. Callers
+   * ask and write in the same synchronous stretch, so no batch can begin in between.
+   */
+  writeGate(batch: Batch | null): Promise<void> | null {
+    if (batch && !batch.open) throw new Error('this write batch has ended; write through the document store')
+    if (this.writer === batch) return null
+    if (this.writer) return this.writerDone
+    if (batch) {
+      this.db.exec('BEGIN IMMEDIATE')
+      this.writer = batch
+      this.writerDone = new Promise((resolve) => (batch.release = resolve))
+    }
+    return null
   }
 
   async close(): Promise<void> {
@@ -47,10 +148,11 @@ class EmbeddedDocumentStore implements DocumentStore {
   }
 }
 
-class EmbeddedCollection<T extends Doc> implements Collection<T> {
-  private docs = new Map<string, T>()
-  private readonly indexes = new Map<string, SortedIndex>()
-  private readonly stmts
+/** One collection's documents and indexes, shared by every view of it (the store's, each batch's). */
+class CollectionState<T extends Doc> {
+  readonly docs = new Map<string, T>()
+  readonly indexes = new Map<string, SortedIndex>()
+  readonly stmts
 
   constructor(
     readonly name: string,
@@ -61,14 +163,65 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       delete: db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?'),
       deleteAll: db.prepare('DELETE FROM documents WHERE collection = ?'),
       saveIndex: db.prepare('INSERT OR REPLACE INTO indexes (collection, name, spec) VALUES (?, ?, ?)'),
+      load: db.prepare('SELECT body FROM documents WHERE collection = ?').raw(true),
+      loadIndexes: db.prepare('SELECT spec FROM indexes WHERE collection = ?').raw(true),
     }
-    for (const [body] of db.prepare('SELECT body FROM documents WHERE collection = ?').raw(true).all(name) as [string][]) {
+    this.reload()
+  }
+
+  /** Replaces memory by what the file holds. */
+  reload(): void {
+    this.docs.clear()
+    this.indexes.clear()
+    for (const [body] of this.stmts.load.all(this.name) as [string][]) {
       const doc = JSON.parse(body) as T
       this.docs.set(doc._id, doc)
     }
-    for (const [spec] of db.prepare('SELECT spec FROM indexes WHERE collection = ?').raw(true).all(name) as [string][]) {
-      this.addIndex(JSON.parse(spec) as IndexSpec)
+    for (const [spec] of this.stmts.loadIndexes.all(this.name) as [string][]) this.addIndex(JSON.parse(spec) as IndexSpec)
+  }
+
+  addIndex(spec: IndexSpec): SortedIndex {
+    const index = new SortedIndex(spec)
+    for (const d of this.docs.values()) {
+      if (index.conflict(d)) throw new DuplicateKeyError(this.name, index.keyOf(d))
+      index.insert(d)
     }
+    this.indexes.set(index.name, index)
+    return index
+  }
+
+  /** Puts back the given versions of documents (null: absent), in memory and indexes. */
+  restore(versions: Map<string, T | null>): void {
+    for (const id of versions.keys()) {
+      const current = this.docs.get(id)
+      if (!current) continue
+      for (const index of this.indexes.values()) index.remove(current)
+      this.docs.delete(id)
+    }
+    for (const doc of versions.values()) {
+      if (!doc) continue
+      for (const index of this.indexes.values()) index.insert(doc)
+      this.docs.set(doc._id, doc)
+    }
+  }
+}
+
+class EmbeddedCollection<T extends Doc> implements Collection<T> {
+  private readonly docs: Map<string, T>
+  private readonly indexes: Map<string, SortedIndex>
+  private readonly stmts: CollectionState<T>['stmts']
+  readonly name: string
+
+  constructor(
+    private readonly state: CollectionState<T>,
+    private readonly store: EmbeddedDocumentStore,
+    /** The write batch this view belongs to; null for the store's own view. */
+    private readonly batch: Batch | null,
+  ) {
+    this.name = state.name
+    this.docs = state.docs
+    this.indexes = state.indexes
+    this.stmts = state.stmts
   }
 
   // ---- reads ----
@@ -141,14 +294,18 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   // ---- writes ----
+  // Each write first waits for its turn on the connection (see EmbeddedDocumentStore.writer),
+  // then runs synchronously, so nothing can change the documents between its read and its write.
 
   async insertOne(doc: T): Promise<void> {
+    for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
     if (typeof doc._id !== 'string') throw new Error('documents need a string _id')
     if (this.docs.has(doc._id)) throw new DuplicateKeyError(this.name, { _id: doc._id })
     this.write(null, structuredClone(doc))
   }
 
   async updateOne(filter: Filter, update: Update, { upsert = false }: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
     const current = this.query(filter, { limit: 1 })[0]
     if (current) {
       const stored = this.docs.get(current._id)!
@@ -166,6 +323,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
     const targets = this.query(filter, {}).map((d) => this.docs.get(d._id)!)
     // Compute every new version first so a failing update leaves all documents untouched.
     const nexts = targets.map((d) => applyUpdate(d, update, false))
@@ -179,6 +337,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async replaceOne(filter: Filter, doc: T, { upsert = false }: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
     const current = this.query(filter, { limit: 1 })[0]
     if (current) {
       const stored = this.docs.get(current._id)!
@@ -196,6 +355,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async deleteOne(filter: Filter): Promise<{ deletedCount: number }> {
+    for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
     const d = this.query(filter, { limit: 1 })[0]
     if (!d) return { deletedCount: 0 }
     this.remove(this.docs.get(d._id)!)
@@ -203,31 +363,35 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async deleteMany(filter: Filter = {}): Promise<{ deletedCount: number }> {
+    for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
     const targets = this.query(filter, {})
     for (const d of targets) this.remove(this.docs.get(d._id)!)
     return { deletedCount: targets.length }
   }
 
   async drop(): Promise<void> {
+    for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
     this.stmts.deleteAll.run(this.name)
-    this.docs = new Map()
+    this.batch?.dropped.add(this.state as CollectionState<Doc>)
+    this.docs.clear()
     for (const index of this.indexes.values()) index.clear()
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
-    const index = new SortedIndex(spec)
-    if (this.indexes.has(index.name)) return
-    this.addIndex(spec)
-    this.stmts.saveIndex.run(this.name, index.name, JSON.stringify(spec))
-  }
-
-  private addIndex(spec: IndexSpec) {
-    const index = new SortedIndex(spec)
-    for (const d of this.docs.values()) {
-      if (index.conflict(d)) throw new DuplicateKeyError(this.name, index.keyOf(d))
-      index.insert(d)
+    for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
+    const name = new SortedIndex(spec).name
+    if (this.indexes.has(name)) return
+    this.state.addIndex(spec)
+    try {
+      this.stmts.saveIndex.run(this.name, name, JSON.stringify(spec))
+    } catch (err) {
+      this.indexes.delete(name)
+      throw err
     }
-    this.indexes.set(index.name, index)
+    if (this.batch) {
+      const c = this.state as CollectionState<Doc>
+      this.batch.newIndexes.set(c, [...(this.batch.newIndexes.get(c) ?? []), name])
+    }
   }
 
   /** Replaces `before` (null: a new document) by `after` in storage, memory and indexes. */
@@ -238,6 +402,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     }
     // Storage first: if SQLite refuses (disk full), memory still holds the old version.
     this.stmts.upsert.run(this.name, after._id, JSON.stringify(after))
+    this.batch?.remember(this.state as CollectionState<Doc>, after._id, before)
     for (const index of this.indexes.values()) {
       if (before) index.remove(before)
       index.insert(after)
@@ -247,6 +412,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   private remove(doc: T): void {
     this.stmts.delete.run(this.name, doc._id)
+    this.batch?.remember(this.state as CollectionState<Doc>, doc._id, doc)
     for (const index of this.indexes.values()) index.remove(doc)
     this.docs.delete(doc._id)
   }

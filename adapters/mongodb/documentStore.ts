@@ -79,6 +79,10 @@ interface ServerQuirks {
 }
 
 class MongoDocumentStore implements DocumentStore {
+  // No multi-document transactions (FerretDB lacks them), so a batch is just its writes, each
+  // standing on its own; the projections' per-event idempotency covers a batch that fails halfway.
+  readonly atomicWriteBatches = false
+
   constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
@@ -87,6 +91,10 @@ class MongoDocumentStore implements DocumentStore {
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
     return new MongoDocumentCollection<T>(this.db.collection(name), this.quirks)
+  }
+
+  writeBatch<R>(fn: (batch: DocumentStore) => Promise<R>): Promise<R> {
+    return fn(this)
   }
 
   async close(): Promise<void> {

@@ -19,36 +19,67 @@ import {
   type SubscribeOptions,
 } from '../../ports/eventStore.ts'
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
+// Schema version 2 (PRAGMA user_version). `body` holds the whole event as JSON, less its
+// global position (the rowid), built once at append time: a reader takes 2 columns per row out of
+// SQLite and parses one JSON text, which is what makes a full replay fast (libsql's cost per
+// column and per row dominated with one column per field; see bench/README.md). The other
+// columns are only there for lookups, filters and constraints.
+const SCHEMA_VERSION = 2
+const TABLE = (name: string) => `
+CREATE TABLE ${name} (
   position    INTEGER PRIMARY KEY AUTOINCREMENT,
   id          TEXT    NOT NULL UNIQUE,
   stream      TEXT    NOT NULL,
   category    TEXT    NOT NULL,
   revision    INTEGER NOT NULL,
   type        TEXT    NOT NULL,
-  data        TEXT    NOT NULL,
-  metadata    TEXT,
-  recorded_at TEXT    NOT NULL,
+  body        TEXT    NOT NULL,
   UNIQUE (stream, revision)
-);
-CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
-CREATE INDEX IF NOT EXISTS events_by_type ON events (type, position);
+);`
+const INDEXES = `
+CREATE INDEX events_by_category ON events (category, position);
+CREATE INDEX events_by_type ON events (type, position);
 `
 
-type Row = [position: number, id: string, stream: string, revision: number, type: string, data: string, metadata: string | null, recordedAt: string]
-const COLUMNS = 'position, id, stream, revision, type, data, metadata, recorded_at'
+/** Creates the schema, or brings a file written by an older version up to date, once. */
+function migrate(db: SqliteDatabase): void {
+  const version = () => (db.prepare('PRAGMA user_version').raw(true).get() as [number])[0]
+  if (version() === SCHEMA_VERSION) return
+  immediateTransaction(db, () => {
+    // Checked again under the write lock: another process may have migrated meanwhile.
+    const v = version()
+    if (v === SCHEMA_VERSION) return
+    if (v > SCHEMA_VERSION) throw new Error(`events file has schema version ${v}; this code knows up to ${SCHEMA_VERSION}`)
+    const hasEvents = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() !== undefined
+    if (!hasEvents) {
+      db.exec(TABLE('events') + INDEXES)
+    } else {
+      // Version 1: data, metadata (null when empty) and recorded_at in columns of their own.
+      const seq = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'").raw(true).get() as [number] | undefined
+      db.exec(`${TABLE('events_v2')}
+        INSERT INTO events_v2 (position, id, stream, category, revision, type, body)
+          SELECT position, id, stream, category, revision, type,
+                 json_object('id', id, 'streamName', stream, 'revision', revision, 'type', type,
+                             'data', json(data), 'metadata', json(coalesce(metadata, '{}')), 'recordedAt', recorded_at)
+          FROM events ORDER BY position;
+        DROP TABLE events;
+        ALTER TABLE events_v2 RENAME TO events;
+        ${INDEXES}`)
+      // Positions are never reused, even those of appends that were rolled back.
+      if (seq) db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'events'").run(seq[0])
+    }
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
+  })
+}
 
-const toEvent = (r: Row): RecordedEvent => ({
-  globalPosition: r[0],
-  id: r[1],
-  streamName: r[2],
-  revision: r[3],
-  type: r[4],
-  data: JSON.parse(r[5]),
-  metadata: r[6] === null ? {} : JSON.parse(r[6]),
-  recordedAt: r[7],
-})
+type Row = [position: number, body: string]
+const COLUMNS = 'position, body'
+
+const toEvent = (r: Row): RecordedEvent => {
+  const event = JSON.parse(r[1]) as RecordedEvent
+  event.globalPosition = r[0]
+  return event
+}
 
 export interface SqliteEventStoreOptions {
   path: string
@@ -58,7 +89,7 @@ export interface SqliteEventStoreOptions {
 
 export function openSqliteEventStore({ path, pollIntervalMs = 50 }: SqliteEventStoreOptions): EventStore {
   const db = openSqlite(path, { synchronous: 'FULL' })
-  db.exec(SCHEMA)
+  migrate(db)
   return new SqliteEventStore(db, pollIntervalMs)
 }
 
@@ -76,9 +107,7 @@ class SqliteEventStore implements EventStore {
     this.stmts = {
       byId: db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').raw(true),
       currentRevision: db.prepare('SELECT max(revision) FROM events WHERE stream = ?').raw(true),
-      insert: db.prepare(
-        'INSERT INTO events (id, stream, category, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      ),
+      insert: db.prepare('INSERT INTO events (id, stream, category, revision, type, body) VALUES (?, ?, ?, ?, ?, ?)'),
       readStream: db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`).raw(true),
     }
   }
@@ -113,8 +142,8 @@ class SqliteEventStore implements EventStore {
     let lastPosition = 0
     events.forEach((e) => {
       revision += 1
-      const meta = e.metadata && Object.keys(e.metadata).length > 0 ? JSON.stringify(e.metadata) : null
-      const info = this.stmts.insert.run(e.id, streamName, category, revision, e.type, JSON.stringify(e.data), meta, recordedAt)
+      const body = JSON.stringify({ id: e.id, streamName, revision, type: e.type, data: e.data, metadata: e.metadata ?? {}, recordedAt })
+      const info = this.stmts.insert.run(e.id, streamName, category, revision, e.type, body)
       lastPosition = Number(info.lastInsertRowid)
     })
     return { nextExpectedRevision: revision, lastGlobalPosition: lastPosition }

@@ -171,6 +171,131 @@ export function documentStoreConformance(t: Test, name: string, factory: Documen
       t.equal(((await c.findOne({ _id: 'n1' }))!.meta as Record<string, unknown>).lang, 'es')
     })
 
+    t.test('writeBatch returns what its function returns and its writes are visible', async (t) => {
+      const name = fresh()
+      const result = await store.writeBatch(async (batch) => {
+        await batch.collection(name).insertOne({ _id: 'b1', v: 1 })
+        await batch.collection(name).updateOne({ _id: 'b1' }, { $inc: { v: 1 } })
+        t.same(await batch.collection(name).findOne({ _id: 'b1' }), { _id: 'b1', v: 2 }, 'the batch reads its own writes')
+        return 'done'
+      })
+      t.equal(result, 'done')
+      t.same(await store.collection(name).find({}), [{ _id: 'b1', v: 2 }])
+    })
+
+    // The state every failing-batch test starts from and must find again after an atomic rollback.
+    const setUpForBatch = async () => {
+      const name = fresh()
+      const other = fresh()
+      const c = store.collection(name)
+      await c.createIndex({ keys: { email: 1 }, unique: true })
+      await c.insertOne({ _id: 'k1', email: 'a@x', n: 1 })
+      await c.insertOne({ _id: 'k2', email: 'b@x', n: 1 })
+      await store.collection(other).insertOne({ _id: 'o1', v: 1 })
+      return { name, other }
+    }
+    const stateOf = async (s: DocumentStore, name: string, other: string) => ({
+      docs: await s.collection(name).find({}, { sort: { _id: 1 } }),
+      byEmail: ids(await s.collection(name).find({ email: { $in: ['a@x', 'b@x', 'c@x', 'd@x'] } }, { sort: { email: 1 } })),
+      other: await s.collection(other).find({}, { sort: { _id: 1 } }),
+    })
+    const failingBatch = (name: string, other: string) =>
+      store.writeBatch(async (batch) => {
+        const c = batch.collection(name)
+        await c.insertOne({ _id: 'k3', email: 'c@x', n: 1 })
+        await c.updateOne({ _id: 'k1' }, { $set: { email: 'd@x' }, $inc: { n: 1 } })
+        await c.deleteOne({ _id: 'k2' })
+        await c.createIndex({ keys: { n: 1 } })
+        await batch.collection(other).drop()
+        await batch.collection(other).insertOne({ _id: 'o2', v: 2 })
+        throw new Error('projection failed')
+      })
+
+    if (store.atomicWriteBatches) {
+      t.test('atomic store: a failing write batch leaves nothing behind', async (t) => {
+        const { name, other } = await setUpForBatch()
+        const before = await stateOf(store, name, other)
+        await t.rejects(failingBatch(name, other), /projection failed/, 'the error comes back')
+        t.same(await stateOf(store, name, other), before, 'memory holds the state before the batch')
+        // The unique index must be as before too: the emails the batch freed and took.
+        await t.rejects(store.collection(name).insertOne({ _id: 'k9', email: 'a@x' }), DuplicateKeyError)
+        await store.collection(name).insertOne({ _id: 'k3', email: 'c@x', n: 5 })
+        await store.collection(name).deleteOne({ _id: 'k3' })
+        if (reopen) {
+          const again = await reopen()
+          t.same(await stateOf(again, name, other), before, 'and so does the store reopened')
+          await again.close()
+        }
+      })
+    } else {
+      t.test('non-atomic store: a failing write batch passes its error on and keeps the writes made before it', async (t) => {
+        const { name, other } = await setUpForBatch()
+        await t.rejects(failingBatch(name, other), /projection failed/)
+        t.same(await store.collection(name).findOne({ _id: 'k3' }), { _id: 'k3', email: 'c@x', n: 1 })
+        t.same(await store.collection(other).find({}), [{ _id: 'o2', v: 2 }])
+      })
+    }
+
+    t.test('writes from outside a batch are not part of it, even while it is open', async (t) => {
+      const name = fresh()
+      const outside = fresh()
+      const order: string[] = []
+      let outsideWrites: Promise<unknown> | undefined
+      await t.rejects(
+        store.writeBatch(async (batch) => {
+          await batch.collection(name).insertOne({ _id: 'in-batch' })
+          // Issued while the batch is open and has written: another collection, and its own.
+          outsideWrites = Promise.all([
+            store.collection(outside).insertOne({ _id: 'outside' }),
+            store.collection(name).insertOne({ _id: 'outside-same-collection' }),
+          ]).then(() => order.push('outside writes done'))
+          await new Promise((r) => setTimeout(r, 20))
+          order.push('batch failed')
+          throw new Error('projection failed')
+        }),
+        /projection failed/,
+      )
+      await outsideWrites
+      t.same(ids(await store.collection(outside).find({})), ['outside'], 'the outside write to another collection stands')
+      t.same(
+        ids(await store.collection(name).find({}, { sort: { _id: 1 } })),
+        store.atomicWriteBatches ? ['outside-same-collection'] : ['in-batch', 'outside-same-collection'],
+        'the outside write to the same collection stands',
+      )
+      if (store.atomicWriteBatches) t.same(order, ['batch failed', 'outside writes done'], 'outside writes waited for the batch to end')
+      if (reopen) {
+        const again = await reopen()
+        t.same(ids(await again.collection(outside).find({})), ['outside'])
+        t.ok(await again.collection(name).findOne({ _id: 'outside-same-collection' }))
+        if (store.atomicWriteBatches) t.equal(await again.collection(name).findOne({ _id: 'in-batch' }), null)
+        await again.close()
+      }
+    })
+
+    t.test('a batch that has not written yet holds up no one; concurrent batches both apply', async (t) => {
+      const name = fresh()
+      let release!: () => void
+      const gate = new Promise<void>((r) => (release = r))
+      const slow = store.writeBatch(async (batch) => {
+        await gate // e.g. waiting for a broker before writing a checkpoint
+        await batch.collection(name).insertOne({ _id: 'slow' })
+      })
+      await store.collection(name).insertOne({ _id: 'outside' })
+      const quick = store.writeBatch(async (batch) => {
+        await batch.collection(name).insertOne({ _id: 'quick' })
+      })
+      await quick
+      t.same(ids(await store.collection(name).find({}, { sort: { _id: 1 } })), ['outside', 'quick'], 'others wrote while the slow batch waited')
+      release()
+      await slow
+      t.same(ids(await store.collection(name).find({}, { sort: { _id: 1 } })), ['outside', 'quick', 'slow'])
+      if (reopen) {
+        const again = await reopen()
+        t.same(ids(await again.collection(name).find({}, { sort: { _id: 1 } })), ['outside', 'quick', 'slow'])
+        await again.close()
+      }
+    })
+
     if (reopen) {
       t.test('documents and indexes persist across a reopen', async (t) => {
         const name = fresh()
