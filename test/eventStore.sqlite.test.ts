@@ -82,3 +82,35 @@ t.test('sqlite: a file written with schema version 1 (data, metadata, recorded_a
   t.equal((await again.readAll()).length, 4, 'reopening leaves a migrated file alone')
   await again.close()
 })
+
+t.test('sqlite: appends of one event-loop turn share a commit, and a refused one leaves the others stored', async (t) => {
+  const tmp = tempDir()
+  t.teardown(tmp.remove)
+  const path = join(tmp.dir, 'events.db')
+  const store = openSqliteEventStore({ path })
+  await store.appendToStream('note-taken', [{ id: randomUUID(), type: 'NoteCreated', data: {} }], { expectedRevision: 'no_stream' })
+  // Given 50 appends issued together, one of which expects a stream that already exists to be new.
+  const results = await Promise.allSettled(
+    Array.from({ length: 50 }, (_, i) =>
+      store.appendToStream(i === 25 ? 'note-taken' : `note-${i}`, [{ id: randomUUID(), type: 'NoteCreated', data: { i } }], { expectedRevision: 'no_stream' }),
+    ),
+  )
+  t.equal(results.filter((r) => r.status === 'fulfilled').length, 49)
+  t.ok(results[25]!.status === 'rejected' && results[25].reason instanceof WrongExpectedRevisionError, 'the conflict is reported to its own caller')
+  const positions = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.lastGlobalPosition] : []))
+  t.same(positions, [...positions].sort((x, y) => x - y), 'positions follow the order of the calls')
+  // Two appends to the same stream in one turn see each other, as if committed one after the other.
+  const [first, second] = await Promise.allSettled([
+    store.appendToStream('note-same', [{ id: randomUUID(), type: 'A', data: {} }], { expectedRevision: 'no_stream' }),
+    store.appendToStream('note-same', [{ id: randomUUID(), type: 'B', data: {} }], { expectedRevision: 0 }),
+  ])
+  t.equal(first!.status, 'fulfilled')
+  t.equal(second!.status, 'fulfilled')
+  // An append accepted just before close is committed, not dropped.
+  const last = store.appendToStream('note-last', [{ id: randomUUID(), type: 'A', data: {} }])
+  await store.close()
+  await last
+  const reopened = openSqliteEventStore({ path })
+  t.equal((await reopened.readAll({ maxCount: 1000 })).length, 1 + 49 + 2 + 1, 'every accepted append survived a reopen')
+  await reopened.close()
+})

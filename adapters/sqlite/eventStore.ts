@@ -1,6 +1,7 @@
 // Embedded event store: one SQLite file in WAL mode, every commit fsynced. Appends take the
 // write lock (BEGIN IMMEDIATE), so positions are assigned in commit order even when several
 // processes share the file, and the (stream, revision) key enforces optimistic concurrency.
+// Concurrent appends share a commit (group commit, see `flush`).
 import { EventEmitter } from 'node:events'
 import { immediateTransaction, openSqlite, type SqliteDatabase } from './database.ts'
 import {
@@ -81,6 +82,14 @@ const toEvent = (r: Row): RecordedEvent => {
   return event
 }
 
+interface PendingAppend {
+  streamName: string
+  events: EventToAppend[]
+  expected: ExpectedRevision
+  resolve(result: AppendResult): void
+  reject(error: unknown): void
+}
+
 export interface SqliteEventStoreOptions {
   path: string
   /** How often a subscription looks for appends made by other processes. */
@@ -98,6 +107,7 @@ class SqliteEventStore implements EventStore {
   private readonly appended = new EventEmitter().setMaxListeners(0)
   private readonly stmts
   private readonly readAllStatements = new Map<string, { all(...params: unknown[]): unknown[] }>()
+  private pending: PendingAppend[] = []
   private closed = false
 
   constructor(
@@ -112,16 +122,59 @@ class SqliteEventStore implements EventStore {
     }
   }
 
-  async appendToStream(
+  appendToStream(
     streamName: string,
     events: EventToAppend[],
     { expectedRevision = 'any' }: { expectedRevision?: ExpectedRevision } = {},
   ): Promise<AppendResult> {
-    this.assertOpen()
-    if (events.length === 0) throw new Error('appendToStream needs at least one event')
-    const result = immediateTransaction(this.db, () => this.appendLocked(streamName, events, expectedRevision))
+    try {
+      this.assertOpen()
+      if (events.length === 0) throw new Error('appendToStream needs at least one event')
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.push({ streamName, events, expected: expectedRevision, resolve, reject })
+      if (this.pending.length === 1) setImmediate(() => this.flush())
+    })
+  }
+
+  /**
+   * Group commit: every append requested during one turn of the event loop goes into one
+   * transaction, each under its own savepoint (so one refused append does not undo the others),
+   * and one fsync makes them all durable. Each caller learns its own outcome only after the
+   * commit, exactly as if it had committed alone.
+   */
+  private flush() {
+    const batch = this.pending
+    this.pending = []
+    if (batch.length === 0) return
+    const outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] = []
+    try {
+      immediateTransaction(this.db, () => {
+        for (const a of batch) {
+          this.db.exec('SAVEPOINT append')
+          try {
+            outcomes.push({ ok: true, result: this.appendLocked(a.streamName, a.events, a.expected) })
+            this.db.exec('RELEASE append')
+          } catch (error) {
+            this.db.exec('ROLLBACK TO append')
+            this.db.exec('RELEASE append')
+            outcomes.push({ ok: false, error })
+          }
+        }
+      })
+    } catch (error) {
+      // The commit itself failed: nothing of the batch is stored.
+      for (const a of batch) a.reject(error)
+      return
+    }
     this.appended.emit('append')
-    return result
+    batch.forEach((a, i) => {
+      const o = outcomes[i]!
+      if (o.ok) a.resolve(o.result)
+      else a.reject(o.error)
+    })
   }
 
   private appendLocked(streamName: string, events: EventToAppend[], expected: ExpectedRevision): AppendResult {
@@ -204,6 +257,8 @@ class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return
+    // Appends already accepted are committed, not dropped.
+    this.flush()
     this.closed = true
     this.appended.emit('append')
     this.db.close()
