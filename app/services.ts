@@ -28,6 +28,7 @@ import { AskCommands } from '../commands/ask.ts'
 import { DeliverableCommands } from '../commands/deliverables.ts'
 import type { RunningProjection } from '../projections/runner.ts'
 import { createTranscriptServices, type TranscriptServices } from './transcriptServices.ts'
+import { OperationLimits } from '../api/rateLimit.ts'
 
 export interface Services {
   config: Config
@@ -55,6 +56,8 @@ export interface Services {
   analysis: AnalysisCommands
   ask: AskCommands
   deliverables: DeliverableCommands
+  /** Per-operation limits (domain/limits.ts), one count per credential shared by REST and MCP. */
+  limits: OperationLimits
 }
 
 export interface ServiceDeps {
@@ -113,6 +116,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       renderers: { document: docxRenderer(), slides: pptxRenderer(), email: emlRenderer({ from: 'Notes <no-reply@notes.invalid>', domain: new URL(config.publicBaseUrl).hostname || 'notes.invalid' }) },
       baseUrl: config.publicBaseUrl,
     }),
+    limits: new OperationLimits(),
   }
 }
 

@@ -3,6 +3,7 @@
 import type { Services } from '../../app/services.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
+import { OPERATION_LIMITS } from '../../domain/limits.ts'
 import { isTranslationLanguage, preferredLanguage, type TranslationLanguage } from '../../domain/languages.ts'
 import { CONTENT_TYPES, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../../domain/transcripts/formats.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
@@ -177,7 +178,7 @@ export const transcriptRoutes = (s: Services): RouteDef[] => {
       invalidCode: 'invalid_request',
       response: { status: 200, schema: SpeakerList, description: 'The speakers after inference.' },
       errors: ['not_found', 'note_not_ready', 'speaker_naming_failed'],
-      rateLimit: { bucket: 'speakers-suggest', max: 10, windowSeconds: 3600 },
+      rateLimit: OPERATION_LIMITS.speakersSuggest,
       handle: ({ caller, params }) => f.transcripts.suggestSpeakerNames(caller, params.id),
     }),
     defineRoute({
