@@ -77,7 +77,12 @@ export const AskNoteInput = z.object({
 })
 /** POST /v1/notes/{id}/ask answers an Answer (with noteId), POST /v1/ask a GlobalAnswer (with citedNotes): each exactly as REST. */
 export const AskNoteResult = z
-  .object({ ...GlobalAnswer.shape, noteId: Answer.shape.noteId.optional(), citedNotes: GlobalAnswer.shape.citedNotes.optional() })
+  .object({
+    ...GlobalAnswer.shape,
+    answer: GlobalAnswer.shape.answer.meta({ description: 'quotes the audio as [mm:ss] (one note) or [Note title | mm:ss] (the library)' }),
+    noteId: Answer.shape.noteId.optional().meta({ description: 'the note asked about (one note)' }),
+    citedNotes: GlobalAnswer.shape.citedNotes.optional().meta({ description: 'the notes quoted (the library)' }),
+  })
   .meta({ id: 'AskNoteResult' })
 
 // ---- /mcp/info -------------------------------------------------------------------------------
