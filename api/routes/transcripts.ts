@@ -172,7 +172,7 @@ export const transcriptRoutes = (s: Services): RouteDef[] => {
       summary: 'Infer speaker names from the content and the source',
       description:
         'From self-introductions, who addresses whom, the title, channel or show metadata and the names confirmed on earlier notes of the same source. ' +
-        'No voice analysis. `name` takes an inferred name from confidence 0.8 on; a name the user gave is never overwritten. Free; 10 per hour per API key.',
+        'No voice analysis. `name` takes an inferred name from confidence 0.8 on; a name the user gave is never overwritten. Free; 10 per hour per API key, counted together with the MCP tool suggest_speaker_names.',
       params: NoteIdParams,
       notFound: true,
       invalidCode: 'invalid_request',
