@@ -6,18 +6,19 @@ import { randomUUID } from 'node:crypto'
 import { DomainError } from '../domain/errors.ts'
 import { REST_MIN_PLAN, planAtLeast } from '../domain/credits/plans.ts'
 import type { AccountCommands } from '../commands/accounts.ts'
-import { FixedWindowLimiter } from './rateLimit.ts'
+import { FixedWindowLimiter, apiKeyCredential, type OperationLimits } from './rateLimit.ts'
 
 export interface RestAuthOptions {
   accounts: AccountCommands
   rateLimit: { max: number; windowSeconds: number }
+  /** The per-operation limits, shared with the MCP tools of the same operations. */
+  limits: OperationLimits
 }
 
 export const bearerToken = (header: string | undefined): string | null => /^Bearer +([^\s]+) *$/i.exec(header ?? '')?.[1] ?? null
 
-export function restAuth(app: FastifyInstance, { accounts, rateLimit }: RestAuthOptions) {
+export function restAuth(app: FastifyInstance, { accounts, rateLimit, limits }: RestAuthOptions) {
   const perKey = new FixedWindowLimiter(rateLimit.max, rateLimit.windowSeconds)
-  const perRoute = new Map<string, FixedWindowLimiter>()
 
   app.addHook('onRequest', async (req, reply) => {
     const token = bearerToken(req.headers.authorization)
@@ -35,12 +36,7 @@ export function restAuth(app: FastifyInstance, { accounts, rateLimit }: RestAuth
       })
     }
     const extra = req.routeOptions.config.route?.rateLimit
-    if (extra) {
-      let limiter = perRoute.get(extra.bucket)
-      if (!limiter) perRoute.set(extra.bucket, (limiter = new FixedWindowLimiter(extra.max, extra.windowSeconds)))
-      const r = limiter.hit(auth.keyId)
-      if (!r.ok) throw new DomainError('rate_limit_exceeded', `This operation allows ${extra.max} calls per ${extra.windowSeconds} s per API key; retry in ${r.retryAfter} s.`, { retryAfter: r.retryAfter })
-    }
+    if (extra) limits.hit(extra, apiKeyCredential(auth.keyId))
     req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: auth.keyId, requestId: String(req.id ?? randomUUID()), via: 'rest' }
   })
 }

@@ -80,7 +80,7 @@ export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyIns
   })
 
   app.register(async (v1) => {
-    restAuth(v1, { accounts: s.accounts, rateLimit: s.config.rateLimit })
+    restAuth(v1, { accounts: s.accounts, rateLimit: s.config.rateLimit, limits: s.limits })
     for (const r of routes) if (!r.public) registerRoute(v1, r)
   })
   app.register(async (open) => {

@@ -1,5 +1,7 @@
 // Fixed-window request counting per key (API key, IP address, ...). In memory and per process:
 // with several API processes each enforces the limit on its own share (README, "Rate limits").
+import { DomainError } from '../domain/errors.ts'
+import type { OperationLimit } from '../domain/limits.ts'
 
 export type LimitResult = { ok: true; remaining: number } | { ok: false; retryAfter: number }
 
@@ -29,5 +31,31 @@ export class FixedWindowLimiter {
     if (now - this.lastSweep < span) return
     this.lastSweep = now
     for (const [k, w] of this.windows) if (now - w.start >= span) this.windows.delete(k)
+  }
+}
+
+/** The limiter key of an API key; an OAuth grant counts as `grant:<grantId>` (mcp/auth.ts). */
+export const apiKeyCredential = (keyId: string) => `key:${keyId}`
+
+/**
+ * The per-operation limits (domain/limits.ts) as one service: one counter per limit and
+ * credential, shared by the REST route and the MCP tool of the same operation, so a credential
+ * gets the same budget whichever edge it calls through.
+ */
+export class OperationLimits {
+  private readonly buckets = new Map<string, FixedWindowLimiter>()
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  /** Counts one call; once the budget is spent, 429 `rate_limit_exceeded` with `retryAfter` (seconds). */
+  hit(limit: OperationLimit, credential: string): void {
+    let limiter = this.buckets.get(limit.bucket)
+    if (!limiter) this.buckets.set(limit.bucket, (limiter = new FixedWindowLimiter(limit.max, limit.windowSeconds, this.clock)))
+    const r = limiter.hit(credential)
+    if (!r.ok) {
+      throw new DomainError('rate_limit_exceeded', `This operation allows ${limit.max} calls per ${limit.windowSeconds} s per API key (or OAuth grant); retry in ${r.retryAfter} s.`, {
+        retryAfter: r.retryAfter,
+      })
+    }
   }
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { DomainError, type ErrorCode } from '../domain/errors.ts'
 import type { Price } from '../domain/credits/prices.ts'
+import type { OperationLimit } from '../domain/limits.ts'
 import type { Caller } from '../commands/context.ts'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -45,8 +46,8 @@ export interface RouteDef<P extends Schema = Schema, Q extends Schema = Schema, 
   /** Not part of the spec: marked `x-service-extension` in the contract. */
   extension?: boolean
   price?: Price
-  /** Extra limit on top of the per-key rate limit (e.g. 10 per hour). */
-  rateLimit?: { bucket: string; max: number; windowSeconds: number }
+  /** Extra limit on top of the per-key rate limit (e.g. 10 per hour), counted in the shared `OperationLimits`. */
+  rateLimit?: OperationLimit
   /** Path ids that do not parse answer 404 `not_found`, like ids of someone else's notes. */
   notFound?: boolean
   /** No API key (the upload URL carries its own signature; the contract document itself). */

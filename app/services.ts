@@ -30,6 +30,7 @@ import type { RunningProjection } from '../projections/runner.ts'
 import { createTranscriptServices, type TranscriptServices } from './transcriptServices.ts'
 import { createIngest, type Ingest } from './pipeline.ts'
 import { SecretBox, WebhookCommands } from '../commands/webhooks.ts'
+import { OperationLimits } from '../api/rateLimit.ts'
 
 export interface Services {
   config: Config
@@ -61,6 +62,8 @@ export interface Services {
   ingest: Ingest
   /** Webhook endpoints and deliveries (Power plan). */
   webhooks: WebhookCommands
+  /** Per-operation limits (domain/limits.ts), one count per credential shared by REST and MCP. */
+  limits: OperationLimits
 }
 
 export interface ServiceDeps {
@@ -133,6 +136,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       secrets: new SecretBox(webhookSecretKey(config)),
       clock,
     }),
+    limits: new OperationLimits(),
   }
 }
 

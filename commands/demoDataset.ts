@@ -1,13 +1,17 @@
 // Seeds the sample library of the public demo endpoint: its own account (no API key, so nobody
-// can sign in as it), its folders and its ready notes. Runs at every start; everything has a
-// fixed id and the deciders write only into empty streams, so a second run (or two processes
-// starting together) changes nothing.
-import { DEMO_ACCOUNT_ID, DEMO_ACCOUNT_NAME, DEMO_FOLDERS, DEMO_NOTES, DEMO_PLAN, demoNoteDecider } from '../domain/demo/dataset.ts'
+// can sign in as it), its folders, its ready notes, their speaker names, analyses and outlines.
+// Runs at every start; everything has a fixed id and every command is one the deciders turn into
+// nothing when it is already done (notes into empty streams only, a name that is already the
+// speaker's, an analysis whose chargeId is recorded, a note that has its outline), so a second
+// run (or two processes starting together) changes nothing.
+import { DEMO_ACCOUNT_ID, DEMO_ACCOUNT_NAME, DEMO_FOLDERS, DEMO_NOTES, DEMO_PLAN, demoAnalysesCommand, demoNoteDecider, demoOutlineCommand } from '../domain/demo/dataset.ts'
 import { folderDecider, folderStream } from '../domain/folders/folder.ts'
 import { noteStream } from '../domain/notes/note.ts'
+import { analysisDecider, analysisStream } from '../domain/analysis/analysis.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { AccountCommands } from './accounts.ts'
+import type { TranscriptCommands } from './transcripts.ts'
 import type { Caller } from './context.ts'
 
 const FOLDERS_CREATED_AT = '2026-02-01T00:00:00.000Z'
@@ -16,6 +20,8 @@ export interface DemoDatasetDeps {
   handler: CommandHandler
   accounts: AccountCommands
   sync: ReadModelSync
+  /** Speaker names go through the same command as PATCH /v1/notes/{id}/speakers/{label}. */
+  transcriptFeatures: { transcripts: TranscriptCommands }
 }
 
 /** Who the demo endpoint acts as: the sample account, never a caller's. */
@@ -35,5 +41,15 @@ export async function seedDemoDataset(d: DemoDatasetDeps): Promise<{ accountId: 
   }
   // Folder note counts read the notes model: both must be there before the first demo call.
   await Promise.all([d.sync.waitFor('folders', folderPosition), d.sync.waitFor('notes', notePosition)])
+  let analysisPosition: number | null = null
+  for (const note of DEMO_NOTES) {
+    // The command waits for the speakers read model itself.
+    for (const [label, name] of Object.entries(note.speakerNames)) await d.transcriptFeatures.transcripts.renameSpeaker(demoCaller(`seed:${note.key}:${label}`), note.noteId, label, name)
+    for (const command of [demoAnalysesCommand(note), demoOutlineCommand(note)]) {
+      const r = await d.handler.handle(analysisStream(note.noteId), command, analysisDecider, { metadata: { seed: 'mcp-demo' } })
+      analysisPosition = r.position ?? analysisPosition
+    }
+  }
+  await d.sync.waitFor('analysis', analysisPosition)
   return { accountId: DEMO_ACCOUNT_ID, notes: DEMO_NOTES.length, folders: DEMO_FOLDERS.length }
 }

@@ -4,6 +4,10 @@
 import { z } from 'zod'
 import { Uuid } from './common.ts'
 import { CreateNoteRequest, ListNotesQuery, Note, NoteListFilters, NoteStatus, Progress } from './notes.ts'
+import { RenameSpeakerRequest, ReplaceInTranscriptRequest, SpeakerLabelParams, TranslationLanguage } from './transcripts.ts'
+import { GenerateAnalysisRequest } from './analysis.ts'
+import { HighlightQuery } from './highlights.ts'
+import { Answer, AskRequest, GlobalAnswer } from './ask.ts'
 import { COST_CLASSES, TOOL_NAMES } from '../domain/mcp/tools.ts'
 
 export const NoteRef = z.object({ noteId: Uuid.meta({ description: 'the note id (uuid)' }) })
@@ -49,6 +53,37 @@ export const TranscriptionWait = z
   })
   .meta({ id: 'TranscriptionWait' })
 export type TranscriptionWait = z.infer<typeof TranscriptionWait>
+
+// ---- transcripts and speakers -----------------------------------------------------------------
+
+export const GetTranscriptSegmentsInput = NoteRef.extend({
+  translation: TranslationLanguage.optional().meta({ description: 'es, en, de, fr, it or pt: include an already generated translation in every segment' }),
+})
+export const GetTranscriptTranslationInput = NoteRef.extend({
+  language: TranslationLanguage.optional().meta({ description: 'es, en, de, fr, it or pt (default en)' }),
+})
+export const ReplaceInTranscriptInput = NoteRef.extend(ReplaceInTranscriptRequest.shape)
+export const RenameSpeakerInput = NoteRef.extend({ label: SpeakerLabelParams.shape.label.meta({ description: 'the diarizer’s label: A, B, C...' }), ...RenameSpeakerRequest.shape })
+
+// ---- analysis and questions -------------------------------------------------------------------
+
+export const ListHighlightsInput = NoteRef.extend(HighlightQuery.shape)
+/** The REST body with its rules (template and/or templates, at most 8 in all), plus the note. */
+export const GenerateAiNotesInput = GenerateAnalysisRequest.extend(NoteRef.shape)
+export const AskNoteInput = z.object({
+  noteId: NoteRef.shape.noteId.optional().meta({ description: 'the note to ask about; leave it out to ask across the whole library (as POST /v1/ask)' }),
+  question: AskRequest.shape.question.meta({ description: '1 to 4000 characters' }),
+  sessionId: AskRequest.shape.sessionId,
+})
+/** POST /v1/notes/{id}/ask answers an Answer (with noteId), POST /v1/ask a GlobalAnswer (with citedNotes): each exactly as REST. */
+export const AskNoteResult = z
+  .object({
+    ...GlobalAnswer.shape,
+    answer: GlobalAnswer.shape.answer.meta({ description: 'quotes the audio as [mm:ss] (one note) or [Note title | mm:ss] (the library)' }),
+    noteId: Answer.shape.noteId.optional().meta({ description: 'the note asked about (one note)' }),
+    citedNotes: GlobalAnswer.shape.citedNotes.optional().meta({ description: 'the notes quoted (the library)' }),
+  })
+  .meta({ id: 'AskNoteResult' })
 
 // ---- /mcp/info -------------------------------------------------------------------------------
 

@@ -84,6 +84,18 @@ export const TranslationSummary = z
   .object({ language: TranslationLanguage, status: z.enum(['none', 'pending', 'running', 'ready', 'failed']), stale: z.boolean() })
   .meta({ id: 'TranslationSummary', description: 'Extension: the state of the translation included with `translation`.' })
 
+export const Truncation = z
+  .object({
+    shownSegments: z.number().int(),
+    totalSegments: z.number().int(),
+    shownCharacters: z.number().int().meta({ description: 'characters of segment text shown (of the translated text, for a translation)' }),
+    totalCharacters: z.number().int(),
+    rule: z.string().optional().meta({ description: 'the rule that cut it (over MCP: the free-plan preview)' }),
+    getTheRest: z.string().optional().meta({ description: 'how to get the whole content' }),
+  })
+  .meta({ id: 'Truncation', description: 'Extension: how much of the content is shown when it was cut (free plan over MCP).' })
+export type Truncation = z.infer<typeof Truncation>
+
 export const Transcript = z
   .object({
     noteId: Uuid,
@@ -97,6 +109,7 @@ export const Transcript = z
     segments: z.array(Segment),
     translation: TranslationSummary.optional(),
     truncated: z.boolean().optional().meta({ description: 'extension: true when the content was cut (free plan over MCP)' }),
+    truncation: Truncation.optional(),
   })
   .meta({ id: 'Transcript' })
 export type Transcript = z.infer<typeof Transcript>
@@ -151,7 +164,8 @@ export const TranslationState = z
     completedAt: DateTime.nullable(),
     updatedAt: DateTime.nullable(),
     segments: z.array(z.object({ sequence: z.number().int(), startMs: z.number().int(), endMs: z.number().int(), speakerLabel: z.string().nullable(), text: z.string().nullable() })),
-    truncated: z.boolean().optional(),
+    truncated: z.boolean().optional().meta({ description: 'extension: true when the content was cut (free plan over MCP)' }),
+    truncation: Truncation.optional(),
   })
   .meta({ id: 'TranslationState' })
 export type TranslationState = z.infer<typeof TranslationState>

@@ -8,11 +8,12 @@ import type { Services } from '../app/services.ts'
 import type { Caller } from '../commands/context.ts'
 import { looksLikeAccessToken } from '../domain/oauth/tokens.ts'
 import { bearerToken } from '../api/auth.ts'
+import { apiKeyCredential } from '../api/rateLimit.ts'
 import { errorBody } from '../api/errors.ts'
 
 export interface McpAuth {
   caller: Omit<Caller, 'requestId'>
-  /** What the per-credential rate limit counts by. */
+  /** What the per-credential limits count by: `key:<keyId>` (as REST) or `grant:<grantId>`. */
   limiterKey: string
 }
 
@@ -24,7 +25,7 @@ export async function authenticateMcp(s: Services, authorization: string | undef
     return a ? { caller: { accountId: a.accountId, plan: a.plan, keyId: null, via: 'mcp' }, limiterKey: `grant:${a.grantId}` } : null
   }
   const a = await s.accounts.authenticate(token)
-  return a ? { caller: { accountId: a.accountId, plan: a.plan, keyId: a.keyId, via: 'mcp' }, limiterKey: `key:${a.keyId}` } : null
+  return a ? { caller: { accountId: a.accountId, plan: a.plan, keyId: a.keyId, via: 'mcp' }, limiterKey: apiKeyCredential(a.keyId) } : null
 }
 
 export function unauthorized(reply: FastifyReply, resourceMetadataUrl: string, tokenSent: boolean) {

@@ -36,10 +36,10 @@ function tooMany(reply: FastifyReply, retryAfter: number, message: string) {
 }
 
 /** Hands the request to a fresh stateless MCP server acting for `caller`. */
-async function serve(s: Services, req: FastifyRequest, reply: FastifyReply, caller: (requestId: string) => Caller, demo: boolean) {
+async function serve(s: Services, req: FastifyRequest, reply: FastifyReply, caller: (requestId: string) => Caller, credential: string, demo: boolean) {
   reply.hijack()
   const log = (err: unknown, msg: string) => req.log.error({ err }, msg)
-  const server = buildMcpServer(s, { caller, demo, log })
+  const server = buildMcpServer(s, { caller, credential, demo, log })
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
   reply.raw.on('close', () => {
     void transport.close()
@@ -68,7 +68,7 @@ function mcpEndpoint(app: FastifyInstance, s: Services, path: string, resourceMe
     if (!auth) return unauthorized(reply, resourceMetadataUrl, req.headers.authorization !== undefined)
     const hit = limitsOf(s).perCredential.hit(auth.limiterKey)
     if (!hit.ok) return tooMany(reply, hit.retryAfter, `Too many requests for this credential; retry in ${hit.retryAfter} s.`)
-    return serve(s, req, reply, (requestId) => ({ ...auth.caller, requestId }), false)
+    return serve(s, req, reply, (requestId) => ({ ...auth.caller, requestId }), auth.limiterKey, false)
   })
   app.get(path, methodNotAllowed)
   app.delete(path, methodNotAllowed)
@@ -82,7 +82,7 @@ function demoEndpoint(app: FastifyInstance, s: Services, path: string) {
     if (!hit.ok) {
       return tooMany(reply, hit.retryAfter, `The demo allows ${DEMO_LIMIT.requests} requests per ${DEMO_LIMIT.windowSeconds / 60} minutes per IP address; retry in ${hit.retryAfter} s, or use your own API key at the main endpoint.`)
     }
-    return serve(s, req, reply, demoCaller, true)
+    return serve(s, req, reply, demoCaller, `demo:${req.ip}`, true)
   })
   app.get(path, methodNotAllowed)
   app.delete(path, methodNotAllowed)

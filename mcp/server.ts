@@ -20,12 +20,16 @@ import type { ToolContext, ToolDef } from './tool.ts'
 export const MCP_SERVER_NAME = 'notes-service'
 
 const INSTRUCTIONS =
-  'Notes of audio and video: search and read them (search_notes, list_recent_notes, get_note, list_folders), import a link (import_from_url, then wait_for_transcription), and check the plan and credits (founder_status). ' +
+  'Notes of audio and video. Find and read them: search_notes, list_recent_notes, get_note, list_folders; the transcript with times and speakers: get_transcript_segments, get_transcript_translation, get_speaker_timeline. ' +
+  'What the analyses found: list_highlights, get_outline, list_markers; make them: generate_ai_notes, generate_outline; ask with citations: ask_note. ' +
+  'Edit: replace_in_transcript, rename_speaker, suggest_speaker_names; voices: list_voice_profiles. Import a link: import_from_url, then wait_for_transcription. Plan and credits: founder_status. ' +
   'Every tool description ends with its cost. Errors come back as tool errors whose text is JSON { error, message, ... } with the REST API’s error codes.'
 
 export interface McpServerOptions {
   /** The account every call acts for, given the call's request id. */
   caller: (requestId: string) => Caller
+  /** What the per-operation limits count by (mcp/auth.ts `limiterKey`). */
+  credential: string
   /** Read-only tools only, over the sample library. */
   demo: boolean
   log: (err: unknown, msg: string) => void
@@ -61,7 +65,7 @@ export function buildMcpServer(s: Services, o: McpServerOptions): McpServer {
         description: `${tool.description} ${costLine(tool.name)}`,
         inputSchema: tool.input,
         outputSchema: rootObject(tool.output),
-        annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.idempotent ?? false, openWorldHint: tool.openWorld ?? false },
+        annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive ?? false, idempotentHint: tool.idempotent ?? false, openWorldHint: tool.openWorld ?? false },
         _meta: { costClass: cost.costClass, ...(cost.price ? { credits: cost.price.credits, per: cost.price.per } : {}) },
       },
       (async (args: unknown, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> => {
@@ -70,6 +74,7 @@ export function buildMcpServer(s: Services, o: McpServerOptions): McpServer {
         const ctx: ToolContext = {
           s,
           caller,
+          credential: o.credential,
           cost,
           truncated: truncatesFor(tool.name, caller.plan),
           demo: o.demo,

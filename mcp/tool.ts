@@ -18,6 +18,11 @@ export interface ToolContext {
   s: Services
   /** The account the call acts for: the key's or the OAuth grant's, or the demo library's. */
   caller: Caller
+  /**
+   * The credential the per-operation limits count by: `key:<keyId>` (the same bucket as the REST
+   * routes) or `grant:<grantId>`.
+   */
+  credential: string
   /** This tool's row of the spec's cost-class table. */
   cost: ToolCost
   /** The cost class says content is cut short for this caller's plan (free plan, truncating tools). */
@@ -42,6 +47,8 @@ export interface ToolDef<I extends AnyObject = AnyObject, O extends AnyObject = 
   output: O
   /** Changes nothing: offered by the demo endpoint and annotated readOnlyHint. */
   readOnly: boolean
+  /** May overwrite what is there (MCP destructiveHint), e.g. replacing transcript text. */
+  destructive?: boolean
   /** Repeating a call with the same arguments changes nothing more (MCP idempotentHint). */
   idempotent?: boolean
   /** Reaches beyond the service, e.g. fetches a link (MCP openWorldHint). */

@@ -24,8 +24,18 @@ export interface ContentLimit {
   maxChars?: number
 }
 
-function cut<T extends { text: string }>(segments: readonly T[], limit: ContentLimit | undefined): { shown: T[]; truncated: boolean } {
-  if (!limit) return { shown: [...segments], truncated: false }
+/** How much of the content a cut left: what the result's `truncation` reports. */
+export interface CutCounts {
+  shownSegments: number
+  totalSegments: number
+  shownCharacters: number
+  totalCharacters: number
+}
+
+function cut<T extends { text: string }>(segments: readonly T[], limit: ContentLimit | undefined): { shown: T[]; truncated: boolean; counts: CutCounts } {
+  const totalCharacters = segments.reduce((n, s) => n + s.text.length, 0)
+  const whole = { shown: [...segments], truncated: false, counts: { shownSegments: segments.length, totalSegments: segments.length, shownCharacters: totalCharacters, totalCharacters } }
+  if (!limit) return whole
   const shown: T[] = []
   let chars = 0
   for (const s of segments) {
@@ -37,7 +47,9 @@ function cut<T extends { text: string }>(segments: readonly T[], limit: ContentL
     chars += s.text.length
     shown.push(s)
   }
-  return { shown, truncated: shown.length < segments.length || shown.some((s, i) => s.text !== segments[i]!.text) }
+  const truncated = shown.length < segments.length || shown.some((s, i) => s.text !== segments[i]!.text)
+  if (!truncated) return whole
+  return { shown, truncated, counts: { shownSegments: shown.length, totalSegments: segments.length, shownCharacters: shown.reduce((n, s) => n + s.text.length, 0), totalCharacters } }
 }
 
 export async function findTranscript(docs: DocumentStore, accountId: string, noteId: string): Promise<TranscriptDoc> {
@@ -144,7 +156,7 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
   const [{ views }, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, o.translation)])
   const translated = translatedBySequence(tr, t.segments)
   const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
-  const { shown, truncated } = cut(ordered, o.limit)
+  const { shown, truncated, counts } = cut(ordered, o.limit)
   return {
     noteId,
     language: t.language,
@@ -168,7 +180,7 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
       ...(o.translation ? { translation: translated.get(s.sequence) ?? null } : {}),
     })),
     ...(o.translation ? { translation: { language: o.translation, status: tr?.status ?? 'none', stale: (tr?.staleSegments.length ?? 0) > 0 } } : {}),
-    ...(truncated ? { truncated: true } : {}),
+    ...(truncated ? { truncated: true, truncation: counts } : {}),
   }
 }
 
@@ -205,7 +217,7 @@ export async function getTranslation(docs: DocumentStore, accountId: string, not
   const total = ordered.length
   const done = ordered.filter((s) => translated.has(s.sequence)).length
   const rows = d ? ordered.map((s) => ({ sequence: s.sequence, startMs: s.startMs, endMs: s.endMs, speakerLabel: s.speakerLabel, text: translated.get(s.sequence) ?? null })) : []
-  const { shown, truncated } = cut(rows.map((r) => ({ ...r, text: r.text ?? '' })), limit)
+  const { shown, truncated, counts } = cut(rows.map((r) => ({ ...r, text: r.text ?? '' })), limit)
   return {
     noteId,
     language,
@@ -222,7 +234,7 @@ export async function getTranslation(docs: DocumentStore, accountId: string, not
     completedAt: d?.completedAt ?? null,
     updatedAt: d?.updatedAt ?? null,
     segments: shown.map((r, i) => ({ ...r, text: rows[i]!.text === null ? null : r.text })),
-    ...(truncated ? { truncated: true } : {}),
+    ...(truncated ? { truncated: true, truncation: counts } : {}),
   }
 }
 

@@ -3,8 +3,27 @@
 import t from 'tap'
 import { mcpTestService, structured, toolErrorBody } from './support/mcp.ts'
 import { seedDemoDataset } from '../commands/demoDataset.ts'
-import { DEMO_ACCOUNT_ID, DEMO_FOLDERS, DEMO_NOTES } from '../domain/demo/dataset.ts'
+import { DEMO_ACCOUNT_ID, DEMO_FOLDERS, DEMO_NOTES, demoAnalysisDraft, demoChapters, demoDurationMs } from '../domain/demo/dataset.ts'
+import { outlineProblems } from '../domain/analysis/analysis.ts'
+import { AnalysisContent } from '../contract/analysis.ts'
 import { TOOLS } from '../mcp/tools/index.ts'
+import { appendNote } from './support/notes.ts'
+
+t.test('the sample analyses and outlines hold the contract', async (t) => {
+  for (const n of DEMO_NOTES) {
+    const starts = new Set(n.lines.map(([, startMs]) => startMs))
+    for (const a of n.analyses) {
+      const checked = AnalysisContent.safeParse(demoAnalysisDraft(a))
+      t.ok(checked.success, `${n.key} ${a.template}: ${checked.error?.issues[0]?.message ?? 'valid'}`)
+      const anchors = [...a.keyPoints, ...a.actionItems, ...a.decisions, ...a.questions].map(([, ms]) => ms)
+      t.ok(anchors.every((ms) => starts.has(ms)), `${n.key} ${a.template}: every anchor is the start of a segment`)
+    }
+    t.same(outlineProblems(demoChapters(n), demoDurationMs(n)), [], `${n.key}: the outline covers the audio`)
+    t.ok(n.chapters.every(([ms]) => starts.has(ms)), `${n.key}: every chapter starts a segment`)
+    const labels = new Set(n.lines.map(([label]) => label))
+    t.ok(Object.keys(n.speakerNames).every((l) => labels.has(l)), `${n.key}: named speakers speak`)
+  }
+})
 
 const json = { 'content-type': 'application/json' }
 
@@ -58,6 +77,55 @@ t.test('the demo serves the sample library only, whoever calls', async (t) => {
     t.equal(status.usage.notes.total, DEMO_NOTES.length)
   })
 
+  t.test('highlights, outline, markers and named speakers of the sample library', async (t) => {
+    const sync = DEMO_NOTES.find((n) => n.key === 'product-sync')!
+    const demo = await demoClient()
+    const highlights = structured(await demo.callTool({ name: 'list_highlights', arguments: { noteId: sync.noteId } }))
+    t.match(
+      highlights.highlights.find((h: { kind: string }) => h.kind === 'decision'),
+      { text: /Launch the onboarding revamp on 23 March/, startMs: 30300, time: '00:30', template: 'meeting_minutes' },
+    )
+    t.match(highlights.highlights.filter((h: { kind: string }) => h.kind === 'action_item'), [{ assignee: 'Daniel', deadline: 'before the launch on 23 March' }, { deadline: 'Friday' }, { deadline: 'next week' }])
+    t.equal(highlights.highlights.filter((h: { kind: string }) => h.kind === 'chapter').length, 4)
+    const outline = structured(await demo.callTool({ name: 'get_outline', arguments: { noteId: sync.noteId } }))
+    t.match(outline, { generated: true, outline: [{ startMs: 0, endMs: 15000, headline: 'Results of the new onboarding flow' }] })
+    t.equal(outline.outline.at(-1).endMs, 58000)
+    const markers = structured(await demo.callTool({ name: 'list_markers', arguments: { noteId: sync.noteId } }))
+    t.same(markers.markers.map((m: { time: string }) => m.time), ['00:00', '00:15', '00:30', '00:44'])
+    const timeline = structured(await demo.callTool({ name: 'get_speaker_timeline', arguments: { noteId: sync.noteId } }))
+    t.same(timeline.speakers.map((x: { name: string }) => x.name), ['Maya', 'Daniel'])
+    t.same(timeline.turns.slice(0, 2).map((x: { speakerName: string }) => x.speakerName), ['Maya', 'Daniel'])
+    const segments = structured(await demo.callTool({ name: 'get_transcript_segments', arguments: { noteId: sync.noteId } }))
+    t.match(segments, { segments: [{ speakerName: 'Maya', text: /Good morning/ }, { speakerName: 'Daniel' }] })
+    t.notOk('truncated' in segments, 'the sample is shown whole')
+    const profiles = structured(await demo.callTool({ name: 'list_voice_profiles', arguments: {} }))
+    t.match(profiles, { consent: { status: 'never' }, profiles: [] })
+
+    const more = await demoClient()
+    const interview = DEMO_NOTES.find((n) => n.key === 'customer-interview')!
+    t.same(
+      structured(await more.callTool({ name: 'get_speaker_timeline', arguments: { noteId: interview.noteId } })).speakers.map((x: { name: string | null }) => x.name),
+      [null, 'Sofia'],
+      'the interviewer stays unnamed',
+    )
+    const detail = structured(await more.callTool({ name: 'get_note', arguments: { noteId: DEMO_NOTES.find((n) => n.key === 'history-class')!.noteId } }))
+    t.match(detail, { aiNotes: [{ template: 'university_class', model: 'sample', summary: /Gutenberg/ }], outline: [{ headline: 'La imprenta de Gutenberg' }] })
+    const translation = structured(await more.callTool({ name: 'get_transcript_translation', arguments: { noteId: interview.noteId, language: 'es' } }))
+    t.match(translation, { status: 'none', progress: { totalSegments: 6 } })
+  })
+
+  t.test('the spending and writing tools are not offered', async (t) => {
+    const demo = await demoClient()
+    const names = (await demo.listTools()).tools.map((x) => x.name)
+    for (const n of ['generate_ai_notes', 'generate_outline', 'ask_note', 'replace_in_transcript', 'suggest_speaker_names', 'rename_speaker', 'import_from_url']) t.notOk(names.includes(n), n)
+    for (const n of ['get_transcript_segments', 'get_transcript_translation', 'list_highlights', 'get_outline', 'list_markers', 'get_speaker_timeline', 'list_voice_profiles']) t.ok(names.includes(n), n)
+    const sync = DEMO_NOTES[0]!.noteId
+    t.equal((await demo.callTool({ name: 'rename_speaker', arguments: { noteId: sync, label: 'A', name: 'Mallory' } })).isError, true)
+    t.equal((await demo.callTool({ name: 'generate_outline', arguments: { noteId: sync } })).isError, true)
+    const timeline = structured(await demo.callTool({ name: 'get_speaker_timeline', arguments: { noteId: sync } }))
+    t.equal(timeline.speakers[0].name, 'Maya', 'nothing changed')
+  })
+
   t.test('never returns the caller’s data', async (t) => {
     const demo = await demoClient()
     t.same(structured(await demo.callTool({ name: 'search_notes', arguments: { q: 'zeppelin' } })).notes, [])
@@ -72,6 +140,18 @@ t.test('the demo serves the sample library only, whoever calls', async (t) => {
       structured(await own.callTool({ name: 'list_recent_notes', arguments: {} })).notes.map((n: { id: string }) => n.id),
       [mine],
     )
+    // The caller's own ready note with an outline and named speakers: invisible from the demo.
+    const privateNote = await appendNote(s, a.accountId, { title: 'Zeppelin sync', language: 'en', lines: [['A', 'The zeppelin budget is final.'], ['B', 'Agreed.']] })
+    await s.services.transcriptFeatures.transcripts.renameSpeaker({ accountId: a.accountId, plan: 'pro', keyId: null, requestId: 'test', via: 'admin' }, privateNote.noteId, 'A', 'Private Person')
+    await s.services.analysis.outline({ accountId: a.accountId, plan: 'pro', keyId: null, requestId: 'test', via: 'admin' }, privateNote.noteId, true)
+    const again = await demoClient()
+    t.match(toolErrorBody(await again.callTool({ name: 'list_highlights', arguments: { noteId: privateNote.noteId } })), { error: 'not_found' })
+    t.match(toolErrorBody(await again.callTool({ name: 'get_outline', arguments: { noteId: privateNote.noteId } })), { error: 'not_found' })
+    t.match(toolErrorBody(await again.callTool({ name: 'list_markers', arguments: { noteId: privateNote.noteId } })), { error: 'not_found' })
+    t.match(toolErrorBody(await again.callTool({ name: 'get_speaker_timeline', arguments: { noteId: privateNote.noteId } })), { error: 'no_transcript' })
+    t.match(toolErrorBody(await again.callTool({ name: 'get_transcript_segments', arguments: { noteId: privateNote.noteId } })), { error: 'no_transcript' })
+    const profiles = structured(await again.callTool({ name: 'list_voice_profiles', arguments: {} }))
+    t.same(profiles.profiles, [])
   })
 
   t.test('seeding again changes nothing', async (t) => {

@@ -258,7 +258,19 @@ t.test('MCP tools over streamable HTTP', async (t) => {
       t.equal(tool.costClass, TOOL_COSTS[tool.name as (typeof TOOL_NAMES)[number]].costClass)
       t.equal(tool.cost, COST_CLASSES[tool.costClass as keyof typeof COST_CLASSES])
     }
-    t.match(info.tools.find((x: { name: string }) => x.name === 'import_from_url'), { costClass: 'spends_credits', credits: { amount: 50, per: 'started minute of audio' }, readOnly: false, demo: false })
+    const tool = (name: string) => info.tools.find((x: { name: string }) => x.name === name)
+    t.match(tool('import_from_url'), { costClass: 'spends_credits', credits: { amount: 50, per: 'started minute of audio' }, readOnly: false, demo: false })
+    t.match(tool('generate_ai_notes'), { costClass: 'spends_credits', cost: 'spends credits', credits: { amount: 100, per: 'template', operation: 'analysis' }, readOnly: false, demo: false })
+    t.match(tool('generate_outline'), { costClass: 'spends_credits', credits: { amount: 50, per: 'request', operation: 'outline' }, readOnly: false, demo: false })
+    t.match(tool('ask_note'), { costClass: 'spends_credits', credits: { amount: 10, per: 'request', operation: 'ask' }, readOnly: false, demo: false })
+    for (const name of ['get_transcript_segments', 'get_transcript_translation']) {
+      t.match(tool(name), { costClass: 'free_truncated_on_free_plan', cost: 'free, but the content is truncated on the free plan', credits: null, readOnly: true, demo: true, description: /free plan/ })
+    }
+    for (const name of ['list_highlights', 'get_outline', 'list_markers', 'get_speaker_timeline', 'list_voice_profiles']) t.match(tool(name), { costClass: 'free', credits: null, readOnly: true, demo: true }, name)
+    for (const name of ['replace_in_transcript', 'suggest_speaker_names', 'rename_speaker']) t.match(tool(name), { costClass: 'free', credits: null, readOnly: false, demo: false }, name)
+    t.match(tool('suggest_speaker_names'), { description: /10 per hour per API key or OAuth grant/ })
+    t.equal(tool('extract_clip'), undefined, 'extract_clip arrives with the ffmpeg adapter')
+    t.equal(info.tools.length, 20)
     t.same(
       info.auth.methods.map((m: { type: string }) => m.type),
       ['api_key', 'oauth2', 'none'],

@@ -3,6 +3,7 @@
 import type { Services } from '../../app/services.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
+import { OPERATION_LIMITS } from '../../domain/limits.ts'
 import { isTranslationLanguage, preferredLanguage, type TranslationLanguage } from '../../domain/languages.ts'
 import { CONTENT_TYPES, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../../domain/transcripts/formats.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
@@ -171,13 +172,13 @@ export const transcriptRoutes = (s: Services): RouteDef[] => {
       summary: 'Infer speaker names from the content and the source',
       description:
         'From self-introductions, who addresses whom, the title, channel or show metadata and the names confirmed on earlier notes of the same source. ' +
-        'No voice analysis. `name` takes an inferred name from confidence 0.8 on; a name the user gave is never overwritten. Free; 10 per hour per API key.',
+        'No voice analysis. `name` takes an inferred name from confidence 0.8 on; a name the user gave is never overwritten. Free; 10 per hour per API key, counted together with the MCP tool suggest_speaker_names.',
       params: NoteIdParams,
       notFound: true,
       invalidCode: 'invalid_request',
       response: { status: 200, schema: SpeakerList, description: 'The speakers after inference.' },
       errors: ['not_found', 'note_not_ready', 'speaker_naming_failed'],
-      rateLimit: { bucket: 'speakers-suggest', max: 10, windowSeconds: 3600 },
+      rateLimit: OPERATION_LIMITS.speakersSuggest,
       handle: ({ caller, params }) => f.transcripts.suggestSpeakerNames(caller, params.id),
     }),
     defineRoute({

@@ -5,9 +5,43 @@ import type { ToolDef } from '../tool.ts'
 import { searchNotes } from './searchNotes.ts'
 import { listRecentNotes } from './listRecentNotes.ts'
 import { getNote } from './getNote.ts'
+import { getTranscriptSegments } from './getTranscriptSegments.ts'
+import { getTranscriptTranslation } from './getTranscriptTranslation.ts'
 import { listFolders } from './listFolders.ts'
+import { listHighlights } from './listHighlights.ts'
+import { getOutline } from './getOutline.ts'
+import { listMarkers } from './listMarkers.ts'
+import { getSpeakerTimeline } from './getSpeakerTimeline.ts'
 import { importFromUrl } from './importFromUrl.ts'
 import { waitForTranscription } from './waitForTranscription.ts'
+import { generateAiNotes } from './generateAiNotes.ts'
+import { generateOutline } from './generateOutline.ts'
+import { replaceInTranscript } from './replaceInTranscript.ts'
+import { suggestSpeakerNames } from './suggestSpeakerNames.ts'
+import { renameSpeaker } from './renameSpeaker.ts'
+import { listVoiceProfiles } from './listVoiceProfiles.ts'
 import { founderStatus } from './founderStatus.ts'
+import { askNote } from './askNote.ts'
 
-export const TOOLS: readonly ToolDef[] = [searchNotes, listRecentNotes, getNote, listFolders, importFromUrl, waitForTranscription, founderStatus]
+export const TOOLS: readonly ToolDef[] = [
+  searchNotes,
+  listRecentNotes,
+  getNote,
+  getTranscriptSegments,
+  getTranscriptTranslation,
+  listFolders,
+  listHighlights,
+  getOutline,
+  listMarkers,
+  getSpeakerTimeline,
+  importFromUrl,
+  waitForTranscription,
+  generateAiNotes,
+  generateOutline,
+  replaceInTranscript,
+  suggestSpeakerNames,
+  renameSpeaker,
+  listVoiceProfiles,
+  founderStatus,
+  askNote,
+]

@@ -1,5 +1,6 @@
 // The credit ledger of an account as its events say (the source the auditor replays).
 import { creditsStream, type CreditEvent } from '../../domain/credits/ledger.ts'
+import { ledgerEntries } from '../../readmodels/ledger.ts'
 import type { TestService } from './service.ts'
 
 export async function ledgerEvents(s: TestService, accountId: string): Promise<CreditEvent[]> {
@@ -17,4 +18,21 @@ export async function moves(s: TestService, accountId: string, operation: string
 
 export async function balance(s: TestService, accountId: string): Promise<number> {
   return (await s.services.credits.state(accountId)).state.balance
+}
+
+/**
+ * The ledger read model of an account once it has caught up with the credit stream, as the
+ * movements a client sees (type, operation, delta, balance after): two accounts that did the
+ * same thing through different edges have equal shapes.
+ */
+export async function ledgerShape(s: TestService, accountId: string) {
+  const { revision } = await s.services.credits.state(accountId)
+  for (let i = 0; i < 200; i++) {
+    const entries = await ledgerEntries(s.docs, accountId)
+    if (entries.length > 0 && entries[entries.length - 1]!.revision >= revision) {
+      return entries.map((e) => ({ type: e.type, operation: e.operation, delta: e.delta, balanceAfter: e.balanceAfter }))
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  throw new Error('the ledger read model did not catch up')
 }
