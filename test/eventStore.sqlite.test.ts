@@ -96,7 +96,8 @@ t.test('sqlite: appends of one event-loop turn share a commit, and a refused one
     ),
   )
   t.equal(results.filter((r) => r.status === 'fulfilled').length, 49)
-  t.ok(results[25]!.status === 'rejected' && results[25].reason instanceof WrongExpectedRevisionError, 'the conflict is reported to its own caller')
+  const refused = results[25]!
+  t.ok(refused.status === 'rejected' && refused.reason instanceof WrongExpectedRevisionError, 'the conflict is reported to its own caller')
   const positions = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.lastGlobalPosition] : []))
   t.same(positions, [...positions].sort((x, y) => x - y), 'positions follow the order of the calls')
   // Two appends to the same stream in one turn see each other, as if committed one after the other.
