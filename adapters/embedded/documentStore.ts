@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { openSqlite, type SqliteDatabase } from '../sqlite/database.ts'
 import { SortedIndex } from './sortedIndex.ts'
-import { applyUpdate, deepEqual, equalityBindings, matches, project, seedFromFilter, sortComparator } from './query.ts'
+import { applyUpdate, cloneJson, deepEqual, equalityBindings, matches, projectCopy, seedFromFilter, sortComparator } from './query.ts'
 import {
   DuplicateKeyError,
   type Collection,
@@ -253,11 +253,11 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
         out.push(d)
         if (out.length >= limit) break
       }
-      return out.map((d) => structuredClone(project(d, projection)))
+      return out.map((d) => projectCopy(d, projection))
     }
     for (const d of plan ? this.byIds(plan.index.scan(plan.bound, plan.prefix, false)) : this.candidates(filter)) if (matches(d, filter)) out.push(d)
     out.sort(sortComparator(sortKeys))
-    return out.slice(skip, skip + limit).map((d) => structuredClone(project(d, projection)))
+    return out.slice(skip, skip + limit).map((d) => projectCopy(d, projection))
   }
 
   private *byIds(ids: Iterable<string>): Generator<T> {
@@ -301,7 +301,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
     if (typeof doc._id !== 'string') throw new Error('documents need a string _id')
     if (this.docs.has(doc._id)) throw new DuplicateKeyError(this.name, { _id: doc._id })
-    this.write(null, structuredClone(doc))
+    this.write(null, cloneJson(doc))
   }
 
   async updateOne(filter: Filter, update: Update, { upsert = false }: { upsert?: boolean } = {}): Promise<UpdateResult> {
@@ -341,13 +341,13 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const current = this.query(filter, { limit: 1 })[0]
     if (current) {
       const stored = this.docs.get(current._id)!
-      const next = { ...structuredClone(doc), _id: stored._id }
+      const next = { ...cloneJson(doc), _id: stored._id }
       if (deepEqual(next, stored)) return { matchedCount: 1, modifiedCount: 0, upsertedId: null }
       this.write(stored, next)
       return { matchedCount: 1, modifiedCount: 1, upsertedId: null }
     }
     if (!upsert) return { matchedCount: 0, modifiedCount: 0, upsertedId: null }
-    const next = { ...seedFromFilter(filter), ...structuredClone(doc) } as T
+    const next = { ...seedFromFilter(filter), ...cloneJson(doc) } as T
     if (typeof next._id !== 'string') next._id = randomUUID()
     if (this.docs.has(next._id)) throw new DuplicateKeyError(this.name, { _id: next._id })
     this.write(null, next)

@@ -221,18 +221,35 @@ export function sortComparator(sort: SortSpec): (a: Doc, b: Doc) => number {
   }
 }
 
-export function project<T extends Doc>(doc: T, projection?: Record<string, 1>): T {
-  if (!projection) return doc
+/**
+ * A deep copy of a JSON value. Documents here are JSON (they are stored as JSON text), and this
+ * is several times faster than structuredClone on the small documents read models hold.
+ */
+export function cloneJson<V>(v: V): V {
+  if (v === null || typeof v !== 'object') return v
+  if (Array.isArray(v)) {
+    const out = new Array(v.length)
+    for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i])
+    return out as V
+  }
+  const out: Record<string, unknown> = {}
+  for (const k in v) out[k] = cloneJson((v as Record<string, unknown>)[k])
+  return out as V
+}
+
+/** A copy of `doc` holding only the projected fields (the whole document without a projection). */
+export function projectCopy<T extends Doc>(doc: T, projection?: Record<string, 1>): T {
+  if (!projection) return cloneJson(doc)
   const out: Record<string, Json> = { _id: doc._id }
-  for (const path of Object.keys(projection)) {
+  for (const path in projection) {
     // Top-level fields are most projections; they need no path walking.
     if (!path.includes('.')) {
       const v = (doc as Record<string, Json>)[path]
-      if (v !== undefined) out[path] = v
+      if (v !== undefined) out[path] = cloneJson(v)
       continue
     }
     const v = getPath(doc, path)
-    if (v !== undefined) setPath(out, path, v)
+    if (v !== undefined) setPath(out, path, cloneJson(v))
   }
   return out as T
 }
@@ -241,7 +258,7 @@ export function project<T extends Doc>(doc: T, projection?: Record<string, 1>): 
 
 /** Applies an update to a copy of `doc`. `inserting` enables $setOnInsert. */
 export function applyUpdate<T extends Doc>(doc: T, update: Update, inserting: boolean): T {
-  const out = structuredClone(doc) as Record<string, Json>
+  const out = cloneJson(doc) as Record<string, Json>
   for (const [op, fields] of Object.entries(update)) {
     for (const [path, arg] of Object.entries(fields ?? {})) {
       if (path === '_id' && op !== '$setOnInsert' && !(op === '$set' && deepEqual(arg, doc._id))) throw new Error('_id cannot be changed')
@@ -263,9 +280,9 @@ function arrayAt(doc: Record<string, Json>, path: string, op: string): Json[] {
 function applyField(doc: Record<string, Json>, op: string, path: string, arg: Json, inserting: boolean): void {
   switch (op) {
     case '$set':
-      return setPath(doc, path, structuredClone(arg))
+      return setPath(doc, path, cloneJson(arg))
     case '$setOnInsert':
-      if (inserting) setPath(doc, path, structuredClone(arg))
+      if (inserting) setPath(doc, path, cloneJson(arg))
       return
     case '$unset':
       return unsetPath(doc, path)
@@ -278,14 +295,14 @@ function applyField(doc: Record<string, Json>, op: string, path: string, arg: Js
     case '$min': {
       const cur = getPath(doc, path)
       const c = compareValues(arg, cur)
-      if (cur === undefined || (op === '$max' ? c > 0 : c < 0)) setPath(doc, path, structuredClone(arg))
+      if (cur === undefined || (op === '$max' ? c > 0 : c < 0)) setPath(doc, path, cloneJson(arg))
       return
     }
     case '$push':
-      return setPath(doc, path, [...arrayAt(doc, path, op), ...structuredClone(eachOf(arg))])
+      return setPath(doc, path, [...arrayAt(doc, path, op), ...cloneJson(eachOf(arg))])
     case '$addToSet': {
       const next = [...arrayAt(doc, path, op)]
-      for (const v of eachOf(arg)) if (!next.some((x) => deepEqual(x, v))) next.push(structuredClone(v))
+      for (const v of eachOf(arg)) if (!next.some((x) => deepEqual(x, v))) next.push(cloneJson(v))
       return setPath(doc, path, next)
     }
     case '$pull': {
@@ -306,8 +323,8 @@ export function seedFromFilter(filter: Filter): Record<string, Json> {
   for (const [key, cond] of Object.entries(filter)) {
     if (key === '$and') for (const f of cond as Filter[]) Object.assign(doc, seedFromFilter(f))
     if (key.startsWith('$')) continue
-    if (!isOperatorObject(cond)) setPath(doc, key, structuredClone(cond))
-    else if ('$eq' in cond) setPath(doc, key, structuredClone(cond.$eq))
+    if (!isOperatorObject(cond)) setPath(doc, key, cloneJson(cond))
+    else if ('$eq' in cond) setPath(doc, key, cloneJson(cond.$eq))
   }
   return doc
 }
