@@ -46,3 +46,6 @@ if (mode === 'bare') {
   const page = await fetch(`http://127.0.0.1:${port}/v1/notes?limit=20`, { headers: { authorization: `Bearer ${apiKey}` } })
   send({ port, apiKey, seedSeconds, payloadBytes: (await page.text()).length })
 }
+
+// A clean exit on SIGTERM, so --cpu-prof can write its profile.
+process.on('SIGTERM', () => process.exit(0))

@@ -4,7 +4,7 @@
 //   route that parses the same JSON body and returns a same-sized answer.
 // The server runs in a child process (so autocannon does not share its event loop); both use the
 // embedded default (SQLite events, embedded read models) in a temp directory.
-//   npx tsx bench/api.ts            knobs: NOTES, CONNECTIONS (64), SECONDS (10)
+//   npx tsx bench/api.ts            knobs: NOTES, CONNECTIONS (64), SECONDS (10), PROFILE (a directory)
 import autocannon from 'autocannon'
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -25,7 +25,9 @@ interface Ready {
 }
 
 function startServer(mode: 'service' | 'bare', env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = fork(serverScript, [mode], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  // PROFILE=<dir> writes a CPU profile of each server process there (node --cpu-prof).
+  const profile = process.env.PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE}`] : []
+  const child = fork(serverScript, [mode], { execArgv: ['--import', 'tsx', ...profile], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   return new Promise((resolve, reject) => {
     child.once('message', (m) => resolve({ child, ready: m as Ready }))
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)))

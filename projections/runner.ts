@@ -68,6 +68,30 @@ export interface RunningProjection {
 
 const nextTick = Symbol('nextTick')
 
+/** How late the checkpoint of batches that wrote nothing may be saved. */
+export const CHECKPOINT_LAG_MS = 250
+
+const WRITE_METHODS = new Set(['insertOne', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany', 'createIndex', 'drop'])
+
+/** The same store, counting the writes made through it. */
+function countingWrites(store: DocumentStore): { store: DocumentStore; writes(): number } {
+  let writes = 0
+  const counted = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop !== 'collection') return Reflect.get(target, prop, receiver)
+      return (name: string) =>
+        new Proxy(target.collection(name), {
+          get(c, method, r) {
+            const value = Reflect.get(c, method, r)
+            if (typeof value !== 'function') return value
+            return WRITE_METHODS.has(String(method)) ? (...args: unknown[]) => (writes++, value.apply(c, args)) : value.bind(c)
+          },
+        })
+    },
+  })
+  return { store: counted, writes: () => writes }
+}
+
 export function startProjection(projection: Projection, options: RunOptions): RunningProjection {
   const { events, docs, batchSize = 500, onError = defaultOnError, stopAfter } = options
   const ac = new AbortController()
@@ -84,6 +108,7 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
     await initCheckpoint(docs, projection.name)
     await projection.setup?.(docs)
     position = await readCheckpoint(docs, projection.name)
+    savedPosition = position
     ready()
     const iterator = events.subscribeToAll({ after: position, filter: projection.filter, signal: ac.signal, batchSize })[Symbol.asyncIterator]()
     let pending = iterator.next()
@@ -113,15 +138,27 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
     } finally {
       ac.abort()
       await iterator.return?.()
+      if (position > savedPosition) await saveCheckpoint(docs, projection.name, position).catch((err) => onError(err, projection.name))
     }
   }
 
+  // A batch that wrote nothing (most projections ignore most events) need not move the
+  // checkpoint at once: re-applying it after a crash changes nothing either. Its checkpoint is
+  // saved with the next batch that writes, after CHECKPOINT_LAG_MS at the latest, and on stop.
+  let savedPosition: GlobalPosition = START
+  let savedAt = 0
   const applyWithRetry = async (batch: RecordedEvent[]) => {
+    const last = batch[batch.length - 1]!.globalPosition
     for (let attempt = 0; ; attempt++) {
       try {
         await docs.writeBatch(async (tx) => {
-          await projection.handle(batch, tx)
-          await saveCheckpoint(tx, projection.name, batch[batch.length - 1]!.globalPosition)
+          const counted = countingWrites(tx)
+          await projection.handle(batch, counted.store)
+          if (counted.writes() > 0 || Date.now() - savedAt >= CHECKPOINT_LAG_MS) {
+            await saveCheckpoint(tx, projection.name, last)
+            savedPosition = last
+            savedAt = Date.now()
+          }
         })
         return
       } catch (err) {
