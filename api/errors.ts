@@ -29,6 +29,7 @@ const STATUS: Record<ErrorCode, number> = {
   invalid_upload_signature: 403,
   upload_url_expired: 403,
   internal_error: 500,
+  audio_unavailable: 409,
   consent_requires_app: 403,
 }
 

@@ -30,6 +30,7 @@ import type { RunningProjection } from '../projections/runner.ts'
 import { createTranscriptServices, type TranscriptServices } from './transcriptServices.ts'
 import { createIngest, type Ingest } from './pipeline.ts'
 import { SecretBox, WebhookCommands } from '../commands/webhooks.ts'
+import { ClipCommands } from '../commands/clips.ts'
 import { OperationLimits } from '../api/rateLimit.ts'
 
 export interface Services {
@@ -62,6 +63,8 @@ export interface Services {
   ingest: Ingest
   /** Webhook endpoints and deliveries (Power plan). */
   webhooks: WebhookCommands
+  /** MP3 clips of a note's audio (MCP extract_clip, REST GET /v1/notes/{id}/clip). */
+  clips: ClipCommands
   /** Per-operation limits (domain/limits.ts), one count per credential shared by REST and MCP. */
   limits: OperationLimits
 }
@@ -89,6 +92,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const chat = config.llm ? openAiChatModel(config.llm) : null
   const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
   const languageDeps = { handler, credits, docs: deps.docs, sync, engine: language, clock }
+  const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, clock })
   return {
     config,
     version: VERSION,
@@ -125,7 +129,8 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       renderers: { document: docxRenderer(), slides: pptxRenderer(), email: emlRenderer({ from: 'Notes <no-reply@notes.invalid>', domain: new URL(config.publicBaseUrl).hostname || 'notes.invalid' }) },
       baseUrl: config.publicBaseUrl,
     }),
-    ingest: createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, clock }),
+    ingest,
+    clips: new ClipCommands({ handler, credits, blobs, media: ingest.media }),
     webhooks: new WebhookCommands({
       handler,
       docs: deps.docs,

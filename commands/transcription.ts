@@ -10,6 +10,7 @@ import { decidePipeline, type LeaseTerms, type PipelineCommand, type PipelineSta
 import type { Transcript } from '../domain/notes/transcript.ts'
 import { minutesFor, usageDecider, usageStream } from '../domain/usage/usage.ts'
 import { PRICES } from '../domain/credits/prices.ts'
+import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { PipelineFailure } from '../ports/pipelineFailure.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
@@ -85,6 +86,26 @@ export class TranscriptionJobs {
 
   describe(lease: Lease, meta: { title?: string; description?: string | null; recordedAt?: string | null; durationSeconds?: number | null }) {
     return this.asHolder(() => this.run(lease.noteId, { type: 'DescribeSource', workerId: lease.workerId, attempt: lease.attempt, ...meta, now: this.now() }, lease.workerId))
+  }
+
+  /** Counts an import's kept media against the account's storage quota; false when it does not fit. */
+  async allocateStorage(note: ExistingNote, bytes: number): Promise<boolean> {
+    const { state } = await this.credits.state(note.accountId)
+    try {
+      await this.handler.handle(
+        usageStream(note.accountId),
+        { type: 'AllocateStorage', noteId: note.noteId, bytes, quota: PLAN_LIMITS[state.plan].storageBytes, now: this.now() },
+        usageDecider,
+      )
+      return true
+    } catch (err) {
+      if (isDomainError(err) && err.code === 'file_too_large') return false
+      throw err
+    }
+  }
+
+  recordAudio(lease: Lease, audio: { blobKey: string; sizeBytes: number; contentType: string }) {
+    return this.asHolder(() => this.run(lease.noteId, { type: 'RecordAudio', workerId: lease.workerId, attempt: lease.attempt, ...audio, now: this.now() }, lease.workerId))
   }
 
   complete(lease: Lease, transcript: Transcript, durationSeconds: number | null, language: string | null) {

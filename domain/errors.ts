@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'invalid_upload_signature'
   | 'upload_url_expired'
   | 'internal_error'
+  | 'audio_unavailable'
   | 'consent_requires_app'
 
 export class DomainError<Extra extends Record<string, unknown> = Record<string, unknown>> extends Error {

@@ -86,6 +86,14 @@ export function buildMcpServer(s: Services, o: McpServerOptions): McpServer {
         }
         try {
           const result = (await tool.handle(ctx, args as never)) as Record<string, unknown>
+          if (tool.binary) {
+            const { [tool.binary.field]: bytes, ...structured } = result
+            const block = tool.binary.mimeType.startsWith('audio/') ? 'audio' : 'image'
+            return {
+              content: [{ type: block, data: (bytes as Buffer).toString('base64'), mimeType: tool.binary.mimeType }, { type: 'text', text: JSON.stringify(structured) }],
+              structuredContent: structured,
+            }
+          }
           return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
         } catch (err) {
           return toolError(err, o.log)

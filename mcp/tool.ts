@@ -53,6 +53,8 @@ export interface ToolDef<I extends AnyObject = AnyObject, O extends AnyObject = 
   idempotent?: boolean
   /** Reaches beyond the service, e.g. fetches a link (MCP openWorldHint). */
   openWorld?: boolean
+  /** A result field holding bytes (a Buffer): sent as a content block of this type, left out of the structured result. */
+  binary?: { field: string; mimeType: string }
   handle(ctx: ToolContext, args: z.output<I>): Promise<z.input<O>>
 }
 

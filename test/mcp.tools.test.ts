@@ -269,8 +269,8 @@ t.test('MCP tools over streamable HTTP', async (t) => {
     for (const name of ['list_highlights', 'get_outline', 'list_markers', 'get_speaker_timeline', 'list_voice_profiles']) t.match(tool(name), { costClass: 'free', credits: null, readOnly: true, demo: true }, name)
     for (const name of ['replace_in_transcript', 'suggest_speaker_names', 'rename_speaker']) t.match(tool(name), { costClass: 'free', credits: null, readOnly: false, demo: false }, name)
     t.match(tool('suggest_speaker_names'), { description: /10 per hour per API key or OAuth grant/ })
-    t.equal(tool('extract_clip'), undefined, 'extract_clip arrives with the ffmpeg adapter')
-    t.equal(info.tools.length, 20)
+    t.match(tool('extract_clip'), { costClass: 'spends_credits', credits: { amount: 5, per: 'clip', operation: 'clip' }, readOnly: false, demo: false })
+    t.equal(info.tools.length, 21, 'all 21 tools of the spec')
     t.same(
       info.auth.methods.map((m: { type: string }) => m.type),
       ['api_key', 'oauth2', 'none'],

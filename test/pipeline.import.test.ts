@@ -73,6 +73,14 @@ t.test('given a direct MP3 link, when the note is polled, then it becomes ready 
   t.ok(result.ok, `auditor verdict: ${result.problems.join('; ')}`)
   t.equal(result.balance, 4950)
   t.match(events.find((e) => e.type === 'CreditsCaptured'), { data: { reserved: 50, cost: 50, noteId } })
+
+  // The downloaded media is kept (counted against storage), so clips can be cut from it.
+  const noteEvents = (await s.services.events.readStream(`note-${noteId}`)).events
+  t.match(noteEvents.find((e) => e.type === 'NoteAudioStored'), { data: { blobKey: `media/${noteId}`, sizeBytes: mp3Bytes.length, contentType: 'audio/mpeg' } })
+  const clip = await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/clip?startMs=0&endMs=2000`, headers: a.headers })
+  t.equal(clip.statusCode, 200)
+  t.equal(clip.headers['content-type'], 'audio/mpeg')
+  t.ok(clip.rawPayload.length > 1000)
 })
 
 t.test('given a forced language, then the engine is told and the transcript carries it', async (t) => {

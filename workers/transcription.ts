@@ -11,13 +11,15 @@
 // stages. A failure is retried with backoff while attempts remain (when it is a passing one),
 // otherwise the note fails with its errorCode and its credits and minutes are given back.
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, rm, readFile } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
+import { mkdtemp, open, rm, readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { assembleTranscript, type RawSegment } from '../domain/notes/assemble.ts'
 import { parseVtt } from '../domain/notes/captions.ts'
 import { normalizeLanguage, baseLanguage } from '../domain/notes/language.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
+import { mediaTypeOf } from '../domain/notes/sniff.ts'
 import { NOTE_ERROR_CODES, type PipelineStage } from '../domain/notes/pipeline.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
@@ -214,6 +216,27 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     }
   }
 
+  /**
+   * Keeps an import's downloaded media (uploads keep theirs already) for clips and the player,
+   * when the account's storage quota has room. A failure here costs the note nothing.
+   */
+  async function keepMedia(lease: Lease, note: ExistingNote, mediaPath: string, info: MediaInfo) {
+    const blobKey = `media/${note.noteId}`
+    try {
+      const { size } = await stat(mediaPath)
+      if (!(await d.jobs.allocateStorage(note, size))) return log(`[transcription ${workerId}] note ${note.noteId}: storage quota full, its media is not kept`)
+      const handle = await open(mediaPath, 'r')
+      const head = Buffer.alloc(4096)
+      await handle.read(head, 0, head.length, 0).finally(() => handle.close())
+      const contentType = mediaTypeOf(head, info.hasVideo)
+      const blob = await d.blobs.put(blobKey, createReadStream(mediaPath), { contentType, maxBytes: size })
+      await d.jobs.recordAudio(lease, { blobKey, sizeBytes: blob.sizeBytes, contentType })
+    } catch (err) {
+      if (err instanceof LeaseLostError) throw err
+      log(`[transcription ${workerId}] note ${note.noteId}: its media could not be kept: ${(err as Error).message}`)
+    }
+  }
+
   async function process(lease: Lease, note: ExistingNote, source: FetchedSource, ctx: Ctx) {
     const check = () => {
       if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new LeaseLostError('stopped')
@@ -237,6 +260,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     if (meta.title && note.sourceUrl && note.title !== classifySourceUrl(note.sourceUrl).fallbackTitle) delete meta.title
     await d.jobs.describe(lease, meta)
     await d.jobs.capture(note, duration)
+    if (note.sourceType === 'url' && source.mediaPath && info) await keepMedia(lease, note, source.mediaPath, info)
     check()
 
     const forced = note.language

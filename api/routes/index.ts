@@ -11,6 +11,7 @@ import { analysisRoutes } from './analysis.ts'
 import { askRoutes } from './ask.ts'
 import { deliverableRoutes } from './deliverables.ts'
 import { webhookRoutes } from './webhooks.ts'
+import { clipRoutes } from './clips.ts'
 
 export const featureRoutes = (s: Services): RouteDef[] => [
   ...notesRoutes(s),
@@ -21,5 +22,6 @@ export const featureRoutes = (s: Services): RouteDef[] => [
   ...askRoutes(s),
   ...deliverableRoutes(s),
   ...webhookRoutes(s),
+  ...clipRoutes(s),
   ...accountRoutes(s),
 ]

@@ -112,6 +112,8 @@ export type NoteState =
       tags: string[]
       upload: UploadSlot | null
       received: ReceivedUpload | null
+      /** An import's kept media (uploads keep theirs in `received`). */
+      audio: { blobKey: string; sizeBytes: number; contentType: string } | null
       jobId: string | null
       reservationId: string | null
       errorCode: string | null
@@ -145,6 +147,7 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
       tags: [],
       upload: d.upload,
       received: null,
+      audio: null,
       jobId: d.jobId,
       reservationId: d.reservationId,
       errorCode: null,

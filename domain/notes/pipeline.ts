@@ -71,17 +71,20 @@ export type NoteSourceDescribed = DomainEvent<
   'NoteSourceDescribed',
   { title?: string; description?: string | null; recordedAt?: string | null; durationSeconds?: number | null; at: string }
 >
+/** The downloaded media of an import, kept in the blob store (clips, the dashboard's player). */
+export type NoteAudioStored = DomainEvent<'NoteAudioStored', { blobKey: string; sizeBytes: number; contentType: string; at: string }>
 export type TranscriptionSettled = DomainEvent<
   'TranscriptionSettled',
   { jobId: string; credits: 'released' | 'refunded' | 'none'; creditsReturned: number; minutesReleased: boolean; at: string }
 >
 
-export type PipelineEvent = TranscriptionStarted | TranscriptionProgressed | TranscriptionAttemptFailed | NoteSourceDescribed | TranscriptionSettled
+export type PipelineEvent = TranscriptionStarted | TranscriptionProgressed | TranscriptionAttemptFailed | NoteSourceDescribed | NoteAudioStored | TranscriptionSettled
 export const PIPELINE_EVENT_TYPES: readonly PipelineEvent['type'][] = [
   'TranscriptionStarted',
   'TranscriptionProgressed',
   'TranscriptionAttemptFailed',
   'NoteSourceDescribed',
+  'NoteAudioStored',
   'TranscriptionSettled',
 ]
 
@@ -98,6 +101,7 @@ export type PipelineCommand =
   | { type: 'ClaimTranscription'; workerId: string; terms: LeaseTerms; now: string }
   | { type: 'ReportProgress'; workerId: string; attempt: number; stage: PipelineStage; percent: number | null; terms: LeaseTerms; now: string }
   | { type: 'DescribeSource'; workerId: string; attempt: number; title?: string; description?: string | null; recordedAt?: string | null; durationSeconds?: number | null; now: string }
+  | { type: 'RecordAudio'; workerId: string; attempt: number; blobKey: string; sizeBytes: number; contentType: string; now: string }
   | { type: 'CompleteTranscription'; workerId: string; attempt: number; transcript: import('./transcript.ts').Transcript; durationSeconds: number | null; language: string | null; now: string }
   | { type: 'FailTranscription'; workerId: string; attempt: number; errorCode: string; message: string; retriable: boolean; terms: LeaseTerms; now: string }
   | { type: 'SettleTranscription'; credits: TranscriptionSettled['data']['credits']; creditsReturned: number; minutesReleased: boolean; now: string }
@@ -167,6 +171,11 @@ export function decidePipeline(c: PipelineCommand, note: Existing): JobEvent[] {
       if (c.durationSeconds !== undefined && c.durationSeconds !== note.durationSeconds) d.durationSeconds = c.durationSeconds
       return Object.keys(d).length > 1 ? [{ type: 'NoteSourceDescribed', data: d }] : []
     }
+    case 'RecordAudio': {
+      holder(note, c)
+      if (note.audio?.blobKey === c.blobKey && note.audio.sizeBytes === c.sizeBytes) return []
+      return [{ type: 'NoteAudioStored', data: { blobKey: c.blobKey, sizeBytes: c.sizeBytes, contentType: c.contentType, at: c.now } }]
+    }
     case 'CompleteTranscription': {
       holder(note, c)
       return [
@@ -210,6 +219,10 @@ export function evolvePipeline(s: Existing, e: PipelineEvent): Existing {
     case 'NoteSourceDescribed': {
       const { at: _, durationSeconds, ...rest } = e.data
       return { ...touched, ...rest, ...(durationSeconds !== undefined ? { durationSeconds } : {}) }
+    }
+    case 'NoteAudioStored': {
+      const { at: _, ...audio } = e.data
+      return { ...touched, audio }
     }
     case 'TranscriptionSettled':
       return { ...touched, job: { ...job, settled: true } }

@@ -34,3 +34,28 @@ export function sniff(head: Uint8Array): Sniffed {
   }
   return { kind: 'unknown' }
 }
+
+const MIME_BY_CONTAINER: Readonly<Record<string, [audio: string, video: string]>> = {
+  mp3: ['audio/mpeg', 'audio/mpeg'],
+  aac: ['audio/aac', 'audio/aac'],
+  wav: ['audio/wav', 'audio/wav'],
+  ogg: ['audio/ogg', 'video/ogg'],
+  flac: ['audio/flac', 'audio/flac'],
+  mp4: ['audio/mp4', 'video/mp4'],
+  matroska: ['audio/webm', 'video/webm'],
+  aiff: ['audio/aiff', 'audio/aiff'],
+  amr: ['audio/amr', 'audio/amr'],
+  avi: ['video/x-msvideo', 'video/x-msvideo'],
+  flv: ['video/x-flv', 'video/x-flv'],
+  asf: ['audio/x-ms-wma', 'video/x-ms-asf'],
+  'mpeg-ps': ['video/mpeg', 'video/mpeg'],
+  'mpeg-ts': ['video/mp2t', 'video/mp2t'],
+  caf: ['audio/x-caf', 'audio/x-caf'],
+}
+
+/** The media type to serve kept media with, from its first bytes. */
+export function mediaTypeOf(head: Uint8Array, hasVideo: boolean): string {
+  const s = sniff(head)
+  const pair = s.kind === 'media' ? MIME_BY_CONTAINER[s.container] : undefined
+  return pair ? pair[hasVideo ? 1 : 0] : 'application/octet-stream'
+}

@@ -22,6 +22,7 @@ import { renameSpeaker } from './renameSpeaker.ts'
 import { listVoiceProfiles } from './listVoiceProfiles.ts'
 import { founderStatus } from './founderStatus.ts'
 import { askNote } from './askNote.ts'
+import { extractClip } from './extractClip.ts'
 
 export const TOOLS: readonly ToolDef[] = [
   searchNotes,
@@ -44,4 +45,5 @@ export const TOOLS: readonly ToolDef[] = [
   listVoiceProfiles,
   founderStatus,
   askNote,
+  extractClip,
 ]
