@@ -51,6 +51,8 @@ export interface Config {
   languageEngine: 'local' | 'remote'
   /** Transcription jobs, speech engines, import downloads, webhooks (app/pipelineConfig.ts). */
   pipeline: PipelineConfig
+  /** AUDIO_RETENTION_DAYS (default 30): audio older than this is deleted unless the note keeps it; AUDIO_RETENTION_CHECK_MS: how often to look. */
+  audioRetention: { days: number; checkEveryMs: number }
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -105,6 +107,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       voiceMatchThreshold: fraction(env.VOICE_MATCH_THRESHOLD, 0.75, 'VOICE_MATCH_THRESHOLD'),
     },
     pipeline: loadPipelineConfig(env),
+    audioRetention: {
+      days: int(env.AUDIO_RETENTION_DAYS, 30, 'AUDIO_RETENTION_DAYS') || 30,
+      checkEveryMs: int(env.AUDIO_RETENTION_CHECK_MS, 3_600_000, 'AUDIO_RETENTION_CHECK_MS') || 3_600_000,
+    },
   }
 }
 

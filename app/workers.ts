@@ -6,6 +6,7 @@ import { voiceWorkProjection } from '../commands/voiceWorker.ts'
 import { startProjection } from '../projections/runner.ts'
 import { transcriptionWorker } from './transcriptionWorker.ts'
 import { webhookWorker } from './webhookWorker.ts'
+import { startAudioRetention } from '../workers/audioRetention.ts'
 
 export interface RunningWorker {
   readonly name: string
@@ -29,7 +30,18 @@ const voice: WorkerFactory = (s) => {
   return { name: 'voice', stop: () => p.stop() }
 }
 
-export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s), webhookWorker, translations, voice]
+/** The audio retention window (AUDIO_RETENTION_DAYS). */
+const audioRetention: WorkerFactory = (s) =>
+  startAudioRetention({
+    handler: s.handler,
+    docs: s.docs,
+    blobs: s.blobs,
+    retentionDays: s.config.audioRetention.days,
+    checkEveryMs: s.config.audioRetention.checkEveryMs,
+    log: (m) => console.log(m),
+  })
+
+export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s), webhookWorker, translations, voice, audioRetention]
 
 export function startWorkers(s: Services): RunningWorker[] {
   return WORKERS.map((start) => start(s))

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
-import { noteDecider, noteStream, ownedNote } from '../domain/notes/note.ts'
+import { audioBlobOf, noteDecider, noteStream, ownedNote } from '../domain/notes/note.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { MediaTool } from '../ports/mediaTool.ts'
 import type { CommandHandler } from './handleCommand.ts'
@@ -37,9 +37,14 @@ export class ClipCommands {
     const { state } = await this.d.handler.load(noteStream(r.noteId), noteDecider)
     const note = ownedNote(state, caller.accountId)
     if (note.phase !== 'ready') throw new DomainError('note_not_ready', 'Clips are cut from ready notes; this one is not ready yet.')
-    const blobKey = note.audio?.blobKey ?? note.received?.blobKey ?? null
+    const blobKey = audioBlobOf(note)
     if (!blobKey) {
-      throw new DomainError('audio_unavailable', 'This note keeps no audio: its transcript was published by the source and the audio was never downloaded, or the storage quota was full.')
+      throw new DomainError(
+        'audio_unavailable',
+        note.audioDeletedAt
+          ? `The audio of this note was deleted at the end of its retention window (${note.audioDeletedAt}); the transcript stays.`
+          : 'This note keeps no audio: its transcript was published by the source and the audio was never downloaded, or the storage quota was full.',
+      )
     }
     const totalMs = note.durationSeconds !== null ? Math.round(note.durationSeconds * 1000) : null
     if (!(r.endMs > r.startMs)) throw new DomainError('invalid_request', 'endMs must be after startMs.')

@@ -214,6 +214,7 @@ export class NoteCommands {
       ...(patch.description !== undefined ? { description: patch.description } : {}),
       ...(patch.folderId !== undefined ? { folderId: patch.folderId } : {}),
       ...(patch.tags !== undefined ? { tags: [...new Set(patch.tags)] } : {}),
+      ...(patch.keepAudio !== undefined ? { keepAudio: patch.keepAudio } : {}),
     }
     await this.run(caller, noteId, { type: 'EditNote', accountId: caller.accountId, changes, now: this.now() })
   }

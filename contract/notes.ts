@@ -35,6 +35,8 @@ export const Note = z
     createdAt: DateTime,
     updatedAt: DateTime,
     progress: Progress.nullable(),
+    keepAudio: z.boolean().meta({ description: 'Extension: the audio is kept beyond the retention window' }),
+    audioDeletedAt: DateTime.nullable().meta({ description: 'Extension: when the retention window deleted the audio (the transcript stays); null while it is kept' }),
   })
   .meta({ id: 'Note' })
 export type Note = z.infer<typeof Note>
@@ -135,8 +137,9 @@ export const PatchNoteRequest = z
     description: z.string().max(5000).nullable().optional(),
     folderId: Uuid.nullable().optional(),
     tags: z.array(Tag).max(50).optional(),
+    keepAudio: z.boolean().optional().meta({ description: 'keep the audio beyond the retention window (true), or let it go (false)' }),
   })
-  .refine((b) => Object.values(b).some((v) => v !== undefined), 'change at least one of title, description, folderId, tags')
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'change at least one of title, description, folderId, tags, keepAudio')
   .meta({ id: 'PatchNoteRequest' })
 export type PatchNoteRequest = z.infer<typeof PatchNoteRequest>
 

@@ -33,6 +33,10 @@ export interface NoteDoc {
   createdAt: string
   updatedAt: string
   progress: { stage: string; percent: number | null; attempt: number } | null
+  keepAudio: boolean
+  /** When the note's audio was stored (upload received, import media kept), and deleted by retention. */
+  audioStoredAt: string | null
+  audioDeletedAt: string | null
   /** Tokens of the transcript, kept apart so a title edit can rebuild `searchTokens`. */
   transcriptTokens: string[]
   searchTokens: string[]
@@ -57,6 +61,7 @@ export const notesProjection: Projection = {
     await notes.createIndex({ keys: { accountId: 1, createdAt: -1, _id: -1 }, name: 'by_account_newest' })
     await notes.createIndex({ keys: { accountId: 1, status: 1, createdAt: -1, _id: -1 }, name: 'by_account_status' })
     await notes.createIndex({ keys: { accountId: 1, folderId: 1, createdAt: -1, _id: -1 }, name: 'by_account_folder' })
+    await notes.createIndex({ keys: { audioDeletedAt: 1, keepAudio: 1, audioStoredAt: 1 }, name: 'audio_retention' })
   },
   async handle(events, docs) {
     for (const e of events) await applyNoteEvent(e, docs)
@@ -96,6 +101,9 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       createdAt: at,
       updatedAt: at,
       progress: { stage: phase, percent: null, attempt: 0 },
+      keepAudio: d.keepAudio,
+      audioStoredAt: null,
+      audioDeletedAt: null,
       transcriptTokens: [],
       searchTokens: uniqueTokens(d.title),
       revision: recorded.revision,
@@ -108,6 +116,13 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
   switch (e.type) {
     case 'NoteUploadReceived':
       set.durationSeconds = Math.round(e.data.durationSeconds)
+      set.audioStoredAt = at
+      break
+    case 'NoteAudioStored':
+      set.audioStoredAt = at
+      break
+    case 'NoteAudioDeleted':
+      set.audioDeletedAt = at
       break
     case 'NoteFinalized':
       set.phase = 'queued'
@@ -119,6 +134,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       if (e.data.description !== undefined) set.description = e.data.description
       if (e.data.folderId !== undefined) set.folderId = e.data.folderId
       if (e.data.tags !== undefined) set.tags = e.data.tags
+      if (e.data.keepAudio !== undefined) set.keepAudio = e.data.keepAudio
       break
     case 'NoteTranscribed': {
       const t = e.data.transcript

@@ -32,11 +32,13 @@ export function toNote(d: NoteDoc): Note {
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     progress: d.progress as Note['progress'],
+    keepAudio: d.keepAudio ?? false,
+    audioDeletedAt: d.audioDeletedAt ?? null,
   }
 }
 
 const LIST_FIELDS = Object.fromEntries(
-  ['accountId', 'title', 'description', 'status', 'errorCode', 'sourceType', 'origin', 'sourceUrl', 'folderId', 'tags', 'durationSeconds', 'language', 'recordedAt', 'createdAt', 'updatedAt', 'progress'].map((f) => [f, 1 as const]),
+  ['accountId', 'title', 'description', 'status', 'errorCode', 'sourceType', 'origin', 'sourceUrl', 'folderId', 'tags', 'durationSeconds', 'language', 'recordedAt', 'createdAt', 'updatedAt', 'progress', 'keepAudio', 'audioDeletedAt'].map((f) => [f, 1 as const]),
 )
 
 export async function listNotes(docs: DocumentStore, accountId: string, q: ListNotesQuery): Promise<NoteList> {

@@ -72,7 +72,7 @@ async function scenario(t: Test, mongo: boolean) {
     t.same(body.notes.map((n: { id: string }) => n.id), [plain, youtube, talk, video, podcast, standup])
     t.equal(body.hasMore, false)
     t.equal(body.nextCursor, null)
-    t.same(Object.keys(body.notes[0]).sort(), ['createdAt', 'description', 'durationSeconds', 'errorCode', 'folderId', 'id', 'language', 'origin', 'progress', 'recordedAt', 'sourceType', 'sourceUrl', 'status', 'tags', 'title', 'updatedAt'])
+    t.same(Object.keys(body.notes[0]).sort(), ['audioDeletedAt', 'createdAt', 'description', 'durationSeconds', 'errorCode', 'folderId', 'id', 'keepAudio', 'language', 'origin', 'progress', 'recordedAt', 'sourceType', 'sourceUrl', 'status', 'tags', 'title', 'updatedAt'])
   })
 
   t.test('filters', async (t) => {

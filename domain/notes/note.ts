@@ -63,13 +63,15 @@ export type NoteUploadReceived = DomainEvent<'NoteUploadReceived', ReceivedUploa
 export type NoteFinalized = DomainEvent<'NoteFinalized', { jobId: string; title: string | null; minutes: number; at: string }>
 export type NoteEdited = DomainEvent<
   'NoteEdited',
-  { title?: string; description?: string | null; folderId?: string | null; tags?: string[]; at: string }
+  { title?: string; description?: string | null; folderId?: string | null; tags?: string[]; keepAudio?: boolean; at: string }
 >
+/** The note's audio was deleted at the end of the retention window (the transcript stays). */
+export type NoteAudioDeleted = DomainEvent<'NoteAudioDeleted', { blobKey: string; reason: string; at: string }>
 export type NoteTranscribed = DomainEvent<'NoteTranscribed', { transcript: Transcript; at: string }>
 export type NoteReady = DomainEvent<'NoteReady', { durationSeconds: number | null; language: string | null; at: string }>
 export type NoteFailed = DomainEvent<'NoteFailed', { errorCode: string; message: string; at: string }>
 
-export type NoteEvent = NoteCreated | NoteUploadReceived | NoteFinalized | NoteEdited | NoteTranscribed | NoteReady | NoteFailed | PipelineEvent
+export type NoteEvent = NoteCreated | NoteUploadReceived | NoteFinalized | NoteEdited | NoteTranscribed | NoteReady | NoteFailed | NoteAudioDeleted | PipelineEvent
 
 export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
   'NoteCreated',
@@ -79,6 +81,7 @@ export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
   'NoteTranscribed',
   'NoteReady',
   'NoteFailed',
+  'NoteAudioDeleted',
   ...PIPELINE_EVENT_TYPES,
 ]
 
@@ -90,6 +93,8 @@ export type NoteCommand =
   | ({ type: 'RecordUpload'; accountId: string; now: string } & ReceivedUpload)
   | { type: 'FinalizeUpload'; accountId: string; jobId: string; title: string | null; minutes: number; now: string }
   | { type: 'EditNote'; accountId: string; changes: Omit<NoteEdited['data'], 'at'>; now: string }
+  /** Deletes the note's audio when it was stored before `cutoff` and the owner did not ask to keep it. */
+  | { type: 'ExpireAudio'; accountId: string; cutoff: string; now: string }
 
 // ---- state ----------------------------------------------------------------------------------
 
@@ -114,6 +119,9 @@ export type NoteState =
       received: ReceivedUpload | null
       /** An import's kept media (uploads keep theirs in `received`). */
       audio: { blobKey: string; sizeBytes: number; contentType: string } | null
+      /** When the audio (upload or kept media) was stored, and when the retention window deleted it. */
+      audioStoredAt: string | null
+      audioDeletedAt: string | null
       jobId: string | null
       reservationId: string | null
       errorCode: string | null
@@ -148,6 +156,8 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
       upload: d.upload,
       received: null,
       audio: null,
+      audioStoredAt: null,
+      audioDeletedAt: null,
       jobId: d.jobId,
       reservationId: d.reservationId,
       errorCode: null,
@@ -163,7 +173,7 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
   switch (e.type) {
     case 'NoteUploadReceived': {
       const { at: _, ...received } = e.data
-      return { ...touched, received, durationSeconds: received.durationSeconds }
+      return { ...touched, received, durationSeconds: received.durationSeconds, audioStoredAt: e.data.at }
     }
     case 'NoteFinalized':
       return { ...touched, phase: 'queued', jobId: e.data.jobId, title: e.data.title ?? s.title, job: initialJob(e.data.jobId, e.data.at) }
@@ -177,12 +187,17 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
       return { ...touched, phase: 'ready', durationSeconds: e.data.durationSeconds ?? s.durationSeconds, language: e.data.language ?? s.language }
     case 'NoteFailed':
       return { ...touched, phase: 'failed', errorCode: e.data.errorCode, job: s.job ? { ...s.job, running: false } : null }
+    case 'NoteAudioDeleted':
+      return { ...touched, audioDeletedAt: e.data.at }
     default:
       // The transcription job's events (./pipeline.ts); events of other deciders on this stream
       // leave the note as it is (evolvePipeline returns the state unchanged for them).
       return evolvePipeline(s, e)
   }
 }
+
+/** Where the note's audio is: the upload's bytes or an import's kept media; null once deleted or when none was kept. */
+export const audioBlobOf = (note: Existing): string | null => (note.audioDeletedAt ? null : (note.audio?.blobKey ?? note.received?.blobKey ?? null))
 
 /** Someone else's note and a missing note are the same answer (spec: never reveal which). */
 export function ownedNote(s: NoteState, accountId: string): Existing {
@@ -227,8 +242,17 @@ export function decideNote(c: NoteCommand, s: NoteState): NoteEvent[] {
       if (ch.description !== undefined && ch.description !== note.description) changes.description = ch.description
       if (ch.folderId !== undefined && ch.folderId !== note.folderId) changes.folderId = ch.folderId
       if (ch.tags !== undefined && JSON.stringify(ch.tags) !== JSON.stringify(note.tags)) changes.tags = ch.tags
+      if (ch.keepAudio !== undefined && ch.keepAudio !== note.keepAudio) {
+        if (ch.keepAudio && note.audioDeletedAt) throw new DomainError('audio_unavailable', 'The audio of this note was already deleted at the end of its retention window.')
+        changes.keepAudio = ch.keepAudio
+      }
       if (Object.keys(changes).length === 0) return []
       return [{ type: 'NoteEdited', data: { ...changes, at: c.now } }]
+    }
+    case 'ExpireAudio': {
+      const blobKey = audioBlobOf(note)
+      if (!blobKey || note.keepAudio || !note.audioStoredAt || note.audioStoredAt >= c.cutoff) return []
+      return [{ type: 'NoteAudioDeleted', data: { blobKey, reason: `retention window ended (stored ${note.audioStoredAt})`, at: c.now } }]
     }
   }
 }

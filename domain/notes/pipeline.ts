@@ -221,8 +221,8 @@ export function evolvePipeline(s: Existing, e: PipelineEvent): Existing {
       return { ...touched, ...rest, ...(durationSeconds !== undefined ? { durationSeconds } : {}) }
     }
     case 'NoteAudioStored': {
-      const { at: _, ...audio } = e.data
-      return { ...touched, audio }
+      const { at, ...audio } = e.data
+      return { ...touched, audio, audioStoredAt: at }
     }
     case 'TranscriptionSettled':
       return { ...touched, job: { ...job, settled: true } }

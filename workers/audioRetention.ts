@@ -1,0 +1,80 @@
+// The audio retention window: audio (an upload's bytes, an import's kept media) older than the
+// window is deleted unless its owner asked to keep it (`keepAudio`); the transcript, analyses and
+// everything else stay. The decision is the note's (ExpireAudio, which re-checks `keepAudio` on
+// the stream, so a keep that arrives meanwhile wins); then the blob is deleted and its storage
+// freed. Both are idempotent, so notes deleted recently are swept again in case a run died
+// between the event and the deletion.
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { BlobStore } from '../ports/blobStore.ts'
+import type { CommandHandler } from '../commands/handleCommand.ts'
+import { noteDecider, noteStream } from '../domain/notes/note.ts'
+import { usageDecider, usageStream } from '../domain/usage/usage.ts'
+import { NOTES, type NoteDoc } from '../projections/notes.ts'
+
+export interface AudioRetentionDeps {
+  handler: CommandHandler
+  docs: DocumentStore
+  blobs: BlobStore
+  retentionDays: number
+  checkEveryMs: number
+  clock?: () => Date
+  log?: (msg: string) => void
+}
+
+const DAY = 24 * 3600 * 1000
+const BATCH = 200
+
+export function startAudioRetention(d: AudioRetentionDeps) {
+  const clock = d.clock ?? (() => new Date())
+  const log = d.log ?? (() => {})
+  let timer: NodeJS.Timeout | null = null
+  let running: Promise<void> = Promise.resolve()
+  let stopped = false
+
+  /** One pass: expires what is due, then finishes deletions of the last day. Returns the notes expired. */
+  async function runOnce(): Promise<number> {
+    const now = clock()
+    const cutoff = new Date(now.getTime() - d.retentionDays * DAY).toISOString()
+    const notes = d.docs.collection<NoteDoc>(NOTES)
+    const due = await notes.find({ audioDeletedAt: null, keepAudio: false, audioStoredAt: { $lt: cutoff } }, { limit: BATCH, projection: { accountId: 1 } })
+    let expired = 0
+    for (const n of due) {
+      if (stopped) break
+      const r = await d.handler.handle(noteStream(n._id), { type: 'ExpireAudio', accountId: n.accountId, cutoff, now: now.toISOString() }, noteDecider)
+      if (r.events.length > 0) expired++
+      await purge(n._id, n.accountId)
+    }
+    const recent = await notes.find({ audioDeletedAt: { $gte: new Date(now.getTime() - DAY).toISOString() } }, { limit: BATCH, projection: { accountId: 1 } })
+    for (const n of recent) if (!stopped) await purge(n._id, n.accountId)
+    return expired
+  }
+
+  async function purge(noteId: string, accountId: string) {
+    const { state } = await d.handler.load(noteStream(noteId), noteDecider)
+    if (!state.exists || !state.audioDeletedAt) return
+    for (const key of new Set([state.audio?.blobKey, state.received?.blobKey])) if (key) await d.blobs.delete(key)
+    await d.handler.handle(usageStream(accountId), { type: 'FreeStorage', noteId, reason: 'audio retention window ended', now: clock().toISOString() }, usageDecider)
+  }
+
+  const tick = () => {
+    running = runOnce()
+      .then((n) => {
+        if (n > 0) log(`[audio-retention] deleted the audio of ${n} note(s) past ${d.retentionDays} days`)
+      })
+      .catch((err) => log(`[audio-retention] pass failed: ${(err as Error).message}`))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, d.checkEveryMs)
+      })
+  }
+  timer = setTimeout(tick, Math.min(d.checkEveryMs, 5000))
+
+  return {
+    name: 'audio-retention',
+    runOnce,
+    async stop() {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      await running
+    },
+  }
+}
