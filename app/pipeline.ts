@@ -6,7 +6,7 @@ import type { CommandHandler } from '../commands/handleCommand.ts'
 import type { CreditCommands } from '../commands/credits.ts'
 import { TranscriptionJobs } from '../commands/transcription.ts'
 import { exponentialBackoff, type LeaseTerms } from '../domain/notes/pipeline.ts'
-import { isAllowlisted, isNonPublicAddress } from '../domain/notes/sourceUrl.ts'
+import { isPermittedAddress } from '../domain/notes/sourceUrl.ts'
 import type { HostResolver } from '../ports/hostResolver.ts'
 import type { MediaProbe } from '../ports/mediaProbe.ts'
 import type { MediaTool } from '../ports/mediaTool.ts'
@@ -34,7 +34,7 @@ export interface Ingest {
 export const jittered = (f: (attempt: number) => number) => (attempt: number) => Math.round(f(attempt) * (0.8 + Math.random() * 0.4))
 
 export function addressPolicy(allowlist: readonly string[]) {
-  return (host: string, hostPort: string, ip: string) => !isNonPublicAddress(ip) || isAllowlisted(host, ip, allowlist) || isAllowlisted(hostPort, ip, allowlist)
+  return (host: string, hostPort: string, ip: string) => isPermittedAddress(host, hostPort, ip, allowlist)
 }
 
 export function createEngine(config: Config, media: MediaTool): SpeechEngine {

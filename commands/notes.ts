@@ -7,7 +7,8 @@ import { uuidFromName } from '../domain/ids.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { noteDecider, noteStream, ownedNote, type NoteCommand } from '../domain/notes/note.ts'
-import { classifySourceUrl, isAllowlisted, isNonPublicAddress } from '../domain/notes/sourceUrl.ts'
+import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
+import { refusedTarget } from './publicTarget.ts'
 import { minutesFor, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
 import { folderDecider, folderStream, ownedFolder } from '../domain/folders/folder.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
@@ -100,19 +101,8 @@ export class NoteCommands {
 
   /** Refuses links whose host resolves to loopback, private or link-local addresses unless allowlisted. */
   private async assertPublicTarget(url: URL) {
-    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
-    const hostPort = url.port ? `${host}:${url.port}` : host
-    let addresses: string[]
-    try {
-      addresses = await this.d.resolver.resolve(host)
-    } catch {
-      throw new DomainError('invalid_audio_url', `The host ${host} does not resolve.`)
-    }
-    const allow = this.d.config.importAllowlist
-    const blocked = addresses.filter((ip) => isNonPublicAddress(ip) && !isAllowlisted(host, ip, allow) && !isAllowlisted(hostPort, ip, allow))
-    if (addresses.length === 0 || blocked.length > 0) {
-      throw new DomainError('invalid_audio_url', `The link points at a non-public address (${blocked.join(', ') || 'none'}); only public links can be imported.`)
-    }
+    const refused = await refusedTarget(this.d.resolver, url, this.d.config.importAllowlist)
+    if (refused) throw new DomainError('invalid_audio_url', `This link cannot be imported: ${refused}; only public links can be.`)
   }
 
   private async createUpload(caller: Caller, noteId: string, body: CreateNoteRequest): Promise<CreateNoteResponse> {

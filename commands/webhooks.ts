@@ -5,7 +5,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto'
 import { DomainError, isDomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
-import { isAllowlisted, isNonPublicAddress } from '../domain/notes/sourceUrl.ts'
+import { refusedTarget } from './publicTarget.ts'
 import { SECRET_PREFIX } from '../domain/webhooks/signing.ts'
 import { WEBHOOK_EVENT_TYPES, signingSecrets, webhookEndpointDecider, webhookStream, type WebhookEndpointCommand } from '../domain/webhooks/endpoint.ts'
 import { deliveryStream, webhookDeliveryDecider, type WebhookDeliveryCommand } from '../domain/webhooks/delivery.ts'
@@ -90,16 +90,8 @@ export class WebhookCommands {
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DomainError('invalid_request', 'url must be an http(s) URL.')
     if (url.username || url.password) throw new DomainError('invalid_request', 'url must not carry credentials.')
-    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
-    const hostPort = url.port ? `${host}:${url.port}` : host
-    let addresses: string[]
-    try {
-      addresses = await this.d.resolver.resolve(host)
-    } catch {
-      throw new DomainError('invalid_request', `The host ${host} does not resolve.`)
-    }
-    const blocked = addresses.filter((ip) => isNonPublicAddress(ip) && !isAllowlisted(host, ip, this.d.allowlist) && !isAllowlisted(hostPort, ip, this.d.allowlist))
-    if (addresses.length === 0 || blocked.length > 0) throw new DomainError('invalid_request', `url points at a non-public address (${blocked.join(', ') || 'none'}).`)
+    const refused = await refusedTarget(this.d.resolver, url, this.d.allowlist)
+    if (refused) throw new DomainError('invalid_request', `url cannot receive webhooks: ${refused}.`)
     return url.href
   }
 

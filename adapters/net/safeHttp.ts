@@ -15,6 +15,7 @@ import type { HostResolver } from '../../ports/hostResolver.ts'
 import type { Downloaded, FetchedText, FetchLimits, HttpFetcher } from '../../ports/httpFetcher.ts'
 import { PipelineFailure } from '../../ports/pipelineFailure.ts'
 import type { WebhookTransport } from '../../ports/webhookTransport.ts'
+import { hostOf } from '../../domain/notes/sourceUrl.ts'
 
 export interface SafeHttpOptions {
   resolver: HostResolver
@@ -31,8 +32,7 @@ export interface SafeHttpOptions {
 const RETRIABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504])
 
 async function pinnedAddress(o: SafeHttpOptions, url: URL, trusted: boolean): Promise<{ address: string; family: 4 | 6 }> {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  const hostPort = url.port ? `${host}:${url.port}` : host
+  const { host, hostPort } = hostOf(url)
   let addresses: string[]
   try {
     addresses = await o.resolver.resolve(host)

@@ -115,3 +115,13 @@ export function isAllowlisted(host: string, ip: string, allowlist: readonly stri
   }
   return false
 }
+
+/** An address a request to `host` (`hostPort` with its port) may go to: public, or allowlisted. */
+export const isPermittedAddress = (host: string, hostPort: string, ip: string, allowlist: readonly string[]): boolean =>
+  !isNonPublicAddress(ip) || isAllowlisted(host, ip, allowlist) || isAllowlisted(hostPort, ip, allowlist)
+
+/** The host of a URL as resolvers and allowlists know it (no IPv6 brackets, lower case), with and without its port. */
+export function hostOf(url: URL): { host: string; hostPort: string } {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  return { host, hostPort: url.port ? `${host}:${url.port}` : host }
+}
