@@ -3,6 +3,11 @@ export function wavBytes(seconds: number, { sampleRate = 8000, frequency = 440 }
   const samples = Math.round(seconds * sampleRate)
   const data = Buffer.alloc(samples * 2)
   for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * frequency * i) / sampleRate) * 8000), i * 2)
+  return wavFromPcm(data, sampleRate)
+}
+
+/** A WAV file around mono 16-bit PCM samples. */
+export function wavFromPcm(data: Buffer, sampleRate: number): Buffer {
   const header = Buffer.alloc(44)
   header.write('RIFF', 0)
   header.writeUInt32LE(36 + data.length, 4)

@@ -9,6 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ffmpegPath } from '../../adapters/ffmpeg/mediaTool.ts'
 import { tempDir } from './tmp.ts'
+import { wavFromPcm } from './media.ts'
 import type { SegmentSpec } from './transcripts.ts'
 
 export interface Voice {
@@ -42,22 +43,7 @@ export function conversation(turns: [label: string, voice: Voice, text: string][
       parts.push(pcm.data)
       segments.push([label, startMs, Math.round((bytes / 2 / rate) * 1000), text])
     })
-    const data = Buffer.concat(parts)
-    const header = Buffer.alloc(44)
-    header.write('RIFF', 0)
-    header.writeUInt32LE(36 + data.length, 4)
-    header.write('WAVE', 8)
-    header.write('fmt ', 12)
-    header.writeUInt32LE(16, 16)
-    header.writeUInt16LE(1, 20)
-    header.writeUInt16LE(1, 22)
-    header.writeUInt32LE(rate, 24)
-    header.writeUInt32LE(rate * 2, 28)
-    header.writeUInt16LE(2, 32)
-    header.writeUInt16LE(16, 34)
-    header.write('data', 36)
-    header.writeUInt32LE(data.length, 40)
-    return { wav: Buffer.concat([header, data]), segments }
+    return { wav: wavFromPcm(Buffer.concat(parts), rate), segments }
   } finally {
     tmp.remove()
   }
