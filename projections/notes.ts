@@ -8,6 +8,7 @@ import { fullTextOf, speakerStats, type Transcript, type SpeakerStats } from '..
 import { uniqueTokens } from '../domain/search/tokens.ts'
 import type { TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
 import type { Projection } from './runner.ts'
+import type { Note } from '../contract/notes.ts'
 
 export const NOTES = 'notes'
 export const TRANSCRIPTS = 'transcripts'
@@ -41,6 +42,32 @@ export interface NoteDoc {
   transcriptTokens: string[]
   searchTokens: string[]
   revision: number
+  /** JSON of `toNote(this)`, kept current by the projection, so lists serve it as it is. */
+  view?: string
+}
+
+/** The Note of the contract, from its read-model document. */
+export function toNote(d: NoteDoc): Note {
+  return {
+    id: d._id,
+    title: d.title,
+    description: d.description,
+    status: d.status,
+    errorCode: d.errorCode,
+    sourceType: d.sourceType,
+    origin: d.origin as Note['origin'],
+    sourceUrl: d.sourceUrl,
+    folderId: d.folderId,
+    tags: d.tags,
+    durationSeconds: d.durationSeconds,
+    language: d.language,
+    recordedAt: d.recordedAt,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+    progress: d.progress as Note['progress'],
+    keepAudio: d.keepAudio ?? false,
+    audioDeletedAt: d.audioDeletedAt ?? null,
+  }
 }
 
 export interface TranscriptDoc extends Transcript {
@@ -108,6 +135,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       searchTokens: uniqueTokens(d.title),
       revision: recorded.revision,
     }
+    created.view = JSON.stringify(toNote(created))
     await notes.replaceOne({ _id: id }, created, { upsert: true })
     return
   }
@@ -195,5 +223,6 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
   if (set.title !== undefined || set.description !== undefined || set.transcriptTokens) {
     set.searchTokens = uniqueTokens(set.title ?? doc.title, set.description !== undefined ? set.description : doc.description, ...(set.transcriptTokens ?? doc.transcriptTokens))
   }
+  set.view = JSON.stringify(toNote({ ...doc, ...set }))
   await notes.updateOne({ _id: id }, { $set: set })
 }

@@ -2,7 +2,7 @@
 import { DomainError } from '../domain/errors.ts'
 import { tokenize } from '../domain/search/tokens.ts'
 import type { DocumentStore, Filter } from '../ports/documentStore.ts'
-import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
+import { NOTES, TRANSCRIPTS, toNote, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
 import type { Analysis, Chapter } from '../contract/analysis.ts'
 import type { ListNotesQuery, Note, NoteDetail, NoteList } from '../contract/notes.ts'
 
@@ -14,34 +14,21 @@ import type { ListNotesQuery, Note, NoteDetail, NoteList } from '../contract/not
 import { ANALYSES, OUTLINES } from '../projections/analysis.ts'
 export { ANALYSES, OUTLINES }
 
-export function toNote(d: NoteDoc): Note {
-  return {
-    id: d._id,
-    title: d.title,
-    description: d.description,
-    status: d.status,
-    errorCode: d.errorCode,
-    sourceType: d.sourceType,
-    origin: d.origin as Note['origin'],
-    sourceUrl: d.sourceUrl,
-    folderId: d.folderId,
-    tags: d.tags,
-    durationSeconds: d.durationSeconds,
-    language: d.language,
-    recordedAt: d.recordedAt,
-    createdAt: d.createdAt,
-    updatedAt: d.updatedAt,
-    progress: d.progress as Note['progress'],
-    keepAudio: d.keepAudio ?? false,
-    audioDeletedAt: d.audioDeletedAt ?? null,
-  }
-}
+export { toNote }
 
+const VIEW_FIELD = { view: 1 } as const
 const LIST_FIELDS = Object.fromEntries(
   ['accountId', 'title', 'description', 'status', 'errorCode', 'sourceType', 'origin', 'sourceUrl', 'folderId', 'tags', 'durationSeconds', 'language', 'recordedAt', 'createdAt', 'updatedAt', 'progress', 'keepAudio', 'audioDeletedAt'].map((f) => [f, 1 as const]),
 )
 
-export async function listNotes(docs: DocumentStore, accountId: string, q: ListNotesQuery): Promise<NoteList> {
+interface NotePage {
+  docs: NoteDoc[]
+  nextCursor: string | null
+  hasMore: boolean
+}
+
+/** The page of notes a list query selects; `projection` says which fields come back. */
+async function findNotePage(docs: DocumentStore, accountId: string, q: ListNotesQuery, projection: Record<string, 1>): Promise<NotePage> {
   const notes = docs.collection<NoteDoc>(NOTES)
   const filter: Filter = { accountId }
   if (q.status) filter.status = q.status
@@ -57,10 +44,28 @@ export async function listNotes(docs: DocumentStore, accountId: string, q: ListN
     // Strictly after the cursor in (createdAt desc, id desc): notes added meanwhile sort before it.
     filter.$or = [{ createdAt: { $lt: at.createdAt } }, { createdAt: at.createdAt, _id: { $lt: at._id } }]
   }
-  const page = await notes.find(filter, { sort: { createdAt: -1, _id: -1 }, limit: q.limit + 1, projection: LIST_FIELDS })
+  const page = await notes.find(filter, { sort: { createdAt: -1, _id: -1 }, limit: q.limit + 1, projection })
   const hasMore = page.length > q.limit
   const shown = hasMore ? page.slice(0, q.limit) : page
-  return { notes: shown.map(toNote), nextCursor: hasMore ? shown[shown.length - 1]!._id : null, hasMore }
+  return { docs: shown, nextCursor: hasMore ? shown[shown.length - 1]!._id : null, hasMore }
+}
+
+export async function listNotes(docs: DocumentStore, accountId: string, q: ListNotesQuery): Promise<NoteList> {
+  const page = await findNotePage(docs, accountId, q, LIST_FIELDS)
+  return { notes: page.docs.map(toNote), nextCursor: page.nextCursor, hasMore: page.hasMore }
+}
+
+/**
+ * The same NoteList as `listNotes`, as JSON text built from the notes' stored views (the notes
+ * projection keeps each note's JSON ready), so a page costs neither copying documents nor
+ * serialising them. Notes written before views existed are rendered from their fields.
+ */
+export async function listNotesJson(docs: DocumentStore, accountId: string, q: ListNotesQuery): Promise<string> {
+  const page = await findNotePage(docs, accountId, q, VIEW_FIELD)
+  const views = await Promise.all(
+    page.docs.map(async (d) => d.view ?? JSON.stringify(toNote((await docs.collection<NoteDoc>(NOTES).findOne({ _id: d._id }))!))),
+  )
+  return `{"notes":[${views.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)},"hasMore":${page.hasMore}}`
 }
 
 export async function findNote(docs: DocumentStore, accountId: string, noteId: string): Promise<NoteDoc> {

@@ -4,6 +4,8 @@ import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { testService, type TestService } from './support/service.ts'
 import { noteStream } from '../domain/notes/note.ts'
+import { listNotes } from '../readmodels/notes.ts'
+import { ListNotesQuery } from '../contract/notes.ts'
 
 const json = { 'content-type': 'application/json' }
 
@@ -73,6 +75,14 @@ async function scenario(t: Test, mongo: boolean) {
     t.equal(body.hasMore, false)
     t.equal(body.nextCursor, null)
     t.same(Object.keys(body.notes[0]).sort(), ['audioDeletedAt', 'createdAt', 'description', 'durationSeconds', 'errorCode', 'folderId', 'id', 'keepAudio', 'language', 'origin', 'progress', 'recordedAt', 'sourceType', 'sourceUrl', 'status', 'tags', 'title', 'updatedAt'])
+  })
+
+  t.test('the REST list (served from stored JSON views) equals the list query MCP uses', async (t) => {
+    for (const q of ['', '?limit=2', `?folderId=${folderId}`, '?q=cafe', '?tags=daily']) {
+      const rest = (await get(q)).json()
+      const query = ListNotesQuery.parse(Object.fromEntries(new URLSearchParams(q.slice(1))))
+      t.same(rest, JSON.parse(JSON.stringify(await listNotes(s.docs, a.accountId, query))), q || 'no filter')
+    }
   })
 
   t.test('filters', async (t) => {

@@ -5,7 +5,7 @@ import type { Services } from '../../app/services.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { CreateNoteRequest, CreateNoteResponse, FinalizeRequest, FinalizeResponse, ListNotesQuery, NoteDetail, NoteIdParams, NoteList, PatchNoteRequest } from '../../contract/notes.ts'
-import { getNoteDetail, listNotes } from '../../readmodels/notes.ts'
+import { getNoteDetail, listNotesJson } from '../../readmodels/notes.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
 const IdempotencyKey = z.string().min(1).max(200)
@@ -43,7 +43,10 @@ export const notesRoutes = (s: Services): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: NoteList, description: 'A page of notes.' },
     errors: ['invalid_query'],
-    handle: ({ caller, query }) => listNotes(s.docs, caller.accountId, query),
+    async handle({ caller, query, reply }) {
+      reply.type('application/json; charset=utf-8')
+      return listNotesJson(s.docs, caller.accountId, query)
+    },
   }),
   defineRoute({
     operationId: 'getNote',
