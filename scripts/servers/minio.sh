@@ -103,8 +103,10 @@ install_minio() {
 # True when something accepts TCP connections on 127.0.0.1:$PORT.
 port_open() { (exec 4<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 
-# MinIO answers its liveness probe once it serves the S3 API.
-healthy() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/minio/health/live" 2>/dev/null; }
+# MinIO answers its liveness probe once it serves the S3 API (plain bash: no curl needed).
+healthy() {
+  timeout 2 bash -c 'exec 5<>"/dev/tcp/127.0.0.1/$1" && printf "GET /minio/health/live HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" >&5 && head -n 1 <&5 | grep -q " 200 "' _ "$PORT" 2>/dev/null
+}
 
 # Prints the pid from the pid file when that process is alive and is our minio.
 running_pid() {
