@@ -1,6 +1,7 @@
 // Configuration comes only from environment variables, the same inside and outside compose.
 import { join, resolve } from 'node:path'
 import { loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
+import { loadS3Config, type S3Config } from './blobStore.ts'
 
 export interface Config {
   port: number
@@ -23,6 +24,8 @@ export interface Config {
   importAllowlist: string[]
   uploadUrlTtlSeconds: number
   uploadSigningSecret: string | null
+  /** Blobs in an S3-compatible store (S3_BUCKET, S3_ENDPOINT, ...; app/blobStore.ts); null: the local directory. */
+  s3: S3Config | null
   /** Seeds a demo pro account on a fresh data directory and prints its key. */
   seedDemo: boolean
   logLevel: string
@@ -94,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     importAllowlist: list(env.IMPORT_ALLOW_HOSTS),
     uploadUrlTtlSeconds: int(env.UPLOAD_URL_TTL_SECONDS, 3600, 'UPLOAD_URL_TTL_SECONDS') || 3600,
     uploadSigningSecret: env.UPLOAD_SIGNING_SECRET || null,
+    s3: loadS3Config(env),
     seedDemo: env.SEED_DEMO !== '0',
     logLevel: env.LOG_LEVEL ?? 'info',
     mcp: mcpConfig(env, port, host, shownHost),

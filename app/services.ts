@@ -15,7 +15,9 @@ import { NoteCommands } from '../commands/notes.ts'
 import { FolderCommands } from '../commands/folders.ts'
 import { OAuthCommands } from '../commands/oauth.ts'
 import { AccountStatusQueries } from '../commands/accountStatus.ts'
-import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
+import type { LocalBlobStore } from '../adapters/local/blobStore.ts'
+import type { BlobStore } from '../ports/blobStore.ts'
+import { createBlobStore } from './blobStore.ts'
 import { readModelSync, type ReadModelSync } from '../projections/sync.ts'
 import type { LanguageEngine } from '../ports/languageEngine.ts'
 import { localLanguageEngine } from '../engines/language/localEngine.ts'
@@ -47,7 +49,10 @@ export interface Services {
   oauth: OAuthCommands
   /** Plan, credits and usage of an account (MCP founder_status). */
   status: AccountStatusQueries
-  blobs: LocalBlobStore
+  /** Uploads, media, deliverable files, voiceprints: the local directory or S3 (app/blobStore.ts). */
+  blobs: BlobStore
+  /** The local store when this service serves the presigned upload URLs itself (PUT /uploads/:id); null with S3. */
+  localUploads: LocalBlobStore | null
   sync: ReadModelSync
   projections: RunningProjection[]
   /** The configured remote chat model, or null (features then use their local engines). */
@@ -88,7 +93,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const handler = new CommandHandler(deps.events)
   const credits = new CreditCommands(handler, clock)
   const sync = readModelSync(deps.docs, deps.projections)
-  const blobs = new LocalBlobStore({ dir: blobDir(config.dataDir), publicBaseUrl: config.publicBaseUrl, signingSecret: signingSecret(config.dataDir, 'upload', config.uploadSigningSecret), clock })
+  const { blobs, localUploads } = createBlobStore(config, clock)
   const chat = config.llm ? openAiChatModel(config.llm) : null
   const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
   const languageDeps = { handler, credits, docs: deps.docs, sync, engine: language, clock }
@@ -116,6 +121,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     oauth: new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock),
     status: new AccountStatusQueries(handler, deps.docs, clock),
     blobs,
+    localUploads,
     sync,
     projections: deps.projections,
     chat,

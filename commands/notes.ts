@@ -1,7 +1,8 @@
 // Note commands: create (import link or upload slot), finalize an upload, edit. Each checks
 // what needs I/O (the link's addresses, the uploaded bytes, credits and quotas) and then lets
 // the note decider decide.
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
+import { createReadStream } from 'node:fs'
 import { DomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
@@ -44,6 +45,12 @@ export interface NoteCommandsDeps {
 
 const MEDIA_TYPE = /^(audio|video)\/[a-z0-9][a-z0-9!#$&^_.+-]{0,80}$/i
 export const uploadKey = (noteId: string) => `uploads/${noteId}`
+
+async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash('sha256')
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
+  return hash.digest('hex')
+}
 
 export class NoteCommands {
   private readonly clock: () => Date
@@ -138,7 +145,7 @@ export class NoteCommands {
       now: this.now(),
     })
     const ttl = this.d.config.uploadUrlTtlSeconds
-    const signed = this.d.blobs.presignPut(uploadKey(noteId), { contentType, maxBytes: Math.min(declared ?? limits.maxFileBytes, limits.maxFileBytes), exactBytes: declared, expiresInSeconds: ttl })
+    const signed = await this.d.blobs.presignPut(uploadKey(noteId), { contentType, maxBytes: Math.min(declared ?? limits.maxFileBytes, limits.maxFileBytes), exactBytes: declared, expiresInSeconds: ttl })
     return {
       noteId,
       status: 'processing',
@@ -158,13 +165,15 @@ export class NoteCommands {
     const note = ownedNote(state, caller.accountId)
     const jobId = uuidFromName(`job:${noteId}`, 'transcription')
     if (note.phase === 'awaiting_upload' && !note.received) {
-      const blob = await this.d.blobs.stat(uploadKey(noteId))
+      const key = uploadKey(noteId)
+      const blob = await this.d.blobs.stat(key)
       if (blob) {
-        const info = await this.d.blobs.withLocalFile(uploadKey(noteId), (path) => this.d.probe.probe(path))
+        await this.refuseWrongSize(caller, key, blob.sizeBytes, note.upload?.declaredBytes ?? null)
+        const { info, sha256 } = await this.d.blobs.withLocalFile(key, async (path) => ({ info: await this.d.probe.probe(path), sha256: blob.sha256 ?? (await sha256OfFile(path)) }))
         if (!info || !info.hasAudio) {
           throw new DomainError('unsupported_media_type', info ? 'The uploaded file has no audio track.' : 'The uploaded bytes are not an audio or video file we can read; PUT a media file again.')
         }
-        await this.run(caller, noteId, { type: 'RecordUpload', accountId: caller.accountId, blobKey: uploadKey(noteId), ...blob, durationSeconds: info.durationSeconds, now: this.now() })
+        await this.run(caller, noteId, { type: 'RecordUpload', accountId: caller.accountId, blobKey: key, sizeBytes: blob.sizeBytes, contentType: blob.contentType, sha256, durationSeconds: info.durationSeconds, now: this.now() })
       }
     }
     const { state: current } = await this.d.handler.load(stream, noteDecider)
@@ -191,6 +200,31 @@ export class NoteCommands {
       await this.run(caller, noteId, { type: 'FinalizeUpload', accountId: caller.accountId, jobId, title: body.title ?? null, minutes: 0, now: this.now() })
     }
     return { noteId, jobId, status: 'processing' }
+  }
+
+  /**
+   * The upload's real size against what the slot allowed. A presigned S3 URL binds an exact size
+   * (fileSizeBytes) but cannot bind a maximum, so this is where the plan's limit holds for S3;
+   * the local upload endpoint refuses such bodies already. Refused bytes are deleted, and the
+   * note keeps waiting for a PUT that fits.
+   */
+  private async refuseWrongSize(caller: Caller, key: string, sizeBytes: number, declared: number | null) {
+    const maxBytes = PLAN_LIMITS[caller.plan].maxFileBytes
+    const allowed = Math.min(declared ?? maxBytes, maxBytes)
+    if (sizeBytes > allowed) {
+      await this.d.blobs.delete(key)
+      throw new DomainError(
+        'file_too_large',
+        declared !== null
+          ? `The note was created for ${declared} bytes (fileSizeBytes); ${sizeBytes} were uploaded and have been deleted.`
+          : `The ${caller.plan} plan accepts files up to ${maxBytes} bytes; ${sizeBytes} were uploaded and have been deleted.`,
+        { maxBytes: allowed },
+      )
+    }
+    if (declared !== null && sizeBytes !== declared) {
+      await this.d.blobs.delete(key)
+      throw new DomainError('invalid_request', `The note was created for ${declared} bytes (fileSizeBytes); ${sizeBytes} were uploaded and have been deleted. PUT the whole file again.`)
+    }
   }
 
   /** PATCH /v1/notes/{id}. */

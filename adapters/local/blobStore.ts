@@ -9,7 +9,7 @@ import { mkdir, rename, rm, stat, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { BlobTooLargeError, type BlobStore, type PresignedPut, type StoredBlob } from '../../ports/blobStore.ts'
+import { BlobTooLargeError, isBlobKey, type BlobInfo, type BlobStore, type PresignedPut, type StoredBlob } from '../../ports/blobStore.ts'
 
 export interface LocalBlobStoreOptions {
   dir: string
@@ -27,8 +27,6 @@ export interface PutGrant {
 
 export type SignatureCheck = { ok: true; grant: PutGrant } | { ok: false; expired: boolean; reason: string }
 
-const KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,200}$/
-
 export class LocalBlobStore implements BlobStore {
   private readonly root: string
   private readonly clock: () => Date
@@ -38,7 +36,7 @@ export class LocalBlobStore implements BlobStore {
   }
 
   private pathOf(key: string): string {
-    if (!KEY.test(key) || key.includes('..')) throw new Error(`invalid blob key ${JSON.stringify(key)}`)
+    if (!isBlobKey(key)) throw new Error(`invalid blob key ${JSON.stringify(key)}`)
     const p = resolve(this.root, key)
     if (!p.startsWith(this.root + sep)) throw new Error(`blob key escapes the blob directory: ${key}`)
     return p
@@ -50,7 +48,7 @@ export class LocalBlobStore implements BlobStore {
       .digest('base64url')
   }
 
-  presignPut(key: string, o: { contentType: string; maxBytes: number; exactBytes: number | null; expiresInSeconds: number }): PresignedPut {
+  async presignPut(key: string, o: { contentType: string; maxBytes: number; exactBytes: number | null; expiresInSeconds: number }): Promise<PresignedPut> {
     this.pathOf(key)
     const exp = Math.floor(this.clock().getTime() / 1000) + o.expiresInSeconds
     const grant = { contentType: o.contentType, maxBytes: o.maxBytes, exactBytes: o.exactBytes }
@@ -108,7 +106,7 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  async stat(key: string): Promise<StoredBlob | null> {
+  async stat(key: string): Promise<BlobInfo | null> {
     const path = this.pathOf(key)
     try {
       const [meta, st] = await Promise.all([readFile(`${path}.meta`, 'utf8'), stat(path)])
@@ -121,7 +119,9 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T> {
-    return fn(this.pathOf(key))
+    const path = this.pathOf(key)
+    await stat(path)
+    return fn(path)
   }
 
   async read(key: string): Promise<Readable> {

@@ -1,9 +1,11 @@
 // The presigned upload endpoint of the local blob store: `PUT /uploads/<noteId>?...&sig=...`.
 // No API key: the signature is the permission, bound to the note, content type, size and expiry.
-// The body streams to disk; nothing is buffered in memory.
+// The body streams to disk; nothing is buffered in memory. Served only with the local store:
+// with S3 the presigned URLs point at the bucket and this service never sees the bytes.
 import { z } from 'zod'
 import type { Readable } from 'node:stream'
 import type { Services } from '../../app/services.ts'
+import type { LocalBlobStore } from '../../adapters/local/blobStore.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { noteDecider, noteStream, statusOf } from '../../domain/notes/note.ts'
 import { BlobTooLargeError } from '../../ports/blobStore.ts'
@@ -22,7 +24,9 @@ const UploadReceipt = z
   .object({ noteId: z.uuid(), sizeBytes: z.number().int(), sha256: z.string(), next: z.string() })
   .meta({ id: 'UploadReceipt' })
 
-export const uploadRoutes = (s: Services): RouteDef[] => [
+export const uploadRoutes = (s: Services): RouteDef[] => (s.localUploads ? [uploadRoute(s, s.localUploads)] : [])
+
+const uploadRoute = (s: Services, local: LocalBlobStore): RouteDef =>
   defineRoute({
     operationId: 'uploadNoteBytes',
     method: 'PUT',
@@ -41,7 +45,7 @@ export const uploadRoutes = (s: Services): RouteDef[] => [
     errors: ['invalid_request', 'invalid_upload_signature', 'upload_url_expired', 'file_too_large', 'invalid_state'],
     async handle({ params, query, req }) {
       const key = uploadKey(params.id)
-      const check = s.blobs.verify(key, query)
+      const check = local.verify(key, query)
       if (!check.ok) throw new DomainError(check.expired ? 'upload_url_expired' : 'invalid_upload_signature', `Upload refused: ${check.reason}.`)
       const { grant } = check
       const sentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
@@ -57,9 +61,9 @@ export const uploadRoutes = (s: Services): RouteDef[] => [
       if (!state.exists) throw new DomainError('not_found', 'No such note.')
       if (state.phase !== 'awaiting_upload') throw new DomainError('invalid_state', 'This note is not waiting for an upload any more.', { current: statusOf(state.phase) })
       try {
-        const blob = await s.blobs.put(key, req.body as Readable, { contentType: grant.contentType, maxBytes: grant.maxBytes })
+        const blob = await local.put(key, req.body as Readable, { contentType: grant.contentType, maxBytes: grant.maxBytes })
         if (grant.exactBytes !== null && blob.sizeBytes !== grant.exactBytes) {
-          await s.blobs.delete(key)
+          await local.delete(key)
           throw new DomainError('invalid_request', `The note was created for ${grant.exactBytes} bytes (fileSizeBytes); ${blob.sizeBytes} arrived.`)
         }
         return { noteId: params.id, sizeBytes: blob.sizeBytes, sha256: blob.sha256, next: `POST /v1/notes/${params.id}/finalize` }
@@ -68,5 +72,4 @@ export const uploadRoutes = (s: Services): RouteDef[] => [
         throw err
       }
     },
-  }),
-]
+  })
