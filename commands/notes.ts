@@ -58,6 +58,19 @@ export class NoteCommands {
     return result
   }
 
+  /**
+   * The stored audio of a note (the dashboard's player): the upload's blob, when the caller owns
+   * the note and the bytes are there. Imports keep no audio (their source is fetched for the
+   * transcription and dropped), so they have none.
+   */
+  async audio(caller: Caller, noteId: string): Promise<{ blobKey: string; contentType: string; sizeBytes: number } | null> {
+    const { state } = await this.d.handler.load(noteStream(noteId), noteDecider)
+    if (!state.exists || state.accountId !== caller.accountId) throw new DomainError('not_found', 'No note with that id belongs to you.')
+    const key = state.received?.blobKey
+    const blob = key ? await this.d.blobs.stat(key) : null
+    return key && blob ? { blobKey: key, contentType: blob.contentType, sizeBytes: blob.sizeBytes } : null
+  }
+
   /** POST /v1/notes and MCP import_from_url. `idempotencyKey` makes a retried request return the first answer. */
   async create(caller: Caller, body: CreateNoteRequest, idempotencyKey?: string): Promise<CreateNoteResponse> {
     const noteId = idempotencyKey ? uuidFromName(`note:${caller.accountId}`, idempotencyKey) : randomUUID()

@@ -31,6 +31,10 @@ export type ErrorCode =
   | 'upload_url_expired'
   | 'internal_error'
   | 'consent_requires_app'
+  // The web dashboard (README, "Web dashboard"):
+  | 'not_signed_in'
+  | 'invalid_credentials'
+  | 'csrf_check_failed'
 
 export class DomainError<Extra extends Record<string, unknown> = Record<string, unknown>> extends Error {
   override readonly name = 'DomainError'

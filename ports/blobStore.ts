@@ -23,7 +23,8 @@ export interface BlobStore {
   stat(key: string): Promise<StoredBlob | null>
   /** Runs `fn` with a local file holding the blob (the file itself, or a temporary copy). */
   withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T>
-  read(key: string): Promise<Readable>
+  /** The blob's bytes, or only those from `start` to `end` inclusive (HTTP range requests). */
+  read(key: string, range?: { start: number; end: number }): Promise<Readable>
   delete(key: string): Promise<void>
 }
 
