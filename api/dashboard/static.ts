@@ -56,6 +56,8 @@ export function staticDashboard(dist = WEB_DIST) {
           .send('<!doctype html><html lang="en"><title>Dashboard not built</title><h1>The dashboard is not built</h1><p>Run <code>npm run build:web</code> (or <code>npm start</code>, which builds it) and reload.</p></html>')
       }
     }
+    // Browsers ask for an icon on every page (the consent page too); there is none: say so without an error.
+    app.get('/favicon.ico', async (_req, reply) => reply.code(204).header('cache-control', 'public, max-age=86400').send())
     app.get('/app', async (_req, reply) => reply.redirect('/app/', 302))
     app.get('/app/', async (_req, reply) => index(reply))
     app.get('/app/assets/*', async (req, reply) => {

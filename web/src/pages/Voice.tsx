@@ -107,7 +107,7 @@ export function VoicePage() {
                   <tr>
                     <th scope="col">Person</th>
                     <th scope="col">Voiceprint</th>
-                    <th scope="col">Do not recognise this person</th>
+                    <th scope="col">Recognition</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -130,8 +130,7 @@ export function VoicePage() {
                               )
                             }
                           />{' '}
-                          <span class="visually-hidden">Do not recognise {p.name}</span>
-                          <span aria-hidden="true">{p.voiceExcluded ? 'not recognised' : 'recognised'}</span>
+                          Do not recognise<span class="visually-hidden"> {p.name}</span>
                         </label>
                       </td>
                     </tr>
