@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { errorBody } from '../errors.ts'
 
 export const WEB_DIST = resolve(fileURLToPath(new URL('../../web/dist', import.meta.url)))
 
@@ -63,7 +64,8 @@ export function staticDashboard(dist = WEB_DIST) {
     app.get('/app/assets/*', async (req, reply) => {
       const rel = (req.params as { '*': string })['*']
       const path = resolve(dist, 'assets', rel)
-      if (!path.startsWith(resolve(dist, 'assets') + sep)) return reply.code(404).send()
+      const missing = () => reply.code(404).send(errorBody('not_found', `No file ${req.url.split('?')[0]}.`))
+      if (!path.startsWith(resolve(dist, 'assets') + sep)) return missing()
       try {
         const st = await stat(path)
         if (!st.isFile()) throw new Error('not a file')
@@ -72,13 +74,13 @@ export function staticDashboard(dist = WEB_DIST) {
           .type(TYPES[extname(path)] ?? 'application/octet-stream')
           .send(await readFile(path))
       } catch {
-        return reply.code(404).type('text/plain').send('not found')
+        return missing()
       }
     })
     // Client-side routes (/app/keys, /app/notes/<id>, ...): the same page.
     app.get('/app/*', async (req, reply) => {
       const rest = (req.params as { '*': string })['*']
-      if (rest.startsWith('api/')) return reply.code(404).send({ error: 'not_found', message: 'No such route.' })
+      if (rest.startsWith('api/')) return reply.code(404).send(errorBody('not_found', 'No such route.'))
       return index(reply)
     })
   }

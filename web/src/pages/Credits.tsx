@@ -192,9 +192,15 @@ function BalanceChart(p: { lines: LedgerLine[]; cycle: string; monthly: number }
   const W = 720
   const H = 240
   const pad = { l: 56, r: 16, t: 12, b: 28 }
-  const max = Math.max(p.monthly, ...p.lines.map((l) => l.balanceAfter), 1)
+  // The axis spans the balances of the cycle (with a margin), so a charge of a few credits out of thousands still shows.
+  const balances = p.lines.map((l) => l.balanceAfter)
+  const top = Math.max(...balances, 1)
+  const bottom = Math.min(...balances, top)
+  const margin = Math.max((top - bottom) * 0.15, 10)
+  const max = top + margin
+  const min = Math.max(0, bottom - margin)
   const x = (t: number) => pad.l + ((Math.min(Math.max(t, start), end) - start) / (end - start)) * (W - pad.l - pad.r)
-  const yy = (v: number) => pad.t + (1 - v / max) * (H - pad.t - pad.b)
+  const yy = (v: number) => pad.t + (1 - (v - min) / (max - min)) * (H - pad.t - pad.b)
   let d = ''
   let prev: number | null = null
   for (const l of p.lines) {
@@ -203,7 +209,7 @@ function BalanceChart(p: { lines: LedgerLine[]; cycle: string; monthly: number }
     prev = l.balanceAfter
   }
   if (prev !== null) d += `H${x(Math.min(Date.now(), end))}`
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => Math.round(max * f))
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => Math.round(min + (max - min) * f))
   const days = [1, 8, 15, 22, 29].filter((dd) => Date.UTC(y, m - 1, dd) < end)
   const present = KIND_ORDER.filter((k) => p.lines.some((l) => LINE_KINDS[l.type]?.kind === k))
   const last = p.lines.at(-1)
