@@ -426,14 +426,15 @@ t.test('voice consent: grant, a voice profile with "do not recognise", revoke, r
   const [first] = (await (await fetch(`${base}/v1/notes/${noteId}/speakers`, { headers: { authorization: `Bearer ${apiKey}` } })).json()).speakers
   const rename = await fetch(`${base}/v1/notes/${noteId}/speakers/${first.label}`, { method: 'PATCH', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Alex' }) })
   t.equal(rename.status, 200, await rename.clone().text())
+  const profiles = async () => (await (await fetch(`${base}/v1/voice-profiles`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { profiles: { name: string; hasVoiceprint: boolean }[] }
   const deadline = Date.now() + 60_000
-  while (!(await page.locator('tr', { hasText: 'Alex' }).innerText().catch(() => '')).includes('yes, from')) {
-    if (Date.now() > deadline) throw new Error(`no voiceprint enrolled: ${JSON.stringify(await (await fetch(`${base}/v1/voice-profiles`, { headers: { authorization: `Bearer ${apiKey}` } })).json())}`)
-    await page.waitForTimeout(300)
-    await page.reload()
-    await page.waitForSelector('#consent-status')
+  while (!(await profiles()).profiles.some((p) => p.name === 'Alex' && p.hasVoiceprint)) {
+    if (Date.now() > deadline) throw new Error(`no voiceprint enrolled: ${JSON.stringify(await profiles())}`)
+    await new Promise((r) => setTimeout(r, 100))
   }
+  await page.reload()
   const alex = page.locator('tr', { hasText: 'Alex' })
+  t.match(await alex.innerText(), /yes, from \d+ s of speech/, 'the profile shows its voiceprint')
   await keyboardCheck(t, 'voice', [/I have read|Revoke consent/, 'Do not recognise Alex'])
   await pageDone(t, 'voice-granted')
   await alex.getByRole('checkbox').check()

@@ -197,8 +197,12 @@ function BalanceChart(p: { lines: LedgerLine[]; cycle: string; monthly: number }
   const top = Math.max(...balances, 1)
   const bottom = Math.min(...balances, top)
   const margin = Math.max((top - bottom) * 0.15, 10)
-  const max = top + margin
-  const min = Math.max(0, bottom - margin)
+  // Round steps (1, 2 or 5 times a power of ten), so the axis reads 24,940 … 25,000, not 24,933 … 25,010.
+  const raw = (top - bottom + 2 * margin) / 4
+  const unit = 10 ** Math.floor(Math.log10(raw))
+  const step = [1, 2, 5, 10].map((f) => f * unit).find((x) => x >= raw) ?? 10 * unit
+  const min = Math.max(0, Math.floor((bottom - margin) / step) * step)
+  const max = Math.ceil((top + margin) / step) * step
   const x = (t: number) => pad.l + ((Math.min(Math.max(t, start), end) - start) / (end - start)) * (W - pad.l - pad.r)
   const yy = (v: number) => pad.t + (1 - (v - min) / (max - min)) * (H - pad.t - pad.b)
   let d = ''
@@ -209,7 +213,8 @@ function BalanceChart(p: { lines: LedgerLine[]; cycle: string; monthly: number }
     prev = l.balanceAfter
   }
   if (prev !== null) d += `H${x(Math.min(Date.now(), end))}`
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => Math.round(min + (max - min) * f))
+  const ticks: number[] = []
+  for (let v = min; v <= max + step / 2; v += step) ticks.push(v)
   const days = [1, 8, 15, 22, 29].filter((dd) => Date.UTC(y, m - 1, dd) < end)
   const present = KIND_ORDER.filter((k) => p.lines.some((l) => LINE_KINDS[l.type]?.kind === k))
   const last = p.lines.at(-1)
@@ -224,7 +229,7 @@ function BalanceChart(p: { lines: LedgerLine[]; cycle: string; monthly: number }
           <g key={t}>
             <line class="grid" x1={pad.l} x2={W - pad.r} y1={yy(t)} y2={yy(t)} />
             <text class="axis" x={pad.l - 6} y={yy(t) + 4} text-anchor="end">
-              {t}
+              {number(t)}
             </text>
           </g>
         ))}
