@@ -14,6 +14,7 @@ import { buildOpenApi } from './openapi.ts'
 import { featureRoutes } from './routes/index.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 import { mcpBaseRoutes } from '../mcp/http.ts'
+import { dashboard } from './dashboard/index.ts'
 
 export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger']
@@ -94,6 +95,8 @@ export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyIns
   // MCP on the REST host (POST /mcp/stream, GET /mcp/info) and its OAuth authorization server.
   app.register(mcpBaseRoutes(s))
   app.register(oauthRoutes(s))
+  // The web dashboard ({dashboard_url} = /app) and its JSON endpoints (/app/api): session cookies only.
+  app.register(dashboard(s))
 
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send(errorBody('not_found', `No route ${req.method} ${req.url.split('?')[0]}.`))

@@ -31,6 +31,9 @@ const STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
   audio_unavailable: 409,
   consent_requires_app: 403,
+  not_signed_in: 401,
+  invalid_credentials: 401,
+  csrf_check_failed: 403,
 }
 
 export const statusOf = (code: ErrorCode): number => STATUS[code]

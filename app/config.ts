@@ -56,6 +56,17 @@ export interface Config {
   pipeline: PipelineConfig
   /** AUDIO_RETENTION_DAYS (default 30): audio older than this is deleted unless the note keeps it; AUDIO_RETENTION_CHECK_MS: how often to look. */
   audioRetention: { days: number; checkEveryMs: number }
+  /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (README, "Web dashboard"). */
+  dashboard: {
+    /** DASHBOARD_SESSION_HOURS (default 12): a session's absolute lifetime. */
+    sessionSeconds: number
+    /** DASHBOARD_COOKIE_SECURE: `Secure` on the session cookie; default on when PUBLIC_BASE_URL is https. */
+    secureCookies: boolean
+    /** DASHBOARD_SIGNING_SECRET: signs CSRF tokens; generated into DATA_DIR when unset. */
+    signingSecret: string | null
+    /** API_KEY_USAGE_INTERVAL_SECONDS (default 300): a key's use is recorded at most once per interval and process. */
+    keyUsageIntervalSeconds: number
+  }
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -115,6 +126,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       days: int(env.AUDIO_RETENTION_DAYS, 30, 'AUDIO_RETENTION_DAYS') || 30,
       checkEveryMs: int(env.AUDIO_RETENTION_CHECK_MS, 3_600_000, 'AUDIO_RETENTION_CHECK_MS') || 3_600_000,
     },
+    dashboard: dashboardConfig(env, (env.PUBLIC_BASE_URL ?? '').startsWith('https:')),
+  }
+}
+
+function dashboardConfig(env: NodeJS.ProcessEnv, https: boolean): Config['dashboard'] {
+  const secure = (env.DASHBOARD_COOKIE_SECURE ?? '').trim().toLowerCase()
+  if (secure !== '' && !['0', '1', 'true', 'false'].includes(secure)) throw new Error(`DASHBOARD_COOKIE_SECURE must be 1 or 0, got ${JSON.stringify(env.DASHBOARD_COOKIE_SECURE)}`)
+  return {
+    sessionSeconds: (int(env.DASHBOARD_SESSION_HOURS, 12, 'DASHBOARD_SESSION_HOURS') || 12) * 3600,
+    secureCookies: secure === '' ? https : secure === '1' || secure === 'true',
+    signingSecret: env.DASHBOARD_SIGNING_SECRET || null,
+    keyUsageIntervalSeconds: int(env.API_KEY_USAGE_INTERVAL_SECONDS, 300, 'API_KEY_USAGE_INTERVAL_SECONDS'),
   }
 }
 

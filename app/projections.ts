@@ -13,6 +13,7 @@ import { segmentIndexProjection } from '../projections/segmentIndex.ts'
 import { deliverablesProjection } from '../projections/deliverables.ts'
 import { transcriptionJobsProjection } from '../projections/transcriptionJobs.ts'
 import { webhooksProjection } from '../projections/webhooks.ts'
+import { oauthProjection } from '../projections/oauth.ts'
 
 export const READ_MODEL_PROJECTIONS: Projection[] = [
   ledgerProjection,
@@ -27,4 +28,5 @@ export const READ_MODEL_PROJECTIONS: Projection[] = [
   deliverablesProjection,
   transcriptionJobsProjection,
   webhooksProjection,
+  oauthProjection,
 ]

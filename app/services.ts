@@ -34,6 +34,9 @@ import { createIngest, type Ingest } from './pipeline.ts'
 import { SecretBox, WebhookCommands } from '../commands/webhooks.ts'
 import { ClipCommands } from '../commands/clips.ts'
 import { OperationLimits } from '../api/rateLimit.ts'
+import { ApiKeyUsage } from '../commands/apiKeyUsage.ts'
+import { PersonCommands } from '../commands/persons.ts'
+import { AuthorizedClients } from '../commands/authorizedClients.ts'
 
 export interface Services {
   config: Config
@@ -72,6 +75,10 @@ export interface Services {
   clips: ClipCommands
   /** Per-operation limits (domain/limits.ts), one count per credential shared by REST and MCP. */
   limits: OperationLimits
+  /** People who sign in to the web dashboard, and their sessions. */
+  persons: PersonCommands
+  /** The AI clients an account authorised through OAuth: list and revoke (dashboard). */
+  authorizedClients: AuthorizedClients
 }
 
 export interface ServiceDeps {
@@ -98,6 +105,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
   const languageDeps = { handler, credits, docs: deps.docs, sync, engine: language, clock }
   const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, clock })
+  const oauth = new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock)
   return {
     config,
     version: VERSION,
@@ -105,7 +113,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     docs: deps.docs,
     handler,
     credits,
-    accounts: new AccountCommands(handler, credits, clock),
+    accounts: new AccountCommands(handler, credits, clock, new ApiKeyUsage(deps.events, config.dashboard.keyUsageIntervalSeconds * 1000, clock)),
     notes: new NoteCommands({
       handler,
       credits,
@@ -118,7 +126,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       clock,
     }),
     folders: new FolderCommands(handler, deps.docs, sync, clock),
-    oauth: new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock),
+    oauth,
     status: new AccountStatusQueries(handler, deps.docs, clock),
     blobs,
     localUploads,
@@ -148,6 +156,8 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       clock,
     }),
     limits: new OperationLimits(),
+    persons: new PersonCommands(handler, credits, { sessionSeconds: config.dashboard.sessionSeconds }, clock),
+    authorizedClients: new AuthorizedClients({ oauth, docs: deps.docs, sync }),
   }
 }
 

@@ -7,6 +7,7 @@ import { apiKeyDecider, apiKeyStream, displayPrefix, formatApiKey, hashSecret, p
 import type { Plan } from '../domain/credits/plans.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
+import type { ApiKeyUsage } from './apiKeyUsage.ts'
 
 export interface IssuedKey {
   keyId: string
@@ -35,6 +36,8 @@ export class AccountCommands {
     private readonly handler: CommandHandler,
     private readonly credits: CreditCommands,
     private readonly clock: () => Date = () => new Date(),
+    /** Records keys' last use (throttled); absent in the admin command. */
+    private readonly usage: ApiKeyUsage | null = null,
   ) {}
 
   private now = () => this.clock().toISOString()
@@ -73,8 +76,12 @@ export class AccountCommands {
   async authenticate(token: string): Promise<Authenticated | null> {
     const now = Date.now()
     const cached = this.authCache.get(token)
-    if (cached && cached.until > now) return cached.auth
+    if (cached && cached.until > now) {
+      this.usage?.seen(cached.auth.keyId, cached.auth.accountId)
+      return cached.auth
+    }
     const auth = await this.authenticateFromEvents(token)
+    if (auth) this.usage?.seen(auth.keyId, auth.accountId)
     if (auth) {
       this.authCache.delete(token)
       this.authCache.set(token, { until: now + AUTH_CACHE_MS, auth })

@@ -7,7 +7,7 @@ import { DomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { PRICES } from '../domain/credits/prices.ts'
-import { noteDecider, noteStream, ownedNote, type NoteCommand } from '../domain/notes/note.ts'
+import { audioBlobOf, noteDecider, noteStream, ownedNote, type NoteCommand } from '../domain/notes/note.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
 import { refusedTarget } from './publicTarget.ts'
 import { minutesFor, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
@@ -64,6 +64,18 @@ export class NoteCommands {
     const result = await this.d.handler.handle(noteStream(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
     await this.d.sync.waitFor('notes', result.position)
     return result
+  }
+
+  /**
+   * The stored audio of a note (the dashboard's player): the upload's blob, when the caller owns
+   * the note and the bytes are there. Imports keep no audio (their source is fetched for the
+   * transcription and dropped), so they have none.
+   */
+  async audio(caller: Caller, noteId: string): Promise<{ blobKey: string; contentType: string; sizeBytes: number } | null> {
+    const { state } = await this.d.handler.load(noteStream(noteId), noteDecider)
+    const key = audioBlobOf(ownedNote(state, caller.accountId))
+    const blob = key ? await this.d.blobs.stat(key) : null
+    return key && blob ? { blobKey: key, contentType: blob.contentType, sizeBytes: blob.sizeBytes } : null
   }
 
   /** POST /v1/notes and MCP import_from_url. `idempotencyKey` makes a retried request return the first answer. */

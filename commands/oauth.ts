@@ -323,6 +323,22 @@ export class OAuthCommands {
     await this.handler.handle(oauthGrantStream(parsed.grantId), { type: 'RevokeGrant', reason: 'revoked_by_client', now: this.now() }, oauthGrantDecider)
   }
 
+  // ---- the account's own revocation (dashboard) ------------------------------------------------
+
+  /** Withdraws the account's approval of a client: its next authorization shows the consent screen again. */
+  async withdrawConsent(accountId: string, clientId: string): Promise<number | null> {
+    const r = await this.handler.handle(oauthConsentStream(accountId), { type: 'WithdrawConsent', accountId, clientId, now: this.now() }, oauthConsentDecider)
+    return r.position
+  }
+
+  /** Revokes one of the account's grants (every token issued under it stops working at once). */
+  async revokeGrantOf(accountId: string, grantId: string): Promise<number | null> {
+    const { state } = await this.handler.load(oauthGrantStream(grantId), oauthGrantDecider)
+    if (state.status !== 'active' || state.accountId !== accountId) return null
+    const r = await this.handler.handle(oauthGrantStream(grantId), { type: 'RevokeGrant', reason: 'revoked_by_user', now: this.now() }, oauthGrantDecider)
+    return r.position
+  }
+
   // ---- resource server side ---------------------------------------------------------------------
 
   /** The caller behind an access token, or null: unknown, expired, rotated away, revoked, or past the 90 days. */

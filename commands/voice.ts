@@ -5,7 +5,8 @@
 // read models, and no route returns them.
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
-import { isDomainError } from '../domain/errors.ts'
+import { DomainError, isDomainError } from '../domain/errors.ts'
+import { CONSENT_TEXTS, currentConsentText, type ConsentText } from '../domain/voice/consentText.ts'
 import { noteDecider, noteStream } from '../domain/notes/note.ts'
 import { noteTranscriptDecider } from '../domain/notes/noteTranscript.ts'
 import {
@@ -110,6 +111,24 @@ export class VoiceCommands {
   async grantConsent(caller: Caller, consentVersion: string = CURRENT_CONSENT_VERSION): Promise<VoiceProfiles> {
     await this.run(caller.accountId, { type: 'GrantVoiceConsent', via: caller.via, consentVersion }, caller.requestId)
     return this.profiles(caller)
+  }
+
+  /**
+   * The dashboard's consent screen: the text in force, and the version this account agreed to
+   * (so an `outdated` consent can show what changed).
+   */
+  async consentScreen(caller: Caller): Promise<VoiceProfiles & { consentText: ConsentText; grantedVersion: string | null; grantedText: ConsentText | null }> {
+    const [profiles, s] = await Promise.all([this.profiles(caller), this.state(caller.accountId)])
+    const grantedVersion = s.consent.status === 'granted' ? s.consent.consentVersion : null
+    return { ...profiles, consentText: currentConsentText(), grantedVersion, grantedText: grantedVersion ? (CONSENT_TEXTS[grantedVersion] ?? null) : null }
+  }
+
+  /** A person accepts the text they were shown; a text that is no longer current is refused, so nobody consents to words they did not read. */
+  async acceptConsentText(caller: Caller, consentVersion: string): Promise<VoiceProfiles> {
+    if (consentVersion !== CURRENT_CONSENT_VERSION) {
+      throw new DomainError('conflict', `The consent text changed (now version ${CURRENT_CONSENT_VERSION}); read the new text and accept it.`, { currentVersion: CURRENT_CONSENT_VERSION })
+    }
+    return this.grantConsent(caller, consentVersion)
   }
 
   /** Revoking erases every voiceprint from the vault, then records it (VoiceprintsDeleted). */

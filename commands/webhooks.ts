@@ -7,14 +7,14 @@ import { DomainError, isDomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { refusedTarget } from './publicTarget.ts'
 import { SECRET_PREFIX } from '../domain/webhooks/signing.ts'
-import { WEBHOOK_EVENT_TYPES, signingSecrets, webhookEndpointDecider, webhookStream, type WebhookEndpointCommand } from '../domain/webhooks/endpoint.ts'
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, signingSecrets, webhookEndpointDecider, webhookStream, type WebhookEndpointCommand } from '../domain/webhooks/endpoint.ts'
 import { deliveryStream, webhookDeliveryDecider, type WebhookDeliveryCommand } from '../domain/webhooks/delivery.ts'
 import type { Plan } from '../domain/credits/plans.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { HostResolver } from '../ports/hostResolver.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
 import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/webhooks.ts'
-import type { CreateWebhookRequest, WebhookEndpoint } from '../contract/webhooks.ts'
+import type { CreateWebhookRequest, WebhookEndpoint, WebhookTestPayload } from '../contract/webhooks.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { Caller } from './context.ts'
 
@@ -56,6 +56,8 @@ export interface WebhookCommandsDeps {
   secrets: SecretBox
   clock?: () => Date
 }
+
+const deliveryIdOf = (endpointId: string, messageId: string) => uuidFromName(`webhook-delivery:${endpointId}`, messageId)
 
 export const newWebhookSecret = () => `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`
 
@@ -144,17 +146,38 @@ export class WebhookCommands {
       deliveries: list.map((x) => ({
         id: x._id,
         messageId: x.messageId,
-        eventType: x.eventType as 'note.ready' | 'note.failed',
+        eventType: x.eventType as 'note.ready' | 'note.failed' | typeof WEBHOOK_TEST_EVENT,
         noteId: x.noteId,
         status: x.status,
         attempts: x.attempts,
         lastStatusCode: x.lastStatusCode,
         lastError: x.lastError,
         nextAttemptAt: x.status === 'pending' ? x.dueAt : null,
+        tries: x.tries ?? [],
         createdAt: x.createdAt,
         updatedAt: x.updatedAt,
       })),
     }
+  }
+
+  /**
+   * "Send a test event": one delivery of a `webhook.test` payload to this endpoint, signed and
+   * retried like any other, in the delivery log like any other. The sender picks it up on its
+   * next poll.
+   */
+  async sendTest(caller: Caller, endpointId: string) {
+    this.requirePlan(caller)
+    const { state } = await this.endpoint(endpointId)
+    if (!state.exists || state.deleted || state.accountId !== caller.accountId) throw new DomainError('not_found', 'No webhook endpoint with that id belongs to you.')
+    const messageId = `msg_test_${randomUUID()}`
+    const payload: WebhookTestPayload = {
+      type: WEBHOOK_TEST_EVENT,
+      timestamp: this.now(),
+      data: { endpointId, message: 'A test event sent from the dashboard: your endpoint is reachable and can check the signature.' },
+    }
+    const r = await this.schedule({ endpointId, accountId: caller.accountId, messageId, eventType: WEBHOOK_TEST_EVENT, noteId: null, payload })
+    await this.d.sync.waitFor('webhooks', r.position)
+    return { id: deliveryIdOf(endpointId, messageId), messageId, eventType: WEBHOOK_TEST_EVENT }
   }
 
   // ---- used by the workers -------------------------------------------------------------------
@@ -170,8 +193,8 @@ export class WebhookCommands {
   }
 
   /** One logical delivery per endpoint and message id: scheduling it again changes nothing. */
-  schedule(d: { endpointId: string; accountId: string; messageId: string; eventType: string; noteId: string; payload: Record<string, unknown> }) {
-    const deliveryId = uuidFromName(`webhook-delivery:${d.endpointId}`, d.messageId)
+  schedule(d: { endpointId: string; accountId: string; messageId: string; eventType: string; noteId: string | null; payload: Record<string, unknown> }) {
+    const deliveryId = deliveryIdOf(d.endpointId, d.messageId)
     return this.d.handler.handle(deliveryStream(deliveryId), { type: 'ScheduleWebhookDelivery', deliveryId, ...d, now: this.now() }, webhookDeliveryDecider)
   }
 

@@ -2,9 +2,11 @@
 // exists these routes manage them) and the payload the service POSTs.
 import { z } from 'zod'
 import { DateTime, Uuid } from './common.ts'
-import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks/endpoint.ts'
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../domain/webhooks/endpoint.ts'
 
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES)
+/** What a delivery can carry: the subscribable events, and the test event. */
+export const DeliveredEventType = z.enum([...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT])
 
 export const CreateWebhookRequest = z
   .object({
@@ -37,21 +39,48 @@ export const RotatedSecret = z
   .object({ id: Uuid, secret: z.string(), previousSecretExpiresAt: DateTime.meta({ description: 'until then calls carry signatures with both secrets' }) })
   .meta({ id: 'RotatedWebhookSecret' })
 
+export const WebhookTry = z
+  .object({
+    attempt: z.number().int(),
+    statusCode: z.number().int().nullable().meta({ description: 'the endpoint’s HTTP status; null when no answer came' }),
+    error: z.string().nullable(),
+    durationMs: z.number().int(),
+    outcome: z.enum(['delivered', 'failed', 'cancelled', 'retry']),
+    responseExcerpt: z.string().nullable().meta({ description: 'the first 500 bytes of the answer’s body' }),
+    at: DateTime,
+  })
+  .meta({ id: 'WebhookTry' })
+
 export const WebhookDelivery = z
   .object({
     id: Uuid,
     messageId: z.string().meta({ description: 'the webhook-id header: the same on every try' }),
-    eventType: WebhookEventType,
-    noteId: Uuid,
+    eventType: DeliveredEventType,
+    noteId: Uuid.nullable().meta({ description: 'null for a test event' }),
     status: z.enum(['pending', 'delivered', 'failed', 'cancelled']),
     attempts: z.number().int(),
     lastStatusCode: z.number().int().nullable(),
     lastError: z.string().nullable(),
     nextAttemptAt: DateTime.nullable(),
+    tries: z.array(WebhookTry).meta({ description: 'every finished try, oldest first' }),
     createdAt: DateTime,
     updatedAt: DateTime,
   })
   .meta({ id: 'WebhookDelivery' })
+
+export const WebhookTestQueued = z
+  .object({ id: Uuid.meta({ description: 'the delivery: it shows in the delivery log' }), messageId: z.string(), eventType: z.literal(WEBHOOK_TEST_EVENT) })
+  .meta({ id: 'WebhookTestQueued' })
+
+/** The body of a test event (`type` = `webhook.test`). */
+export const WebhookTestPayload = z
+  .object({
+    type: z.literal(WEBHOOK_TEST_EVENT),
+    timestamp: DateTime,
+    data: z.object({ endpointId: Uuid, message: z.string() }),
+  })
+  .meta({ id: 'WebhookTestPayload' })
+export type WebhookTestPayload = z.infer<typeof WebhookTestPayload>
 export const WebhookDeliveryList = z.object({ deliveries: z.array(WebhookDelivery) }).meta({ id: 'WebhookDeliveryList' })
 
 /** What each POST carries (Standard Webhooks: `type`, `timestamp`, `data`). */

@@ -32,6 +32,10 @@ export type ErrorCode =
   | 'internal_error'
   | 'audio_unavailable'
   | 'consent_requires_app'
+  // The web dashboard (README, "Web dashboard"):
+  | 'not_signed_in'
+  | 'invalid_credentials'
+  | 'csrf_check_failed'
 
 export class DomainError<Extra extends Record<string, unknown> = Record<string, unknown>> extends Error {
   override readonly name = 'DomainError'

@@ -51,8 +51,8 @@ export interface BlobStore {
   stat(key: string): Promise<BlobInfo | null>
   /** Runs `fn` with a local file holding the blob (the file itself, or a temporary copy removed afterwards). */
   withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T>
-  /** Rejects when there is no such blob. */
-  read(key: string): Promise<Readable>
+  /** The blob's bytes, or only those from `start` to `end` inclusive (HTTP range requests); rejects when there is no such blob. */
+  read(key: string, range?: { start: number; end: number }): Promise<Readable>
   /** Deleting a missing blob is not an error. */
   delete(key: string): Promise<void>
 }

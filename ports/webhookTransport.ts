@@ -6,6 +6,8 @@ export interface WebhookTryResult {
   statusCode: number | null
   error: string | null
   durationMs: number
+  /** The first bytes of the answer's body (text), for the delivery log; null without an answer. */
+  responseExcerpt?: string | null
 }
 
 export interface WebhookTransport {

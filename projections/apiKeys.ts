@@ -1,5 +1,6 @@
-// The API keys read model: what a key list shows (never the secret, nor its hash).
-import type { ApiKeyEvent } from '../domain/accounts/apiKey.ts'
+// The API keys read model: what a key list shows (never the secret, nor its hash), with the
+// key's last use from its usage stream (throttled `ApiKeyUsed` events, commands/apiKeyUsage.ts).
+import type { ApiKeyEvent, ApiKeyUsed } from '../domain/accounts/apiKey.ts'
 import type { Projection } from './runner.ts'
 
 export const API_KEYS = 'api_keys'
@@ -13,12 +14,14 @@ export interface ApiKeyDoc {
   status: 'active' | 'revoked'
   createdAt: string
   revokedAt: string | null
+  /** Latest recorded use (to within the recording interval), null when never used. */
+  lastUsedAt?: string | null
   revision: number
 }
 
 export const apiKeysProjection: Projection = {
   name: 'api-keys',
-  filter: { categories: ['apikey'] },
+  filter: { categories: ['apikey', 'apikeyusage'] },
   collections: [API_KEYS],
   async setup(docs) {
     await docs.collection(API_KEYS).createIndex({ keys: { accountId: 1, createdAt: -1 }, name: 'by_account' })
@@ -26,6 +29,12 @@ export const apiKeysProjection: Projection = {
   async handle(events, docs) {
     const keys = docs.collection<ApiKeyDoc>(API_KEYS)
     for (const recorded of events) {
+      if (recorded.type === 'ApiKeyUsed') {
+        // $max: applying a use twice, or an older one late, changes nothing.
+        const u = recorded.data as ApiKeyUsed['data']
+        await keys.updateOne({ _id: u.keyId }, { $max: { lastUsedAt: u.at } })
+        continue
+      }
       const e = { type: recorded.type, data: recorded.data } as ApiKeyEvent
       const doc = await keys.findOne({ _id: e.data.keyId })
       if (doc && doc.revision >= recorded.revision) continue
@@ -33,7 +42,7 @@ export const apiKeysProjection: Projection = {
         const d = e.data
         await keys.replaceOne(
           { _id: d.keyId },
-          { _id: d.keyId, accountId: d.accountId, name: d.name, prefix: d.prefix, status: 'active', createdAt: d.at, revokedAt: null, revision: recorded.revision },
+          { _id: d.keyId, accountId: d.accountId, name: d.name, prefix: d.prefix, status: 'active', createdAt: d.at, revokedAt: null, lastUsedAt: doc?.lastUsedAt ?? null, revision: recorded.revision },
           { upsert: true },
         )
       } else {

@@ -29,9 +29,11 @@ export interface WebhookDeliveryDoc {
   endpointId: string
   messageId: string
   eventType: string
-  noteId: string
+  noteId: string | null
   status: 'pending' | 'delivered' | 'failed' | 'cancelled'
   attempts: number
+  /** Every finished try, oldest first: the delivery log's retries and answers. */
+  tries?: WebhookTry[]
   lastStatusCode: number | null
   lastError: string | null
   /** When the delivery worker should look at it (pending only). */
@@ -39,6 +41,16 @@ export interface WebhookDeliveryDoc {
   createdAt: string
   updatedAt: string
   revision: number
+}
+
+export interface WebhookTry {
+  attempt: number
+  statusCode: number | null
+  error: string | null
+  durationMs: number
+  outcome: 'delivered' | 'failed' | 'cancelled' | 'retry'
+  responseExcerpt: string | null
+  at: string
 }
 
 export const webhooksProjection: Projection = {
@@ -95,7 +107,12 @@ async function applyDelivery(r: RecordedEvent, docs: DocumentStore) {
     case 'WebhookDeliveryAttempted': {
       if (!doc) return
       const status = e.data.outcome === 'retry' ? 'pending' : e.data.outcome
-      await c.updateOne({ _id: id }, { $set: { status, lastStatusCode: e.data.statusCode, lastError: e.data.error, dueAt: e.data.nextAttemptAt, updatedAt: at, revision: r.revision } })
+      const d = e.data
+      const tried: WebhookTry = { attempt: d.attempt, statusCode: d.statusCode, error: d.error, durationMs: d.durationMs, outcome: d.outcome, responseExcerpt: d.responseExcerpt ?? null, at }
+      await c.updateOne(
+        { _id: id },
+        { $set: { status, lastStatusCode: d.statusCode, lastError: d.error, dueAt: d.nextAttemptAt, updatedAt: at, revision: r.revision, tries: [...(doc.tries ?? []), tried] } },
+      )
       return
     }
   }

@@ -4,9 +4,8 @@
 //   npm run --silent audit-ledger -- <accountId> [--json]
 import { loadConfig } from '../app/config.ts'
 import { openDocumentStore, openEventStore } from '../app/infrastructure.ts'
-import { auditLedger } from '../domain/credits/audit.ts'
-import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
-import { creditAccount, ledgerEntries } from '../readmodels/ledger.ts'
+import { auditAccountLedger } from '../commands/creditAudit.ts'
+import { readModelSync } from '../projections/sync.ts'
 
 const args = process.argv.slice(2)
 const accountId = args.find((a) => !a.startsWith('--'))
@@ -18,15 +17,13 @@ const config = loadConfig()
 const events = await openEventStore(config)
 const docs = await openDocumentStore(config)
 try {
-  const read = await events.readStream(creditsStream(accountId))
-  if (!read.streamExists) {
+  // Another process projects the ledger: give its checkpoint a moment to reach the stream's end.
+  const audited = await auditAccountLedger({ events, docs, sync: readModelSync(docs, [], 3000) }, accountId)
+  if (!audited) {
     console.error(`no credit ledger for account ${accountId}`)
     process.exitCode = 1
   } else {
-    const result = auditLedger(
-      read.events.map((e) => ({ id: e.id, revision: e.revision, event: { type: e.type, data: e.data } as CreditEvent })),
-      { lines: await ledgerEntries(docs, accountId), balance: (await creditAccount(docs, accountId))?.balance ?? null },
-    )
+    const { accountId: _, auditedAt: __, ...result } = audited
     if (args.includes('--json')) {
       console.log(JSON.stringify({ accountId, ...result }))
     } else {

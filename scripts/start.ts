@@ -4,8 +4,17 @@
 import { loadConfig } from '../app/config.ts'
 import { startService } from '../app/server.ts'
 import { seedDemoAccount } from '../app/demo.ts'
+import { buildWeb } from './build-web.ts'
 
 const config = loadConfig()
+if (config.roles.has('api')) {
+  // The dashboard's front end, built from web/ when its sources changed (a few seconds, once).
+  try {
+    await buildWeb({ log: (m) => console.log(m) })
+  } catch (err) {
+    console.error(`the dashboard could not be built (${(err as Error).message}); /app answers 503 until \`npm run build:web\` succeeds`)
+  }
+}
 const service = await startService(config, (msg) => console.log(msg))
 const base = service.baseUrl
 console.log(`notes service listening on ${base}`)
@@ -13,6 +22,7 @@ console.log(`  event store: ${config.esdbUrl ? `EventStoreDB ${config.esdbUrl}` 
 console.log(`  read models: ${config.mongoUrl ? `MongoDB ${config.mongoUrl}` : `embedded ${config.dataDir}/readmodels.db`}`)
 console.log(`  contract:    ${base}/v1/openapi.json`)
 console.log(`  MCP:         POST ${base}/mcp/stream, and ${config.mcp.publicUrl} (info ${base}/mcp/info; public demo ${config.mcp.publicUrl}/demo)`)
+console.log(`  dashboard:   ${base}/app`)
 if (config.seedDemo && service.app) {
   const demo = await seedDemoAccount(service.services)
   if (demo) {
@@ -20,6 +30,7 @@ if (config.seedDemo && service.app) {
     console.log(`    ${demo.apiKey}`)
     console.log(`  try:`)
     console.log(`    curl -s -H "Authorization: Bearer ${demo.apiKey}" ${base}/v1/notes`)
+    if (demo.email && demo.password) console.log(`  dashboard sign-in: ${demo.email} / ${demo.password}  (${base}/app)`)
   } else {
     console.log('  demo account exists but its key is not on file; make a new one: npm run --silent admin -- create-key --account <accountId>')
   }

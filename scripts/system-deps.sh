@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System tools the test suites use. From Debian's archive: espeak-ng makes the speech of the
 # voice and pipeline tests; Apertium and its language pairs are the local translation engine
-# (`file` is its input check). From PyPI: yt-dlp, which the video-site adapter runs (its test
+# (`file` is its input check); chromium is the headless browser the dashboard suite drives with
+# playwright-core (which downloads no browser of its own). From PyPI: yt-dlp, which the video-site adapter runs (its test
 # uses the real program). Installed when missing and running as root (CI); otherwise the missing
 # ones are named and the script fails, so a suite never silently lacks its tools.
 set -euo pipefail
@@ -9,7 +10,7 @@ if ! command -v yt-dlp >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore yt-dlp >&2
   if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
 fi
-packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita)
+packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && exit 0

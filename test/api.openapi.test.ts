@@ -24,9 +24,10 @@ t.test('the contract document', async (t) => {
 
   t.test('lists every route of the app and nothing else', async (t) => {
     // Routes as fastify serves them (HEAD twins of GET left out). The MCP transport and the OAuth
-    // documents have contracts of their own, outside the REST one.
+    // documents have contracts of their own, outside the REST one; the web dashboard (/app, its
+    // session-only JSON under /app/api, the favicon) is not part of the REST API either.
     const served = s.app.servedRoutes
-      .filter((r) => !r.url.startsWith('/mcp') && !r.url.startsWith('/.well-known') && !r.url.startsWith('/oauth'))
+      .filter((r) => !r.url.startsWith('/mcp') && !r.url.startsWith('/.well-known') && !r.url.startsWith('/oauth') && !r.url.startsWith('/app') && r.url !== '/favicon.ico')
       .map((r) => `${r.method} ${r.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`)
     const inDoc: string[] = []
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) for (const m of Object.keys(ops)) inDoc.push(`${m.toUpperCase()} ${path}`)

@@ -1,6 +1,7 @@
 // The README's first command and the admin command, as a user runs them: `npm start` on a fresh
-// data directory seeds a demo pro account and prints a key that works; the admin command prints
-// one JSON line with a working key.
+// data directory seeds a demo pro account and prints a key that works and the demo person's
+// dashboard sign-in; the admin command prints one JSON line with a working key, and sets up
+// people who sign in to the dashboard.
 import t from 'tap'
 import { spawn, execFile } from 'node:child_process'
 import { createServer } from 'node:net'
@@ -21,7 +22,7 @@ async function start(env: Record<string, string>) {
   child.stdout.on('data', (d) => (out += d))
   child.stderr.on('data', (d) => (out += d))
   const deadline = Date.now() + 30_000
-  while (!/curl -s|key is not on file/.test(out)) {
+  while (!/dashboard sign-in: \S+ \/ \S+|key is not on file/.test(out)) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${out}`)
     await new Promise((r) => setTimeout(r, 50))
   }
@@ -37,6 +38,15 @@ const admin = (env: Record<string, string>, ...args: string[]) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   )
+
+/** The dashboard's sign-in as a browser does it: the form's CSRF token first, then the credentials. */
+async function signIn(port: number, email: string, password: string) {
+  const base = `http://127.0.0.1:${port}/app/api/session`
+  const first = await fetch(base)
+  const cookie = first.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+  const { csrfToken } = await first.json()
+  return fetch(base, { method: 'POST', headers: { cookie, 'x-csrf-token': csrfToken, 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) })
+}
 
 t.test('npm start seeds a demo account once and prints a key that works', async (t) => {
   const tmp = tempDir()
@@ -68,6 +78,37 @@ t.test('npm start seeds a demo account once and prints a key that works', async 
     const bad = await admin(env, 'create-account', '--plan', 'gold', '--json')
     t.equal(bad.code, 2)
     t.match(bad.stderr, /--plan must be one of free, personal, pro, power, team/)
+  })
+
+  await t.test('the demo person signs in to the dashboard, which is served at /app', async (t) => {
+    const [, email, password] = /dashboard sign-in: (\S+) \/ (\S+)/.exec(out)!
+    t.equal(email, 'demo@example.com')
+    t.equal((await signIn(port, email!, password!)).status, 201)
+    const page = await fetch(`http://127.0.0.1:${port}/app/`)
+    t.equal(page.status, 200, 'npm start built the front end')
+    t.match(await page.text(), /<script type="module" crossorigin src="\/app\/assets\//)
+  })
+
+  await t.test('the admin command sets up people who sign in to the dashboard', async (t) => {
+    const r = await admin(env, 'create-account', '--plan', 'power', '--name', 'Acme', '--email', 'Boss@Acme.example', '--password', 'a long enough password', '--json')
+    t.equal(r.code, 0, r.stderr)
+    const created = JSON.parse(r.stdout)
+    t.same(Object.keys(created), ['accountId', 'apiKey', 'email'], 'a password given is not printed back')
+    t.equal(created.email, 'boss@acme.example')
+    t.equal((await signIn(port, 'boss@acme.example', 'a long enough password')).status, 201)
+    const dup = await admin(env, 'create-account', '--plan', 'pro', '--email', 'boss@acme.example', '--password', 'another long password')
+    t.equal(dup.code, 1)
+    t.match(dup.stderr, /already registered/)
+    const added = await admin(env, 'add-person', '--account', created.accountId, '--email', 'ops@acme.example', '--json')
+    t.equal(added.code, 0, added.stderr)
+    const generated = JSON.parse(added.stdout).password as string
+    t.match(generated, /^[A-Za-z0-9_-]{16}$/, 'no password given: one is generated and shown once')
+    t.equal((await signIn(port, 'ops@acme.example', generated)).status, 201)
+    const reset = await admin(env, 'set-password', '--email', 'ops@acme.example', '--password', 'the new password 42')
+    t.equal(reset.code, 0, reset.stderr)
+    t.equal((await signIn(port, 'ops@acme.example', generated)).status, 401, 'the old password is gone')
+    t.equal((await signIn(port, 'ops@acme.example', 'the new password 42')).status, 201)
+    t.equal((await admin(env, 'add-person', '--account', created.accountId, '--email', 'x@acme.example', '--password', 'short')).code, 1, 'too short a password')
   })
 
   await first.stop()

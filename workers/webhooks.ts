@@ -97,7 +97,7 @@ export function startWebhookWorkers(d: WebhookWorkerDeps) {
       'webhook-signature': signatureHeader(await d.webhooks.signingSecrets(doc.endpointId, now.toISOString()), doc.messageId, timestamp, body),
     }
     const r = await d.transport.post(endpoint.url, body, headers, d.config.timeoutMs)
-    await d.webhooks.recordAttempt(doc._id, { ...base, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs })
+    await d.webhooks.recordAttempt(doc._id, { ...base, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, responseExcerpt: r.responseExcerpt ?? null })
   }
 
   const loop = async () => {

@@ -124,10 +124,10 @@ export class LocalBlobStore implements BlobStore {
     return fn(path)
   }
 
-  async read(key: string): Promise<Readable> {
+  async read(key: string, range?: { start: number; end: number }): Promise<Readable> {
     const path = this.pathOf(key)
     await stat(path)
-    return createReadStream(path)
+    return createReadStream(path, range)
   }
 
   async delete(key: string): Promise<void> {

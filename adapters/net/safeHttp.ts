@@ -211,11 +211,13 @@ export function safeHttpFetcher(o: SafeHttpOptions): HttpFetcher {
  * redirect followed (a redirect is a failed try) and a timeout. Resolves with the status, or
  * with the error for a try that got no answer.
  */
+const RESPONSE_EXCERPT_BYTES = 500
+
 export function safeWebhookTransport(o: SafeHttpOptions): WebhookTransport {
   return {
     async post(raw, body, headers, timeoutMs) {
       const started = Date.now()
-      const done = (statusCode: number | null, error: string | null) => ({ statusCode, error, durationMs: Date.now() - started })
+      const done = (statusCode: number | null, error: string | null, responseExcerpt: string | null = null) => ({ statusCode, error, durationMs: Date.now() - started, responseExcerpt })
       let url: URL
       try {
         url = new URL(raw)
@@ -239,13 +241,15 @@ export function safeWebhookTransport(o: SafeHttpOptions): WebhookTransport {
         })
         const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
         req.on('response', (res) => {
-          // The answer's body is not needed; read a little so the socket is released.
+          // Only the start of the answer is kept (for the delivery log); read a little more so the socket is released.
           let seen = 0
+          const kept: Buffer[] = []
           res.on('data', (c: Buffer) => {
+            if (seen < RESPONSE_EXCERPT_BYTES) kept.push(c.subarray(0, RESPONSE_EXCERPT_BYTES - seen))
             seen += c.length
             if (seen > 64 * 1024) res.destroy()
           })
-          res.on('close', () => (clearTimeout(timer), resolve(done(res.statusCode ?? null, null))))
+          res.on('close', () => (clearTimeout(timer), resolve(done(res.statusCode ?? null, null, Buffer.concat(kept).toString('utf8').replace(/\uFFFD+$/, '')))))
           res.on('error', () => {})
         })
         req.on('error', (err) => (clearTimeout(timer), resolve(done(null, (err as NodeJS.ErrnoException).code ?? err.message))))

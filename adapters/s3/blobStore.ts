@@ -206,9 +206,9 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async read(key: string): Promise<Readable> {
+  async read(key: string, range?: { start: number; end: number }): Promise<Readable> {
     this.check(key)
-    const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }))
+    const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }))
     return r.Body as Readable
   }
 

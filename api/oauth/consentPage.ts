@@ -1,5 +1,6 @@
 // The consent screen, rendered on the server: who is asking, for what, where the browser goes
-// next, and the sign-in (the account's API key until the dashboard has sessions). No script.
+// next, and who approves: the person signed in to the dashboard (its session), or, for accounts
+// without a dashboard sign-in, the account's API key as a fallback. No script.
 import type { ValidAuthorization } from '../../commands/oauth.ts'
 import { OAUTH_LIFETIMES } from '../../domain/oauth/tokens.ts'
 
@@ -10,7 +11,8 @@ const STYLE =
   'h1{font-size:1.4rem}ul{padding-left:1.2rem}.box{border:1px solid #ddd;border-radius:8px;padding:1rem 1.25rem}' +
   'label{display:block;margin:1rem 0 .3rem;font-weight:600}input[type=password]{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}' +
   'button{font:inherit;padding:.5rem 1.2rem;margin:1rem .5rem 0 0;border-radius:6px;border:1px solid #888;background:#fff;cursor:pointer}' +
-  'button.ok{background:#0b57d0;border-color:#0b57d0;color:#fff}.err{color:#b3261e;font-weight:600}.small{color:#555;font-size:.9rem}'
+  'button.ok{background:#0b57d0;border-color:#0b57d0;color:#fff}.err{color:#b3261e;font-weight:600}.small{color:#555;font-size:.9rem}' +
+  'a.signin{font-weight:600;color:#0b57d0}summary{cursor:pointer;margin-top:.5rem}:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}'
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`
@@ -19,8 +21,10 @@ function page(title: string, body: string): string {
 export interface ConsentView {
   request: ValidAuthorization
   csrf: string
-  /** The signed-in account's name, when the browser is signed in already. */
+  /** Who is signed in (person and account), when the browser is signed in already. */
   signedInAs: string | null
+  /** The dashboard's sign-in page, coming back here afterwards. */
+  signInUrl: string
   error: string | null
 }
 
@@ -60,8 +64,11 @@ ${v.error ? `<p class="err">${esc(v.error)}</p>` : ''}
 ${
   v.signedInAs
     ? `<p>Signed in as <strong>${esc(v.signedInAs)}</strong>.</p>`
-    : `<label for="api_key">Sign in with your API key</label><input type="password" id="api_key" name="api_key" autocomplete="off" placeholder="nk_…" required>
-<p class="small">Until the dashboard has sign-in, your API key (from the dashboard’s key page) identifies you. It is checked and not stored; the application never sees it.</p>`
+    : `<p><a class="signin" href="${esc(v.signInUrl)}">Sign in to the dashboard</a> to approve as yourself; you come back to this page.</p>
+<details><summary>No dashboard sign-in? Use an API key instead</summary>
+<label for="api_key">The account’s API key</label><input type="password" id="api_key" name="api_key" autocomplete="off" placeholder="nk_…">
+<p class="small">The key is checked and not stored; the application never sees it.</p>
+</details>`
 }
 <button class="ok" type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
 </form>`,

@@ -16,6 +16,7 @@ import { errorBody } from '../errors.ts'
 import { FixedWindowLimiter } from '../rateLimit.ts'
 import { consentPage, errorPage } from './consentPage.ts'
 import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue, readCookies } from './signing.ts'
+import { dashboardSessionsOf } from '../dashboard/session.ts'
 
 export function authorizationServerMetadata(s: Services): AuthorizationServerMetadata {
   const base = s.config.publicBaseUrl
@@ -122,20 +123,35 @@ export function oauthRoutes(s: Services) {
       return reply.code(201).header('cache-control', 'no-store').send(registered)
     })
 
-    /** The signed-in account of this browser, when its sign-in still stands. */
-    const sessionOf = async (req: FastifyRequest) => {
+    const dashboardSessions = dashboardSessionsOf(s)
+
+    /**
+     * Who approves, in this browser: a person signed in to the dashboard (its session cookie), or,
+     * as a fallback for accounts without a dashboard sign-in, an earlier API-key sign-in on this page.
+     */
+    const sessionOf = async (req: FastifyRequest): Promise<{ accountId: string; person: { name: string; email: string } | null } | null> => {
+      const person = await dashboardSessions.authenticate(req)
+      if (person) return { accountId: person.accountId, person: { name: person.name, email: person.email } }
       const session = signer.readSession(readCookies(req.headers.cookie)[SESSION_COOKIE], Date.now())
-      return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? session : null
+      return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? { accountId: session.accountId, person: null } : null
     }
 
-    const showConsent = async (req: FastifyRequest, reply: FastifyReply, request: ValidAuthorization, signedIn: { accountId: string } | null, error: string | null) => {
+    /** The dashboard's sign-in, coming back to this very authorization request. */
+    const signInUrl = (r: ValidAuthorization) => {
+      const q = new URLSearchParams({ response_type: 'code', client_id: r.client.clientId, redirect_uri: r.redirectUri, code_challenge: r.codeChallenge, code_challenge_method: 'S256', scope: r.scope, resource: r.resource })
+      if (r.state !== null) q.set('state', r.state)
+      return `/app/sign-in?${new URLSearchParams({ next: `/oauth/authorize?${q}` })}`
+    }
+
+    const showConsent = async (req: FastifyRequest, reply: FastifyReply, request: ValidAuthorization, signedIn: { accountId: string; person: { name: string; email: string } | null } | null, error: string | null) => {
       let csrfCookie = readCookies(req.headers.cookie)[CSRF_COOKIE]
       if (!csrfCookie || csrfCookie.length < 43) {
         csrfCookie = randomCookieValue()
         reply.header('set-cookie', cookie(CSRF_COOKIE, csrfCookie, { maxAgeSeconds: 3600, sameSite: 'Strict', secure }))
       }
-      const signedInAs = signedIn ? ((await s.oauth.accountName(signedIn.accountId)) ?? 'your account') : null
-      return html(reply, error ? 401 : 200, consentPage({ request, csrf: signer.csrfToken(csrfCookie, request.client.clientId, request.codeChallenge), signedInAs, error }))
+      const account = signedIn ? ((await s.oauth.accountName(signedIn.accountId)) ?? 'your account') : null
+      const signedInAs = signedIn ? (signedIn.person ? `${signedIn.person.name} (${signedIn.person.email}), account ${account}` : account) : null
+      return html(reply, error ? 401 : 200, consentPage({ request, csrf: signer.csrfToken(csrfCookie, request.client.clientId, request.codeChallenge), signedInAs, signInUrl: signInUrl(request), error }))
     }
 
     app.get('/oauth/authorize', async (req, reply) => {
@@ -172,8 +188,8 @@ export function oauthRoutes(s: Services) {
         if (!hit.ok) return html(reply, 429, errorPage(`Too many sign-in attempts; try again in ${hit.retryAfter} seconds.`))
         const key = f.api_key?.trim()
         const auth = key ? await s.accounts.authenticate(key) : null
-        if (!auth) return showConsent(req, reply, request, null, 'That API key is not valid. Copy it again from the dashboard’s key page.')
-        signedIn = { accountId: auth.accountId, keyId: auth.keyId }
+        if (!auth) return showConsent(req, reply, request, null, key ? 'That API key is not valid. Copy it again from the dashboard’s key page.' : 'Sign in to the dashboard first (or give the account’s API key).')
+        signedIn = { accountId: auth.accountId, person: null }
         reply.header('set-cookie', cookie(SESSION_COOKIE, signer.session(auth.accountId, auth.keyId, Date.now()), { maxAgeSeconds: SESSION_SECONDS, sameSite: 'Lax', secure }))
       }
       const { redirect } = await s.oauth.approve(signedIn.accountId, request)

@@ -3,7 +3,7 @@
 // log of one endpoint. Power plan only: other plans get 403 tier_upgrade_required.
 import { z } from 'zod'
 import type { Services } from '../../app/services.ts'
-import { CreateWebhookRequest, RotatedSecret, WebhookDeliveryList, WebhookEndpointWithSecret, WebhookIdParams, WebhookList } from '../../contract/webhooks.ts'
+import { CreateWebhookRequest, RotatedSecret, WebhookDeliveryList, WebhookEndpointWithSecret, WebhookIdParams, WebhookList, WebhookTestQueued } from '../../contract/webhooks.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
 const SIGNING =
@@ -82,5 +82,19 @@ export const webhookRoutes = (s: Services): RouteDef[] => [
     response: { status: 200, schema: WebhookDeliveryList, description: 'Deliveries with their status and tries.' },
     errors: ['not_found'],
     handle: ({ caller, params }) => s.webhooks.deliveries(caller, params.id),
+  }),
+  defineRoute({
+    operationId: 'sendWebhookTest',
+    method: 'POST',
+    path: '/v1/webhooks/:id/test',
+    tag: 'webhooks',
+    summary: 'Send a test event (`webhook.test`) to the endpoint; it is signed, retried and logged like any delivery',
+    extension: true,
+    params: WebhookIdParams,
+    notFound: true,
+    invalidCode: 'invalid_request',
+    response: { status: 202, schema: WebhookTestQueued, description: 'Queued: watch it in the delivery log.' },
+    errors: ['not_found'],
+    handle: ({ caller, params }) => s.webhooks.sendTest(caller, params.id),
   }),
 ]

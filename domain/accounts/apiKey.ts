@@ -74,3 +74,14 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
     }
   },
 }
+
+// ---- last use ---------------------------------------------------------------------------------
+
+/**
+ * Stream `apikeyusage-<keyId>`: that a key was used, recorded at most once per key and interval
+ * by each API process (commands/apiKeyUsage.ts), never once per request. Kept apart from the
+ * key's own stream, which every authentication reads, so it never grows that stream. Appended
+ * without an expected revision: nothing decides on it, only the key list shows it.
+ */
+export const apiKeyUsageStream = (keyId: string) => `apikeyusage-${keyId}`
+export type ApiKeyUsed = DomainEvent<'ApiKeyUsed', { keyId: string; accountId: string; at: string }>

@@ -9,7 +9,8 @@ import { OAUTH_LIFETIMES, sameHash, verifierMatches } from './tokens.ts'
 
 export const oauthGrantStream = (grantId: string) => `oauthgrant-${grantId}`
 
-export const REVOCATION_REASONS = ['code_reuse', 'refresh_token_reuse', 'revoked_by_client'] as const
+/** `revoked_by_user`: the account's person revoked the client on the dashboard. */
+export const REVOCATION_REASONS = ['code_reuse', 'refresh_token_reuse', 'revoked_by_client', 'revoked_by_user'] as const
 export type RevocationReason = (typeof REVOCATION_REASONS)[number]
 
 type At = { at: string }

@@ -13,12 +13,23 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled'
 
 export type WebhookDeliveryScheduled = DomainEvent<
   'WebhookDeliveryScheduled',
-  { deliveryId: string; endpointId: string; accountId: string; messageId: string; eventType: string; noteId: string; payload: Record<string, unknown>; at: string }
+  /** `noteId` is null for a test event. */
+  { deliveryId: string; endpointId: string; accountId: string; messageId: string; eventType: string; noteId: string | null; payload: Record<string, unknown>; at: string }
 >
 export type WebhookDeliveryAttemptStarted = DomainEvent<'WebhookDeliveryAttemptStarted', { attempt: number; workerId: string; leaseUntil: string; at: string }>
 export type WebhookDeliveryAttempted = DomainEvent<
   'WebhookDeliveryAttempted',
-  { attempt: number; statusCode: number | null; error: string | null; durationMs: number; outcome: Exclude<DeliveryStatus, 'pending'> | 'retry'; nextAttemptAt: string | null; at: string }
+  {
+    attempt: number
+    statusCode: number | null
+    error: string | null
+    durationMs: number
+    outcome: Exclude<DeliveryStatus, 'pending'> | 'retry'
+    nextAttemptAt: string | null
+    /** The start of the endpoint's answer (absent in events recorded before it was kept). */
+    responseExcerpt?: string | null
+    at: string
+  }
 >
 export type WebhookDeliveryEvent = WebhookDeliveryScheduled | WebhookDeliveryAttemptStarted | WebhookDeliveryAttempted
 
@@ -32,6 +43,7 @@ export type WebhookDeliveryCommand =
       statusCode: number | null
       error: string | null
       durationMs: number
+      responseExcerpt?: string | null
       /** Delay before each retry (ms); its length is the number of retries. */
       retryDelaysMs: readonly number[]
       /** In [0, 1): the share of ±25 % jitter applied to the next delay (the caller rolls it). */
@@ -85,7 +97,16 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryCommand, WebhookDeli
         return [
           {
             type: 'WebhookDeliveryAttempted',
-            data: { attempt: c.attempt, statusCode: c.statusCode, error: c.error, durationMs: c.durationMs, outcome, nextAttemptAt: outcome === 'retry' ? plus(c.now, delay) : null, at: c.now },
+            data: {
+              attempt: c.attempt,
+              statusCode: c.statusCode,
+              error: c.error,
+              durationMs: c.durationMs,
+              outcome,
+              nextAttemptAt: outcome === 'retry' ? plus(c.now, delay) : null,
+              ...(c.responseExcerpt !== undefined ? { responseExcerpt: c.responseExcerpt } : {}),
+              at: c.now,
+            },
           },
         ]
       }

@@ -8,6 +8,8 @@ export const webhookStream = (endpointId: string) => `webhook-${endpointId}`
 
 export const WEBHOOK_EVENT_TYPES = ['note.ready', 'note.failed'] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+/** What "send a test event" (dashboard, POST /v1/webhooks/{id}/test) delivers; no subscription needed. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test' as const
 
 export type WebhookEndpointCreated = DomainEvent<
   'WebhookEndpointCreated',

@@ -74,6 +74,8 @@ export function blobStoreConformance(t: Test, name: string, factory: BlobStoreFa
       t.same(await store.stat(key), stored, 'stat answers the same')
       t.ok((await store.read(key)) instanceof Readable)
       t.ok((await readAll(await store.read(key))).equals(body), 'read gives the bytes back')
+      t.ok((await readAll(await store.read(key, { start: 1000, end: 1999 }))).equals(body.subarray(1000, 2000)), 'a range read gives exactly those bytes (end inclusive)')
+      t.ok((await readAll(await store.read(key, { start: body.length - 1, end: body.length - 1 }))).equals(body.subarray(body.length - 1)), 'the last byte alone')
       await store.delete(key)
       t.equal(await store.stat(key), null, 'gone after delete')
       await t.rejects(store.read(key), 'reading a deleted blob rejects')

@@ -1,0 +1,360 @@
+// The dashboard's JSON endpoints, /app/api (README, "Web dashboard"). Thin like the REST routes:
+// each parses with a contract schema and calls the same command or query as its REST twin, with
+// a caller whose `via` is `dashboard`. Only a signed-in person's session cookie opens them (never
+// an API key), and every state-changing one needs the session's CSRF token.
+import { z } from 'zod'
+import type { Services } from '../../app/services.ts'
+import { DomainError } from '../../domain/errors.ts'
+import { cycleOf } from '../../domain/credits/plans.ts'
+import { defineRoute, type RouteDef } from '../route.ts'
+import { AccountStatus } from '../../contract/account.ts'
+import { ListNotesQuery, NoteIdParams, NoteList } from '../../contract/notes.ts'
+import { Transcript, VoiceProfileParams, VoiceProfilePatch, VoiceProfiles } from '../../contract/transcripts.ts'
+import { CreateWebhookRequest, RotatedSecret, WebhookDeliveryList, WebhookEndpointWithSecret, WebhookIdParams, WebhookList, WebhookTestQueued } from '../../contract/webhooks.ts'
+import {
+  AcceptConsentRequest,
+  ApiKeyList,
+  ApiKeyParams,
+  AuditVerdict,
+  AuthorizedClientList,
+  ClientParams,
+  CreateApiKeyRequest,
+  CreditsView,
+  CycleQuery,
+  DashboardNoteDetail,
+  IssuedApiKey,
+  RevokedKey,
+  VoiceConsentScreen,
+} from '../../contract/dashboard.ts'
+import { listApiKeys } from '../../readmodels/apiKeys.ts'
+import { cycleStatement, ledgerCycles, statementCsv } from '../../readmodels/ledger.ts'
+import { getNoteDetail, listNotes } from '../../readmodels/notes.ts'
+import { getTranscript } from '../../readmodels/transcripts.ts'
+import { auditAccountLedger } from '../../commands/creditAudit.ts'
+
+export const DASHBOARD_API = '/app/api'
+
+const common = { extension: true, invalidCode: 'invalid_request' as const }
+
+export function dashboardRoutes(s: Services): RouteDef[] {
+  const voice = s.transcriptFeatures.voice
+  const credits = async (accountId: string, cycle: string | undefined) => {
+    const status = await s.status.status({ accountId })
+    const shown = cycle ?? status.credits.cycle
+    return { status, shown, lines: await cycleStatement(s.docs, accountId, shown) }
+  }
+  return [
+    // ---- API keys ---------------------------------------------------------------------------
+    defineRoute({
+      ...common,
+      operationId: 'dashboardListKeys',
+      method: 'GET',
+      path: `${DASHBOARD_API}/keys`,
+      tag: 'dashboard',
+      summary: 'The account’s API keys: prefix, name, status, last use',
+      response: { status: 200, schema: ApiKeyList, description: 'Newest first.' },
+      errors: [],
+      handle: ({ caller }) => listApiKeys(s.docs, caller.accountId),
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardCreateKey',
+      method: 'POST',
+      path: `${DASHBOARD_API}/keys`,
+      tag: 'dashboard',
+      summary: 'A new API key; the key itself is in this answer only',
+      body: CreateApiKeyRequest,
+      response: { status: 201, schema: IssuedApiKey, description: 'The key, shown once.' },
+      errors: [],
+      async handle({ caller, body }) {
+        const name = body.name ?? 'dashboard'
+        const issued = await s.accounts.createApiKey(caller.accountId, name)
+        await s.sync.waitFor('api-keys', await lastPosition(s, `apikey-${issued.keyId}`))
+        return { id: issued.keyId, name, prefix: issued.prefix, apiKey: issued.apiKey }
+      },
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardRevokeKey',
+      method: 'DELETE',
+      path: `${DASHBOARD_API}/keys/:keyId`,
+      tag: 'dashboard',
+      summary: 'Revoke an API key (at once in this process, within a second elsewhere)',
+      params: ApiKeyParams,
+      notFound: true,
+      response: { status: 200, schema: RevokedKey, description: 'Revoked.' },
+      errors: ['not_found'],
+      async handle({ caller, params }) {
+        await s.accounts.revokeApiKey(caller.accountId, params.keyId, 'revoked on the dashboard')
+        await s.sync.waitFor('api-keys', await lastPosition(s, `apikey-${params.keyId}`))
+        return { id: params.keyId, status: 'revoked' as const }
+      },
+    }),
+
+    // ---- plan and credits -----------------------------------------------------------------------
+    defineRoute({
+      ...common,
+      operationId: 'dashboardCredits',
+      method: 'GET',
+      path: `${DASHBOARD_API}/credits`,
+      tag: 'dashboard',
+      summary: 'Plan, the cycle’s balance and usage, and the ledger lines of a cycle (default: the current one)',
+      query: CycleQuery,
+      response: { status: 200, schema: CreditsView, description: 'Status and statement.' },
+      errors: [],
+      async handle({ caller, query }) {
+        const { status, shown, lines } = await credits(caller.accountId, query.cycle)
+        const cycles = await ledgerCycles(s.docs, caller.accountId)
+        return { status, cycle: shown, cycles: cycles.includes(status.credits.cycle) ? cycles : [status.credits.cycle, ...cycles], lines }
+      },
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardCreditsCsv',
+      method: 'GET',
+      path: `${DASHBOARD_API}/credits/ledger.csv`,
+      tag: 'dashboard',
+      summary: 'The ledger lines of a cycle as CSV',
+      query: CycleQuery,
+      response: { status: 200, schema: z.string(), description: 'text/csv', contentTypes: { 'text/csv': 'one row per ledger line' } },
+      errors: [],
+      async handle({ caller, query, reply }) {
+        const cycle = query.cycle ?? cycleOf(new Date())
+        const lines = await cycleStatement(s.docs, caller.accountId, cycle)
+        reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="credits-${cycle}.csv"`)
+        return statementCsv(lines)
+      },
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardAudit',
+      method: 'GET',
+      path: `${DASHBOARD_API}/credits/audit`,
+      tag: 'dashboard',
+      summary: 'The auditor’s verdict: the ledger replayed from its events, held against the read model (npm run audit-ledger)',
+      response: { status: 200, schema: AuditVerdict, description: 'The verdict.' },
+      errors: ['not_found'],
+      async handle({ caller }) {
+        const r = await auditAccountLedger(s, caller.accountId)
+        if (!r) throw new DomainError('not_found', 'This account has no credit ledger.')
+        return { accountId: r.accountId, ok: r.ok, balance: r.balance, lines: r.statement.length, problems: r.problems, auditedAt: r.auditedAt }
+      },
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardAccountStatus',
+      method: 'GET',
+      path: `${DASHBOARD_API}/account/status`,
+      tag: 'dashboard',
+      summary: 'Plan, credits and usage (GET /v1/account/status)',
+      response: { status: 200, schema: AccountStatus, description: 'Status.' },
+      errors: [],
+      handle: ({ caller }) => s.status.status(caller),
+    }),
+
+    // ---- notes --------------------------------------------------------------------------------
+    defineRoute({
+      ...common,
+      operationId: 'dashboardListNotes',
+      method: 'GET',
+      path: `${DASHBOARD_API}/notes`,
+      tag: 'dashboard',
+      summary: 'Notes with status and progress (GET /v1/notes)',
+      query: ListNotesQuery,
+      invalidCode: 'invalid_query',
+      response: { status: 200, schema: NoteList, description: 'A page of notes.' },
+      errors: ['invalid_query'],
+      handle: ({ caller, query }) => listNotes(s.docs, caller.accountId, query),
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardGetNote',
+      method: 'GET',
+      path: `${DASHBOARD_API}/notes/:id`,
+      tag: 'dashboard',
+      summary: 'A note (GET /v1/notes/{id}) and where its audio plays from',
+      params: NoteIdParams,
+      notFound: true,
+      response: { status: 200, schema: DashboardNoteDetail, description: 'The note.' },
+      errors: ['not_found'],
+      async handle({ caller, params }) {
+        const [detail, audio] = await Promise.all([getNoteDetail(s.docs, caller.accountId, params.id), s.notes.audio(caller, params.id)])
+        return { ...detail, audio: audio && { url: `${DASHBOARD_API}/notes/${params.id}/audio`, contentType: audio.contentType, sizeBytes: audio.sizeBytes } }
+      },
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardGetTranscript',
+      method: 'GET',
+      path: `${DASHBOARD_API}/notes/:id/transcript`,
+      tag: 'dashboard',
+      summary: 'The transcript with speakers (the JSON of GET /v1/notes/{id}/transcript; viewing it on the dashboard costs no credits)',
+      params: NoteIdParams,
+      notFound: true,
+      response: { status: 200, schema: Transcript, description: 'The transcript.' },
+      errors: ['not_found', 'no_transcript'],
+      handle: ({ caller, params }) => getTranscript(s.docs, caller.accountId, params.id),
+    }),
+
+    // ---- integrations (webhooks) ---------------------------------------------------------------
+    defineRoute({
+      ...common,
+      operationId: 'dashboardListWebhooks',
+      method: 'GET',
+      path: `${DASHBOARD_API}/webhooks`,
+      tag: 'dashboard',
+      summary: 'Webhook endpoints (Power plan)',
+      response: { status: 200, schema: WebhookList, description: 'The endpoints.' },
+      errors: ['tier_upgrade_required'],
+      handle: ({ caller }) => s.webhooks.list(caller),
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardCreateWebhook',
+      method: 'POST',
+      path: `${DASHBOARD_API}/webhooks`,
+      tag: 'dashboard',
+      summary: 'Add an endpoint; its signing secret is in this answer only',
+      body: CreateWebhookRequest,
+      response: { status: 201, schema: WebhookEndpointWithSecret, description: 'The endpoint and its secret.' },
+      errors: ['invalid_request', 'tier_upgrade_required'],
+      handle: ({ caller, body }) => s.webhooks.create(caller, body),
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardDeleteWebhook',
+      method: 'DELETE',
+      path: `${DASHBOARD_API}/webhooks/:id`,
+      tag: 'dashboard',
+      summary: 'Remove an endpoint',
+      params: WebhookIdParams,
+      notFound: true,
+      response: { status: 200, schema: z.object({ deleted: z.literal(true), id: z.uuid() }), description: 'Removed.' },
+      errors: ['not_found'],
+      async handle({ caller, params }) {
+        await s.webhooks.remove(caller, params.id)
+        return { deleted: true as const, id: params.id }
+      },
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardRotateWebhook',
+      method: 'POST',
+      path: `${DASHBOARD_API}/webhooks/:id/rotate`,
+      tag: 'dashboard',
+      summary: 'A new signing secret (shown once); the old one keeps signing for the grace period',
+      params: WebhookIdParams,
+      notFound: true,
+      response: { status: 200, schema: RotatedSecret, description: 'The new secret.' },
+      errors: ['not_found'],
+      handle: ({ caller, params }) => s.webhooks.rotate(caller, params.id),
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardWebhookDeliveries',
+      method: 'GET',
+      path: `${DASHBOARD_API}/webhooks/:id/deliveries`,
+      tag: 'dashboard',
+      summary: 'The delivery log: every try with its status code, error and the start of the answer',
+      params: WebhookIdParams,
+      notFound: true,
+      response: { status: 200, schema: WebhookDeliveryList, description: 'Newest first.' },
+      errors: ['not_found'],
+      handle: ({ caller, params }) => s.webhooks.deliveries(caller, params.id),
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardTestWebhook',
+      method: 'POST',
+      path: `${DASHBOARD_API}/webhooks/:id/test`,
+      tag: 'dashboard',
+      summary: 'Send a test event (webhook.test)',
+      params: WebhookIdParams,
+      notFound: true,
+      response: { status: 202, schema: WebhookTestQueued, description: 'Queued.' },
+      errors: ['not_found'],
+      handle: ({ caller, params }) => s.webhooks.sendTest(caller, params.id),
+    }),
+
+    // ---- biometric consent and voice profiles --------------------------------------------------
+    defineRoute({
+      ...common,
+      operationId: 'dashboardVoice',
+      method: 'GET',
+      path: `${DASHBOARD_API}/voice`,
+      tag: 'dashboard',
+      summary: 'Consent status, the consent text in force and the one agreed to, and the voice profiles',
+      response: { status: 200, schema: VoiceConsentScreen, description: 'The consent screen.' },
+      errors: [],
+      handle: ({ caller }) => voice.consentScreen(caller),
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardGrantConsent',
+      method: 'POST',
+      path: `${DASHBOARD_API}/voice/consent`,
+      tag: 'dashboard',
+      summary: 'Grant (or accept again) the biometric consent, naming the text version shown',
+      body: AcceptConsentRequest,
+      response: { status: 200, schema: VoiceProfiles, description: 'Consent granted.' },
+      errors: ['conflict'],
+      handle: ({ caller, body }) => voice.acceptConsentText(caller, body.consentVersion),
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardRevokeConsent',
+      method: 'DELETE',
+      path: `${DASHBOARD_API}/voice/consent`,
+      tag: 'dashboard',
+      summary: 'Revoke the consent; every voiceprint is deleted',
+      response: { status: 200, schema: VoiceProfiles, description: 'Consent revoked.' },
+      errors: [],
+      handle: ({ caller }) => voice.revokeConsent(caller),
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardUpdateVoiceProfile',
+      method: 'PATCH',
+      path: `${DASHBOARD_API}/voice/profiles/:profileId`,
+      tag: 'dashboard',
+      summary: "'Do not recognise this person' on a profile (or lift it)",
+      params: VoiceProfileParams,
+      notFound: true,
+      body: VoiceProfilePatch,
+      response: { status: 200, schema: VoiceProfiles, description: 'After the change.' },
+      errors: ['not_found'],
+      handle: ({ caller, params, body }) => voice.setProfileExclusion(caller, params.profileId, body.voiceExcluded),
+    }),
+
+    // ---- OAuth: authorised AI clients ---------------------------------------------------------
+    defineRoute({
+      ...common,
+      operationId: 'dashboardOAuthClients',
+      method: 'GET',
+      path: `${DASHBOARD_API}/oauth/clients`,
+      tag: 'dashboard',
+      summary: 'AI clients authorised through OAuth (MCP)',
+      response: { status: 200, schema: AuthorizedClientList, description: 'The clients.' },
+      errors: [],
+      handle: ({ caller }) => s.authorizedClients.list(caller),
+    }),
+    defineRoute({
+      ...common,
+      operationId: 'dashboardRevokeOAuthClient',
+      method: 'DELETE',
+      path: `${DASHBOARD_API}/oauth/clients/:clientId`,
+      tag: 'dashboard',
+      summary: 'Revoke a client: its tokens stop working at once and its next authorization asks again',
+      params: ClientParams,
+      notFound: true,
+      response: { status: 200, schema: AuthorizedClientList, description: 'The clients left.' },
+      errors: ['not_found'],
+      handle: ({ caller, params }) => s.authorizedClients.revoke(caller, params.clientId),
+    }),
+  ]
+}
+
+async function lastPosition(s: Services, stream: string): Promise<number | null> {
+  const read = await s.events.readStream(stream)
+  return read.events.at(-1)?.globalPosition ?? null
+}

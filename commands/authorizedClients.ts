@@ -1,0 +1,29 @@
+// The AI clients an account has authorised through OAuth (MCP), for the dashboard: the list,
+// and revoking a client, which withdraws the approval and revokes every grant the account gave
+// it, so its tokens stop working at once and a new authorization asks again.
+import { DomainError } from '../domain/errors.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+import { OAUTH_GRANTS, type OAuthGrantDoc } from '../projections/oauth.ts'
+import { listAuthorizedClients } from '../readmodels/oauthClients.ts'
+import type { AuthorizedClientList } from '../contract/dashboard.ts'
+import type { OAuthCommands } from './oauth.ts'
+import type { Caller } from './context.ts'
+
+export class AuthorizedClients {
+  constructor(private readonly d: { oauth: OAuthCommands; docs: DocumentStore; sync: ReadModelSync }) {}
+
+  list(caller: Caller): Promise<AuthorizedClientList> {
+    return listAuthorizedClients(this.d.docs, caller.accountId)
+  }
+
+  async revoke(caller: Caller, clientId: string): Promise<AuthorizedClientList> {
+    const listed = await this.list(caller)
+    if (!listed.clients.some((c) => c.clientId === clientId)) throw new DomainError('not_found', 'No authorised client with that id.')
+    let last = await this.d.oauth.withdrawConsent(caller.accountId, clientId)
+    const grants = await this.d.docs.collection<OAuthGrantDoc>(OAUTH_GRANTS).find({ accountId: caller.accountId, clientId, status: 'active' })
+    for (const g of grants) last = (await this.d.oauth.revokeGrantOf(caller.accountId, g._id)) ?? last
+    await this.d.sync.waitFor('oauth', last)
+    return this.list(caller)
+  }
+}
