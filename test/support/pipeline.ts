@@ -104,9 +104,22 @@ export async function waitForNote(s: TestService, headers: Record<string, string
     const r = await s.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers })
     const body = r.json()
     if (body.progress) progress.push(body.progress)
+    if (body.status === 'failed') await settledOf(s, noteId)
     if (body.status !== 'processing') return { note: body, progress }
     if (Date.now() > deadline) throw new Error(`note ${noteId} still processing after ${timeoutMs} ms: ${JSON.stringify(body.progress)}`)
     await new Promise((r) => setTimeout(r, 40))
+  }
+}
+
+/**
+ * A failed note's credits and minutes go back right after the failure is recorded, and the
+ * settlement is recorded last: wait for that record before looking at ledgers.
+ */
+async function settledOf(s: TestService, noteId: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs
+  while ((await s.services.events.readStream(`note-${noteId}`)).events.every((e) => e.type !== 'TranscriptionSettled')) {
+    if (Date.now() > deadline) throw new Error(`note ${noteId} failed but was not settled within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 20))
   }
 }
 
