@@ -11,6 +11,7 @@ import type { Transcript } from '../domain/notes/transcript.ts'
 import { minutesFor, usageDecider, usageStream } from '../domain/usage/usage.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
+import { getIn } from '../domain/shardedMap.ts'
 import { PipelineFailure } from '../ports/pipelineFailure.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
@@ -156,12 +157,12 @@ export class TranscriptionJobs {
       const id = state.reservationId
       const { state: ledger } = await this.credits.state(state.accountId)
       const hold = ledger.reservations[id]
-      const charged = ledger.refundable[id]
+      const charged = getIn(ledger.refundable, id)
       if (hold) {
         await this.credits.release(state.accountId, id, reason)
         credits = 'released'
         creditsReturned = hold.amount
-      } else if (ledger.closedReservations[id] === 'captured' && charged) {
+      } else if (getIn(ledger.closedReservations, id) === 'captured' && charged) {
         await this.credits.refund(state.accountId, id, reason, uuidFromName(`refund:${noteId}`, id))
         credits = 'refunded'
         creditsReturned = charged.amount

@@ -101,3 +101,13 @@ t.test('amounts must be non-negative integers', async (t) => {
   t.throws(() => when(state, charge('c1', -5)), { code: 'invalid_request' })
   t.throws(() => when(state, charge('c1', 1.5)), { code: 'invalid_request' })
 })
+
+t.test('the state that remembers every charge stays cheap to fold as an account grows', async (t) => {
+  let state = given(open('pro')).state
+  for (let i = 0; i < 3000; i++) state = fold(ledgerDecider, ledgerDecider.decide(charge(`c${i}`, 1), state), state)
+  t.equal(state.seenCharges.size, 3000)
+  const shardSizes = state.seenCharges.shards.map((shard) => (shard ? Object.keys(shard).length : 0))
+  t.ok(shardSizes.every((n) => n < 3000 / 10), 'no shard holds more than a tenth of the ids, so a write copies little')
+  t.same(ledgerDecider.decide(charge('c1234', 1), state), [], 'a retried charge id is still recognised')
+  t.equal(ledgerDecider.decide(charge('new', 1), state).length, 1)
+})

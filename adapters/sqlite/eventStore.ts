@@ -150,6 +150,18 @@ class SqliteEventStore implements EventStore {
     this.pending = []
     if (batch.length === 0) return
     const outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] = []
+    if (batch.length === 1) {
+      // Alone in its commit: no savepoint needed, a refusal rolls back only this append.
+      const a = batch[0]!
+      let result: AppendResult
+      try {
+        result = immediateTransaction(this.db, () => this.appendLocked(a.streamName, a.events, a.expected))
+      } catch (error) {
+        return a.reject(error)
+      }
+      this.appended.emit('append')
+      return a.resolve(result)
+    }
     try {
       immediateTransaction(this.db, () => {
         for (const a of batch) {

@@ -17,6 +17,7 @@
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import { MONTHLY_CREDITS, cycleOf, type CycleId, type Plan } from './plans.ts'
+import { deleteIn, emptyShardedMap, getIn, hasIn, setIn, type ShardedMap } from '../shardedMap.ts'
 
 export const creditsStream = (accountId: string) => `credits-${accountId}`
 
@@ -120,12 +121,12 @@ export interface LedgerState {
   /** Open holds by reservation id. */
   reservations: Readonly<Record<string, Spend>>
   /** Reservation ids already captured or released: they cannot be used again. */
-  closedReservations: Readonly<Record<string, 'captured' | 'released'>>
+  closedReservations: ShardedMap<'captured' | 'released'>
   /** Charges (and captured reservations) that can still be refunded, by charge id. */
-  refundable: Readonly<Record<string, Spend>>
+  refundable: ShardedMap<Spend>
   /** Every charge id ever used, refunded or not, and every refund id. */
-  seenCharges: Readonly<Record<string, true>>
-  seenRefunds: Readonly<Record<string, true>>
+  seenCharges: ShardedMap<true>
+  seenRefunds: ShardedMap<true>
 }
 
 export const initialLedgerState = (): LedgerState => ({
@@ -134,10 +135,10 @@ export const initialLedgerState = (): LedgerState => ({
   cycle: null,
   balance: 0,
   reservations: {},
-  closedReservations: {},
-  refundable: {},
-  seenCharges: {},
-  seenRefunds: {},
+  closedReservations: emptyShardedMap(),
+  refundable: emptyShardedMap(),
+  seenCharges: emptyShardedMap(),
+  seenRefunds: emptyShardedMap(),
 })
 
 const without = <V>(rec: Readonly<Record<string, V>>, key: string): Record<string, V> => {
@@ -157,8 +158,8 @@ export function evolveLedger(s: LedgerState, e: CreditEvent): LedgerState {
       return {
         ...s,
         balance: e.data.balanceAfter,
-        refundable: { ...s.refundable, [e.data.chargeId]: { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId } },
-        seenCharges: { ...s.seenCharges, [e.data.chargeId]: true },
+        refundable: setIn(s.refundable, e.data.chargeId, { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId }),
+        seenCharges: setIn(s.seenCharges, e.data.chargeId, true),
       }
     case 'CreditsReserved':
       return {
@@ -171,23 +172,23 @@ export function evolveLedger(s: LedgerState, e: CreditEvent): LedgerState {
         ...s,
         balance: e.data.balanceAfter,
         reservations: without(s.reservations, e.data.reservationId),
-        closedReservations: { ...s.closedReservations, [e.data.reservationId]: 'captured' },
-        refundable: { ...s.refundable, [e.data.reservationId]: { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId } },
-        seenCharges: { ...s.seenCharges, [e.data.reservationId]: true },
+        closedReservations: setIn(s.closedReservations, e.data.reservationId, 'captured'),
+        refundable: setIn(s.refundable, e.data.reservationId, { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId }),
+        seenCharges: setIn(s.seenCharges, e.data.reservationId, true),
       }
     case 'CreditsReleased':
       return {
         ...s,
         balance: e.data.balanceAfter,
         reservations: without(s.reservations, e.data.reservationId),
-        closedReservations: { ...s.closedReservations, [e.data.reservationId]: 'released' },
+        closedReservations: setIn(s.closedReservations, e.data.reservationId, 'released'),
       }
     case 'CreditsRefunded':
       return {
         ...s,
         balance: e.data.balanceAfter,
-        refundable: without(s.refundable, e.data.chargeId),
-        seenRefunds: { ...s.seenRefunds, [e.data.refundId]: true },
+        refundable: deleteIn(s.refundable, e.data.chargeId),
+        seenRefunds: setIn(s.seenRefunds, e.data.refundId, true),
       }
   }
 }
@@ -245,7 +246,7 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
     }
     case 'ChargeCredits': {
       assertAmount(c.cost, 'cost')
-      if (s.seenCharges[c.chargeId]) return []
+      if (hasIn(s.seenCharges, c.chargeId)) return []
       if (c.cost > s.balance) throw insufficient(s.balance, c.cost)
       return [
         {
@@ -264,7 +265,7 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
     }
     case 'ReserveCredits': {
       assertAmount(c.amount, 'amount')
-      if (s.reservations[c.reservationId] || s.closedReservations[c.reservationId]) return []
+      if (s.reservations[c.reservationId] || hasIn(s.closedReservations, c.reservationId)) return []
       if (c.amount > s.balance) throw insufficient(s.balance, c.amount)
       return [
         {
@@ -283,7 +284,7 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
     }
     case 'CaptureReservation': {
       assertAmount(c.cost, 'cost')
-      const closed = s.closedReservations[c.reservationId]
+      const closed = getIn(s.closedReservations, c.reservationId)
       if (closed === 'captured') return []
       const hold = s.reservations[c.reservationId]
       if (!hold) throw new DomainError('conflict', `Reservation ${c.reservationId} is ${closed ?? 'unknown'} and cannot be captured.`)
@@ -307,8 +308,8 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
     case 'ReleaseReservation': {
       const hold = s.reservations[c.reservationId]
       if (!hold) {
-        if (s.closedReservations[c.reservationId] === 'released') return []
-        throw new DomainError('conflict', `Reservation ${c.reservationId} is ${s.closedReservations[c.reservationId] ?? 'unknown'} and cannot be released.`)
+        if (getIn(s.closedReservations, c.reservationId) === 'released') return []
+        throw new DomainError('conflict', `Reservation ${c.reservationId} is ${getIn(s.closedReservations, c.reservationId) ?? 'unknown'} and cannot be released.`)
       }
       return [
         {
@@ -326,10 +327,10 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
       ]
     }
     case 'RefundCharge': {
-      if (s.seenRefunds[c.refundId]) return []
-      const charge = s.refundable[c.chargeId]
+      if (hasIn(s.seenRefunds, c.refundId)) return []
+      const charge = getIn(s.refundable, c.chargeId)
       if (!charge) {
-        const why = s.seenCharges[c.chargeId] ? 'was already refunded' : 'does not exist'
+        const why = hasIn(s.seenCharges, c.chargeId) ? 'was already refunded' : 'does not exist'
         throw new DomainError('conflict', `Charge ${c.chargeId} ${why}.`)
       }
       return [
