@@ -9,11 +9,22 @@ interface Entry {
   id: string
 }
 
+/** A position in the chunked entry list. */
+interface Cursor {
+  chunk: number
+  at: number
+}
+
+// Entries live in sorted chunks of at most CHUNK_MAX, so an insert or removal moves at most a
+// chunk's worth of entries instead of the whole index (a plain sorted array made every write to a
+// collection of 100,000 documents shift 100,000 pointers per index).
+const CHUNK_MAX = 1024
+
 export class SortedIndex {
   readonly name: string
   readonly fields: [string, 1 | -1][]
   readonly unique: boolean
-  private entries: Entry[] = []
+  private chunks: Entry[][] = []
   /** Set once any document holds an array under an indexed field: lookups are then unsafe. */
   multikey = false
 
@@ -44,58 +55,98 @@ export class SortedIndex {
     return this.compareKeys(a.key, b.key) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   }
 
-  /** First index whose entry is not before `probe` (by key only when `id` is undefined). */
-  private lowerBound(key: unknown[], prefixLength: number, upper: boolean): number {
+  /** Where the first entry for which `before(entry)` is false is (entries are partitioned by it). */
+  private seek(before: (e: Entry) => boolean): Cursor {
     let lo = 0
-    let hi = this.entries.length
+    let hi = this.chunks.length
+    // The first chunk whose last entry is not before.
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      let c = 0
-      for (let i = 0; i < prefixLength && c === 0; i++) c = compareValues(this.entries[mid]!.key[i], key[i]) * this.fields[i]![1]
-      if (c < 0 || (upper && c === 0)) lo = mid + 1
+      const chunk = this.chunks[mid]!
+      if (before(chunk[chunk.length - 1]!)) lo = mid + 1
       else hi = mid
     }
-    return lo
+    if (lo === this.chunks.length) return { chunk: lo, at: 0 }
+    const chunk = this.chunks[lo]!
+    let a = 0
+    let b = chunk.length
+    while (a < b) {
+      const mid = (a + b) >>> 1
+      if (before(chunk[mid]!)) a = mid + 1
+      else b = mid
+    }
+    return { chunk: lo, at: a }
+  }
+
+  /** First entry not before `key` on its first `prefixLength` fields (`upper`: first after them). */
+  private lowerBound(key: unknown[], prefixLength: number, upper: boolean): Cursor {
+    return this.seek((e) => {
+      let c = 0
+      for (let i = 0; i < prefixLength && c === 0; i++) c = compareValues(e.key[i], key[i]) * this.fields[i]![1]
+      return c < 0 || (upper && c === 0)
+    })
+  }
+
+  private *entriesFrom(from: Cursor, to: Cursor): Generator<Entry> {
+    for (let c = from.chunk; c < this.chunks.length && c <= to.chunk; c++) {
+      const chunk = this.chunks[c]!
+      const end = c === to.chunk ? to.at : chunk.length
+      for (let i = c === from.chunk ? from.at : 0; i < end; i++) yield chunk[i]!
+    }
+  }
+
+  private *entriesBackwards(from: Cursor, to: Cursor): Generator<Entry> {
+    for (let c = Math.min(to.chunk, this.chunks.length - 1); c >= from.chunk; c--) {
+      const chunk = this.chunks[c]!
+      const start = c === from.chunk ? from.at : 0
+      for (let i = (c === to.chunk ? to.at : chunk.length) - 1; i >= start; i--) yield chunk[i]!
+    }
   }
 
   /** The id of another document holding the same key, if the index is unique. */
   conflict(doc: Doc): string | null {
     if (!this.unique) return null
     const key = this.keyOf(doc)
-    const i = this.lowerBound(key, this.fields.length, false)
-    for (let j = i; j < this.entries.length && this.compareKeys(this.entries[j]!.key, key) === 0; j++) {
-      if (this.entries[j]!.id !== doc._id) return this.entries[j]!.id
-    }
+    const n = this.fields.length
+    for (const e of this.entriesFrom(this.lowerBound(key, n, false), this.lowerBound(key, n, true))) if (e.id !== doc._id) return e.id
     return null
   }
 
   insert(doc: Doc): void {
     const entry = { key: this.keyOf(doc), id: doc._id }
-    let lo = 0
-    let hi = this.entries.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (this.compareEntries(this.entries[mid]!, entry) < 0) lo = mid + 1
-      else hi = mid
+    if (this.chunks.length === 0) {
+      this.chunks.push([entry])
+      return
     }
-    this.entries.splice(lo, 0, entry)
+    const at = this.seek((e) => this.compareEntries(e, entry) < 0)
+    // Past the end: it joins the last chunk.
+    const c = Math.min(at.chunk, this.chunks.length - 1)
+    const chunk = this.chunks[c]!
+    chunk.splice(at.chunk === c ? at.at : chunk.length, 0, entry)
+    if (chunk.length > CHUNK_MAX) this.chunks.splice(c, 1, chunk.slice(0, chunk.length >> 1), chunk.slice(chunk.length >> 1))
   }
 
   remove(doc: Doc): void {
     const entry = { key: this.keyOf(doc), id: doc._id }
-    let lo = 0
-    let hi = this.entries.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (this.compareEntries(this.entries[mid]!, entry) < 0) lo = mid + 1
-      else hi = mid
+    const at = this.seek((e) => this.compareEntries(e, entry) < 0)
+    const chunk = this.chunks[at.chunk]
+    if (chunk?.[at.at]?.id === doc._id) {
+      chunk.splice(at.at, 1)
+      if (chunk.length === 0) this.chunks.splice(at.chunk, 1)
+      return
     }
-    if (this.entries[lo]?.id === doc._id) this.entries.splice(lo, 1)
-    else this.entries = this.entries.filter((e) => e.id !== doc._id)
+    // The document's indexed fields changed without the index knowing: find it by id.
+    for (let c = 0; c < this.chunks.length; c++) {
+      const i = this.chunks[c]!.findIndex((e) => e.id === doc._id)
+      if (i === -1) continue
+      this.chunks[c]!.splice(i, 1)
+      if (this.chunks[c]!.length === 0) this.chunks.splice(c, 1)
+      return
+    }
   }
 
   clear(): void {
-    this.entries = []
+    this.chunks = []
     this.multikey = false
   }
 
@@ -120,7 +171,6 @@ export class SortedIndex {
     const key = this.fields.slice(0, prefix).map(([f]) => bound.get(f))
     const from = this.lowerBound(key, prefix, false)
     const to = this.lowerBound(key, prefix, true)
-    if (reverse) for (let i = to - 1; i >= from; i--) yield this.entries[i]!.id
-    else for (let i = from; i < to; i++) yield this.entries[i]!.id
+    for (const e of reverse ? this.entriesBackwards(from, to) : this.entriesFrom(from, to)) yield e.id
   }
 }
