@@ -17,6 +17,8 @@ trap cleanup EXIT
 # Set-up that fails leaves no suite run: say so in the summary line CI reads.
 setup_failed() {
   echo "$1" >&2
+  cleanup
+  trap - EXIT
   echo "0 passed, 1 failed"
   exit 1
 }
@@ -56,5 +58,8 @@ total=${total:-0}
 pass=${pass:-0}
 failed=$((total - pass))
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=$((files_failed > 0 ? files_failed : 1))
+# Stop the servers first, so the summary is the very last line.
+cleanup
+trap - EXIT
 echo "${pass} passed, ${failed} failed"
 exit "$status"
