@@ -48,15 +48,13 @@ STATE_ROOT=$SERVERS_DIR/ferretdb-$PORT
 DATA_DIR=$STATE_ROOT/data
 LOG_FILE=$STATE_ROOT/ferretdb.log
 PID_FILE=$STATE_ROOT/ferretdb.pid
+SERVER_LABEL=FerretDB
+SERVER_TAG=ferretdb
+PROCESS_MATCH="$BIN"
+# shellcheck source=scripts/servers/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-log() { printf 'ferretdb: %s\n' "$*" >&2; }
-die() { printf 'ferretdb: ERROR: %s\n' "$*" >&2; exit 1; }
 
-find_go() {
-  if command -v go >/dev/null 2>&1; then command -v go; return; fi
-  if [ -x /usr/local/go/bin/go ]; then echo /usr/local/go/bin/go; return; fi
-  die "the Go toolchain (go >= 1.24) is needed to build FerretDB; install it or put it on PATH"
-}
 
 is_built() {
   [ -x "$BIN" ] && [ -f "$BUILT_STAMP" ] && [ "$(cat "$BUILT_STAMP")" = "$FERRETDB_VERSION" ]
@@ -97,31 +95,8 @@ install_ferretdb() {
   exec 9>&-
 }
 
-# True when something accepts TCP connections on 127.0.0.1:$PORT.
-port_open() { (exec 4<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 
-# Prints the pid from the pid file when that process is alive and is our ferretdb.
-running_pid() {
-  [ -f "$PID_FILE" ] || return 1
-  local pid
-  pid=$(cat "$PID_FILE" 2>/dev/null) || return 1
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  # Guard against a recycled pid.
-  if [ -r "/proc/$pid/cmdline" ]; then
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$BIN" || return 1
-  fi
-  echo "$pid"
-}
 
-fail_with_log() {
-  log "$1"
-  if [ -f "$LOG_FILE" ]; then
-    log "last lines of $LOG_FILE:"
-    tail -n 40 "$LOG_FILE" >&2 || true
-  fi
-  exit 1
-}
 
 wait_ready() {
   local pid=$1 deadline=$(($(date +%s) + START_TIMEOUT))
@@ -170,42 +145,12 @@ start_ferretdb() {
   print_url
 }
 
-stop_ferretdb() {
-  local pid i
-  if ! pid=$(running_pid); then
-    rm -f "$PID_FILE"
-    log "not running on 127.0.0.1:$PORT (no live pid in $PID_FILE)"
-    return 0
-  fi
-  log "stopping FerretDB (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 1 50); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "still alive after 10s; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$PID_FILE"
-  log "stopped"
-}
 
-status_ferretdb() {
-  local pid
-  if pid=$(running_pid) && port_open; then
-    log "running (pid $pid) on 127.0.0.1:$PORT"
-    print_url
-  else
-    log "not running on 127.0.0.1:$PORT"
-    return 1
-  fi
-}
 
 case "${1:-}" in
   install) install_ferretdb ;;
   start) start_ferretdb ;;
-  stop) stop_ferretdb ;;
-  status) status_ferretdb ;;
+  stop) stop_server 10 ;;
+  status) status_server print_url ;;
   *) die "usage: $0 install|start|stop|status" ;;
 esac

@@ -50,12 +50,15 @@ CONFIG=$STATE_ROOT/server.properties
 LOG4J_CONFIG=$STATE_ROOT/log4j.properties
 LOG_FILE=$STATE_ROOT/kafka.log
 PID_FILE=$STATE_ROOT/kafka.pid
+SERVER_LABEL=Kafka
+SERVER_TAG=kafka
+PROCESS_MATCH="kafka.Kafka $CONFIG"
+# shellcheck source=scripts/servers/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # Byte offset of the current run's first line in LOG_FILE: readiness is looked for after it.
 LOG_OFFSET_FILE=$STATE_ROOT/kafka.log.offset
 READY_MESSAGE='Kafka Server started'
 
-log() { printf 'kafka: %s\n' "$*" >&2; }
-die() { printf 'kafka: ERROR: %s\n' "$*" >&2; exit 1; }
 
 find_java() {
   if [ -n "${JAVA:-}" ]; then echo "$JAVA"; return; fi
@@ -99,31 +102,8 @@ install_kafka() {
   exec 9>&-
 }
 
-# True when something accepts TCP connections on 127.0.0.1:$1.
-port_open() { (exec 4<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-# Prints the pid from the pid file when that process is alive and is our broker.
-running_pid() {
-  [ -f "$PID_FILE" ] || return 1
-  local pid
-  pid=$(cat "$PID_FILE" 2>/dev/null) || return 1
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  # Guard against a recycled pid.
-  if [ -r "/proc/$pid/cmdline" ]; then
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "kafka.Kafka $CONFIG" || return 1
-  fi
-  echo "$pid"
-}
 
-fail_with_log() {
-  log "$1"
-  if [ -f "$LOG_FILE" ]; then
-    log "last lines of $LOG_FILE:"
-    tail -n 60 "$LOG_FILE" >&2 || true
-  fi
-  exit 1
-}
 
 # The current run logged that it is up (the broker registered with the controller and unfenced).
 logged_ready() {
@@ -256,43 +236,12 @@ start_kafka() {
   print_brokers
 }
 
-stop_kafka() {
-  local pid i
-  if ! pid=$(running_pid); then
-    rm -f "$PID_FILE"
-    log "not running on 127.0.0.1:$PORT (no live pid in $PID_FILE)"
-    return 0
-  fi
-  log "stopping Kafka (pid $pid)"
-  # SIGTERM runs the broker's controlled shutdown (flushes the logs), a few seconds.
-  kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 1 150); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "still alive after 30s; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$PID_FILE"
-  log "stopped"
-}
 
-status_kafka() {
-  local pid
-  if pid=$(running_pid) && port_open "$PORT"; then
-    log "running (pid $pid) on 127.0.0.1:$PORT"
-    print_brokers
-  else
-    log "not running on 127.0.0.1:$PORT"
-    return 1
-  fi
-}
 
 case "${1:-}" in
   install) install_kafka ;;
   start) start_kafka ;;
-  stop) stop_kafka ;;
-  status) status_kafka ;;
+  stop) stop_server 30 ;;
+  status) status_server print_brokers ;;
   *) die "usage: $0 install|start|stop|status" ;;
 esac

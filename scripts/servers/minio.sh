@@ -51,15 +51,13 @@ STATE_ROOT=$SERVERS_DIR/minio-$PORT
 DATA_DIR=$STATE_ROOT/data
 LOG_FILE=$STATE_ROOT/minio.log
 PID_FILE=$STATE_ROOT/minio.pid
+SERVER_LABEL=MinIO
+SERVER_TAG=minio
+PROCESS_MATCH="$BIN server"
+# shellcheck source=scripts/servers/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-log() { printf 'minio: %s\n' "$*" >&2; }
-die() { printf 'minio: ERROR: %s\n' "$*" >&2; exit 1; }
 
-find_go() {
-  if command -v go >/dev/null 2>&1; then command -v go; return; fi
-  if [ -x /usr/local/go/bin/go ]; then echo /usr/local/go/bin/go; return; fi
-  die "the Go toolchain (go >= 1.24) is needed to build MinIO; install it or put it on PATH"
-}
 
 is_built() {
   [ -x "$BIN" ] && [ -f "$BUILT_STAMP" ] && [ "$(cat "$BUILT_STAMP")" = "$MINIO_VERSION" ]
@@ -100,36 +98,13 @@ install_minio() {
   exec 9>&-
 }
 
-# True when something accepts TCP connections on 127.0.0.1:$PORT.
-port_open() { (exec 4<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 
 # MinIO answers its liveness probe once it serves the S3 API (plain bash: no curl needed).
 healthy() {
   timeout 2 bash -c 'exec 5<>"/dev/tcp/127.0.0.1/$1" && printf "GET /minio/health/live HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" >&5 && head -n 1 <&5 | grep -q " 200 "' _ "$PORT" 2>/dev/null
 }
 
-# Prints the pid from the pid file when that process is alive and is our minio.
-running_pid() {
-  [ -f "$PID_FILE" ] || return 1
-  local pid
-  pid=$(cat "$PID_FILE" 2>/dev/null) || return 1
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  # Guard against a recycled pid.
-  if [ -r "/proc/$pid/cmdline" ]; then
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$BIN server" || return 1
-  fi
-  echo "$pid"
-}
 
-fail_with_log() {
-  log "$1"
-  if [ -f "$LOG_FILE" ]; then
-    log "last lines of $LOG_FILE:"
-    tail -n 40 "$LOG_FILE" >&2 || true
-  fi
-  exit 1
-}
 
 # wait_ready PID [ours]: with "ours", a server that misses the deadline is killed (we started it).
 wait_ready() {
@@ -183,42 +158,12 @@ start_minio() {
   print_endpoint
 }
 
-stop_minio() {
-  local pid i
-  if ! pid=$(running_pid); then
-    rm -f "$PID_FILE"
-    log "not running on 127.0.0.1:$PORT (no live pid in $PID_FILE)"
-    return 0
-  fi
-  log "stopping MinIO (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 1 50); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "still alive after 10s; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$PID_FILE"
-  log "stopped"
-}
 
-status_minio() {
-  local pid
-  if pid=$(running_pid) && port_open; then
-    log "running (pid $pid) on 127.0.0.1:$PORT"
-    print_endpoint
-  else
-    log "not running on 127.0.0.1:$PORT"
-    return 1
-  fi
-}
 
 case "${1:-}" in
   install) install_minio ;;
   start) start_minio ;;
-  stop) stop_minio ;;
-  status) status_minio ;;
+  stop) stop_server 10 ;;
+  status) status_server print_endpoint ;;
   *) die "usage: $0 install|start|stop|status" ;;
 esac
