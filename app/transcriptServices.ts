@@ -17,6 +17,7 @@ import { selectTranslator } from '../engines/translation/select.ts'
 import { rulesSpeakerNamer } from '../engines/speakers/rulesNamer.ts'
 import { chatSpeakerNamer } from '../engines/speakers/chatNamer.ts'
 import { loadGe2eEncoder } from '../adapters/ge2e/speakerEncoder.ts'
+import { ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
 
 export interface TranscriptServices {
   transcripts: TranscriptCommands
@@ -32,7 +33,7 @@ export function speakerEmbedderFrom(path: string | null): { embedder: SpeakerEmb
   if (!path) return { embedder: null, reason: 'no speaker-embedding model is configured (set SPEAKER_EMBEDDING_MODEL to a model file)' }
   if (!existsSync(path)) return { embedder: null, reason: `the speaker-embedding model file ${path} does not exist` }
   try {
-    return { embedder: loadGe2eEncoder(path), reason: null }
+    return { embedder: loadGe2eEncoder(path, ffmpegPath()), reason: null }
   } catch (err) {
     return { embedder: null, reason: `the speaker-embedding model file ${path} could not be loaded: ${(err as Error).message}` }
   }

@@ -8,7 +8,7 @@
 // speaker's diarized speech.
 //
 // Audio: WAV (PCM 8/16/24/32-bit or float) is read directly; anything else is decoded with
-// ffmpeg (FFMPEG_PATH or `ffmpeg` on PATH) when it is there.
+// the project's ffmpeg (the one the pipeline decodes with).
 import { readFileSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { basename } from 'node:path'
@@ -72,8 +72,7 @@ export function readWav(buf: Buffer): Pcm | null {
   return null
 }
 
-function decodeWithFfmpeg(path: string): Promise<Pcm> {
-  const bin = process.env.FFMPEG_PATH || 'ffmpeg'
+function decodeWithFfmpeg(path: string, bin: string): Promise<Pcm> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, ['-v', 'error', '-i', path, '-ac', '1', '-ar', String(SR), '-f', 's16le', '-'], { stdio: ['ignore', 'pipe', 'pipe'] })
     const out: Buffer[] = []
@@ -215,7 +214,12 @@ export class Ge2eEncoder implements SpeakerEmbedder {
   private readonly linW: Float32Array
   private readonly linB: Float32Array
 
-  constructor(tensors: Map<string, Tensor>, name: string) {
+  constructor(
+    tensors: Map<string, Tensor>,
+    name: string,
+    /** The ffmpeg that decodes audio other than WAV. */
+    private readonly ffmpeg: string,
+  ) {
     const get = (k: string) => {
       const t = tensors.get(`model_state.${k}`) ?? tensors.get(k)
       if (!t) throw new Error(`the checkpoint has no ${k}: not a GE2E speaker encoder`)
@@ -300,7 +304,7 @@ export class Ge2eEncoder implements SpeakerEmbedder {
 
   async embed(audioPath: string, ranges: readonly TimeRange[]): Promise<SpeakerEmbedding | null> {
     const file = readFileSync(audioPath)
-    const pcm = readWav(file) ?? (await decodeWithFfmpeg(audioPath))
+    const pcm = readWav(file) ?? (await decodeWithFfmpeg(audioPath, this.ffmpeg))
     const parts: Float32Array[] = []
     for (const r of ranges) {
       const a = Math.max(0, Math.floor((r.startMs / 1000) * pcm.sampleRate))
@@ -340,6 +344,6 @@ function normalizeVolume(wav: Float32Array, targetDbfs: number): Float32Array {
 }
 
 /** Loads the encoder from a PyTorch checkpoint file (synchronously: it is read once at start). */
-export function loadGe2eEncoder(path: string): Ge2eEncoder {
-  return new Ge2eEncoder(readTorchCheckpoint(readFileSync(path)), basename(path))
+export function loadGe2eEncoder(path: string, ffmpeg: string): Ge2eEncoder {
+  return new Ge2eEncoder(readTorchCheckpoint(readFileSync(path)), basename(path), ffmpeg)
 }
