@@ -2,17 +2,11 @@
 // when S3_BUCKET is set (README, "Blob storage").
 import type { BlobStore } from '../ports/blobStore.ts'
 import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
-import { S3BlobStore } from '../adapters/s3/blobStore.ts'
+import { S3BlobStore, type S3BlobStoreOptions } from '../adapters/s3/blobStore.ts'
 import { signingSecret } from './secrets.ts'
 
-export interface S3Config {
-  bucket: string
-  region: string
-  endpoint: string | null
-  publicEndpoint: string | null
-  forcePathStyle: boolean
-  credentials: { accessKeyId: string; secretAccessKey: string } | null
-}
+/** What the environment configures of the S3 store (the rest of its options are tuning). */
+export type S3Config = Pick<S3BlobStoreOptions, 'bucket' | 'region' | 'endpoint' | 'publicEndpoint' | 'forcePathStyle' | 'credentials'>
 
 const bool = (v: string | undefined, fallback: boolean, name: string): boolean => {
   if (v === undefined || v === '') return fallback

@@ -14,18 +14,13 @@ export interface RawSegment {
   words: Word[] | null
 }
 
-export interface AssembleInput {
+/** The raw segments, and the transcript's own fields (who made it, language, duration) as they are. */
+export interface AssembleInput extends Pick<Transcript, 'language' | 'languagesDetected' | 'durationSeconds' | 'engine' | 'provider' | 'model'> {
   noteId: string
   jobId: string
   segments: readonly RawSegment[]
   /** True when `speaker` values are people's names (voice tags), kept as `speakerNames`. */
   speakersAreNames: boolean
-  language: string | null
-  languagesDetected: string[]
-  durationSeconds: number | null
-  engine: string
-  provider: string | null
-  model: string | null
 }
 
 const ms = (n: number) => Math.max(0, Math.round(n))
