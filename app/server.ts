@@ -8,7 +8,7 @@ import { startProjection, type RunningProjection } from '../projections/runner.t
 import { READ_MODEL_PROJECTIONS } from './projections.ts'
 import { buildApp } from '../api/buildApp.ts'
 import { buildMcpApp } from '../mcp/http.ts'
-import { seedDemoDataset } from '../commands/demoDataset.ts'
+import { seedDemoDataset } from './demoDataset.ts'
 import { ffprobeMediaProbe } from '../adapters/ffprobe/mediaProbe.ts'
 import { systemResolver } from '../adapters/net/dnsResolver.ts'
 import type { FastifyInstance } from 'fastify'

@@ -14,7 +14,7 @@ import { AccountCommands } from '../commands/accounts.ts'
 import { NoteCommands } from '../commands/notes.ts'
 import { FolderCommands } from '../commands/folders.ts'
 import { OAuthCommands } from '../commands/oauth.ts'
-import { AccountStatusQueries } from '../commands/accountStatus.ts'
+import { AccountStatusQueries } from '../readmodels/accountStatus.ts'
 import type { LocalBlobStore } from '../adapters/local/blobStore.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import { createBlobStore } from './blobStore.ts'
@@ -36,7 +36,7 @@ import { ClipCommands } from '../commands/clips.ts'
 import { OperationLimits } from '../api/rateLimit.ts'
 import { ApiKeyUsage } from '../commands/apiKeyUsage.ts'
 import { PersonCommands } from '../commands/persons.ts'
-import { AuthorizedClients } from '../commands/authorizedClients.ts'
+import { AuthorizedClients } from '../readmodels/authorizedClients.ts'
 
 export interface Services {
   config: Config

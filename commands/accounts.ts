@@ -45,13 +45,13 @@ export class AccountCommands {
   /** Opens the account and its credit ledger; repeating it with the same id changes nothing. */
   async openAccount(o: { accountId?: string; name: string; email?: string | null; plan: Plan }): Promise<{ accountId: string }> {
     const accountId = o.accountId ?? randomUUID()
-    await this.handler.handle(accountStream(accountId), { type: 'OpenAccount', accountId, name: o.name, email: o.email ?? null, now: this.now() }, accountDecider)
+    await this.handler.handle(accountStream.of(accountId), { type: 'OpenAccount', accountId, name: o.name, email: o.email ?? null, now: this.now() }, accountDecider)
     await this.credits.open(accountId, o.plan)
     return { accountId }
   }
 
   async accountExists(accountId: string): Promise<boolean> {
-    return (await this.handler.load(accountStream(accountId), accountDecider)).state.opened
+    return (await this.handler.load(accountStream.of(accountId), accountDecider)).state.opened
   }
 
   async createApiKey(accountId: string, name = 'default'): Promise<IssuedKey> {
@@ -60,7 +60,7 @@ export class AccountCommands {
     const secret = randomBytes(32).toString('base64url')
     const prefix = displayPrefix(keyId, secret)
     await this.handler.handle(
-      apiKeyStream(keyId),
+      apiKeyStream.of(keyId),
       { type: 'CreateApiKey', keyId, accountId, name, prefix, secretHash: hashSecret(secret), now: this.now() },
       apiKeyDecider,
     )
@@ -68,7 +68,7 @@ export class AccountCommands {
   }
 
   async revokeApiKey(accountId: string, keyId: string, reason = 'revoked by the owner'): Promise<void> {
-    await this.handler.handle(apiKeyStream(keyId), { type: 'RevokeApiKey', accountId, reason, now: this.now() }, apiKeyDecider)
+    await this.handler.handle(apiKeyStream.of(keyId), { type: 'RevokeApiKey', accountId, reason, now: this.now() }, apiKeyDecider)
     for (const [token, entry] of this.authCache) if (entry.auth.keyId === keyId) this.authCache.delete(token)
   }
 
@@ -95,7 +95,7 @@ export class AccountCommands {
   private async authenticateFromEvents(token: string): Promise<Authenticated | null> {
     const parsed = parseApiKey(token)
     if (!parsed) return null
-    const { state: key } = await this.handler.load(apiKeyStream(parsed.keyId), apiKeyDecider)
+    const { state: key } = await this.handler.load(apiKeyStream.of(parsed.keyId), apiKeyDecider)
     if (key.status !== 'active' || !secretMatches(parsed.secret, key.secretHash)) return null
     const { state: ledger } = await this.credits.state(key.accountId)
     if (!ledger.opened) return null

@@ -180,7 +180,7 @@ t.test('API keys: shown once, listed by prefix with their last use, revoked', as
   t.notOk(JSON.stringify(list).includes(apiKey.slice(-20)), 'the list never shows the secret')
 
   for (let i = 0; i < 5; i++) t.equal((await s.inject({ method: 'GET', url: '/v1/notes', headers: { authorization: `Bearer ${apiKey}` } })).statusCode, 200)
-  const usage = async () => (await s.services.events.readStream(apiKeyUsageStream(id))).events
+  const usage = async () => (await s.services.events.readStream(apiKeyUsageStream.of(id))).events
   await until('the use is recorded', async () => (await usage()).length === 1)
   await until('the list shows it', async () => !!(await s.docs.collection<ApiKeyDoc>(API_KEYS).findOne({ _id: id }))?.lastUsedAt)
   const first = (await d.request('GET', '/app/api/keys')).json().keys.find((k: { id: string }) => k.id === id).lastUsedAt

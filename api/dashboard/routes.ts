@@ -27,10 +27,11 @@ import {
   VoiceConsentScreen,
 } from '../../contract/dashboard.ts'
 import { listApiKeys } from '../../readmodels/apiKeys.ts'
+import { apiKeyStream } from '../../domain/accounts/apiKey.ts'
 import { cycleStatement, ledgerCycles, statementCsv } from '../../readmodels/ledger.ts'
 import { getNoteDetail, listNotes } from '../../readmodels/notes.ts'
 import { getTranscript } from '../../readmodels/transcripts.ts'
-import { auditAccountLedger } from '../../commands/creditAudit.ts'
+import { auditAccountLedger } from '../../readmodels/creditAudit.ts'
 
 export const DASHBOARD_API = '/app/api'
 
@@ -69,7 +70,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       async handle({ caller, body }) {
         const name = body.name ?? 'dashboard'
         const issued = await s.accounts.createApiKey(caller.accountId, name)
-        await s.sync.waitFor('api-keys', await lastPosition(s, `apikey-${issued.keyId}`))
+        await s.sync.waitFor('api-keys', await lastPosition(s, apiKeyStream.of(issued.keyId)))
         return { id: issued.keyId, name, prefix: issued.prefix, apiKey: issued.apiKey }
       },
     }),
@@ -86,7 +87,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       errors: ['not_found'],
       async handle({ caller, params }) {
         await s.accounts.revokeApiKey(caller.accountId, params.keyId, 'revoked on the dashboard')
-        await s.sync.waitFor('api-keys', await lastPosition(s, `apikey-${params.keyId}`))
+        await s.sync.waitFor('api-keys', await lastPosition(s, apiKeyStream.of(params.keyId)))
         return { id: params.keyId, status: 'revoked' as const }
       },
     }),

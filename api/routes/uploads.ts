@@ -57,7 +57,7 @@ const uploadRoute = (s: Services, local: LocalBlobStore): RouteDef =>
       if (grant.exactBytes !== null && declared !== null && declared !== grant.exactBytes) {
         throw new DomainError('invalid_request', `The note was created for ${grant.exactBytes} bytes (fileSizeBytes); this body has ${declared}.`)
       }
-      const { state } = await s.handler.load(noteStream(params.id), noteDecider)
+      const { state } = await s.handler.load(noteStream.of(params.id), noteDecider)
       if (!state.exists) throw new DomainError('not_found', 'No such note.')
       if (state.phase !== 'awaiting_upload') throw new DomainError('invalid_state', 'This note is not waiting for an upload any more.', { current: statusOf(state.phase) })
       try {

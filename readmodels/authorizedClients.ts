@@ -5,10 +5,10 @@ import { DomainError } from '../domain/errors.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
 import { OAUTH_GRANTS, type OAuthGrantDoc } from '../projections/oauth.ts'
-import { listAuthorizedClients } from '../readmodels/oauthClients.ts'
+import { listAuthorizedClients } from './oauthClients.ts'
 import type { AuthorizedClientList } from '../contract/dashboard.ts'
-import type { OAuthCommands } from './oauth.ts'
-import type { Caller } from './context.ts'
+import type { OAuthCommands } from '../commands/oauth.ts'
+import type { Caller } from '../commands/context.ts'
 
 export class AuthorizedClients {
   constructor(private readonly d: { oauth: OAuthCommands; docs: DocumentStore; sync: ReadModelSync }) {}

@@ -10,8 +10,8 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { NOTES } from '../projections/notes.ts'
 import { CREDIT_ACCOUNTS, LEDGER_ENTRIES, type CreditAccountDoc, type LedgerEntryDoc } from '../projections/ledger.ts'
 import type { AccountStatus } from '../contract/account.ts'
-import type { CommandHandler } from './handleCommand.ts'
-import type { Caller } from './context.ts'
+import type { CommandHandler } from '../commands/handleCommand.ts'
+import type { Caller } from '../commands/context.ts'
 
 /** First instant of the month after `cycle` (YYYY-MM), UTC. */
 const nextCycleStart = (cycle: string) => {
@@ -29,7 +29,7 @@ export class AccountStatusQueries {
 
   async status(caller: Pick<Caller, 'accountId'>): Promise<AccountStatus> {
     const { accountId } = caller
-    const { state: ledger, revision } = await this.handler.load(creditsStream(accountId), ledgerDecider)
+    const { state: ledger, revision } = await this.handler.load(creditsStream.of(accountId), ledgerDecider)
     if (!ledger.opened) throw new DomainError('not_found', 'No such account.')
     const cycle = cycleOf(this.clock())
     // A month that has begun without a command yet: its first command will grant the plan's credits.
@@ -52,7 +52,7 @@ export class AccountStatusQueries {
       notes.countDocuments({ accountId, status: 'ready' }),
       notes.countDocuments({ accountId, status: 'failed' }),
     ])
-    const { state: usage } = await this.handler.load(usageStream(accountId), usageDecider)
+    const { state: usage } = await this.handler.load(usageStream.of(accountId), usageDecider)
     const limits = PLAN_LIMITS[ledger.plan]
     const account = current ? await this.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).findOne({ _id: accountId }) : null
     return {
