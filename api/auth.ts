@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { DomainError } from '../domain/errors.ts'
 import { REST_MIN_PLAN, planAtLeast } from '../domain/credits/plans.ts'
 import type { AccountCommands } from '../commands/accounts.ts'
-import { FixedWindowLimiter, apiKeyCredential, type OperationLimits } from './rateLimit.ts'
+import { FixedWindowLimiter, apiKeyCredential, type OperationLimits } from '../commands/operationLimits.ts'
 
 export interface RestAuthOptions {
   accounts: AccountCommands

@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import type { Services } from '../app/services.ts'
+import type { Application } from '../commands/application.ts'
 import { DomainError, isDomainError } from '../domain/errors.ts'
 import { errorBody, statusOf } from './errors.ts'
 import { restAuth } from './auth.ts'
@@ -23,7 +23,7 @@ export interface BuildAppOptions {
 // Errors a client causes by hanging up or sending a broken stream: not our failure.
 const CLIENT_STREAM_ERRORS = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'ECONNABORTED', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH'])
 
-export function allRoutes(s: Services): RouteDef[] {
+export function allRoutes(s: Application): RouteDef[] {
   const contract: RouteDef[] = []
   const meta: RouteDef[] = [
     defineRoute({
@@ -53,15 +53,15 @@ export function allRoutes(s: Services): RouteDef[] {
         description: 'The service is up.',
       },
       errors: [],
-      handle: async () => ({ status: 'ok' as const, version: s.version, projections: s.projections.map((p) => ({ name: p.name, position: p.position() })) }),
+      handle: async () => ({ status: 'ok' as const, version: s.settings.version, projections: s.projectionPositions() }),
     }),
   ]
   contract.push(...featureRoutes(s), ...meta)
-  const openapi = buildOpenApi(contract, { version: s.version, serverUrl: s.config.publicBaseUrl })
+  const openapi = buildOpenApi(contract, { version: s.settings.version, serverUrl: s.settings.publicBaseUrl })
   return contract
 }
 
-export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyInstance {
+export function buildApp(s: Application, options: BuildAppOptions = {}): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 1024 * 1024,
@@ -81,7 +81,7 @@ export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyIns
   })
 
   app.register(async (v1) => {
-    restAuth(v1, { accounts: s.accounts, rateLimit: s.config.rateLimit, limits: s.limits })
+    restAuth(v1, { accounts: s.accounts, rateLimit: s.settings.rateLimit, limits: s.limits })
     for (const r of routes) if (!r.public) registerRoute(v1, r)
   })
   app.register(async (open) => {

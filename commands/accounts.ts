@@ -14,6 +14,8 @@ export interface IssuedKey {
   /** The only time the secret is visible. */
   apiKey: string
   prefix: string
+  /** Where the key's event landed (for read-your-writes). */
+  position: number | null
 }
 
 export interface Authenticated {
@@ -59,17 +61,19 @@ export class AccountCommands {
     const keyId = ulid()
     const secret = randomBytes(32).toString('base64url')
     const prefix = displayPrefix(keyId, secret)
-    await this.handler.handle(
+    const r = await this.handler.handle(
       apiKeyStream.of(keyId),
       { type: 'CreateApiKey', keyId, accountId, name, prefix, secretHash: hashSecret(secret), now: this.now() },
       apiKeyDecider,
     )
-    return { keyId, apiKey: formatApiKey(keyId, secret), prefix }
+    return { keyId, apiKey: formatApiKey(keyId, secret), prefix, position: r.position }
   }
 
-  async revokeApiKey(accountId: string, keyId: string, reason = 'revoked by the owner'): Promise<void> {
-    await this.handler.handle(apiKeyStream.of(keyId), { type: 'RevokeApiKey', accountId, reason, now: this.now() }, apiKeyDecider)
+  /** Returns where the revocation landed (null when the key was revoked already). */
+  async revokeApiKey(accountId: string, keyId: string, reason = 'revoked by the owner'): Promise<number | null> {
+    const r = await this.handler.handle(apiKeyStream.of(keyId), { type: 'RevokeApiKey', accountId, reason, now: this.now() }, apiKeyDecider)
     for (const [token, entry] of this.authCache) if (entry.auth.keyId === keyId) this.authCache.delete(token)
+    return r.position
   }
 
   /** Null for anything that is not a live key of an open account. */

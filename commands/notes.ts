@@ -7,7 +7,7 @@ import { DomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { PRICES } from '../domain/credits/prices.ts'
-import { audioBlobOf, noteDecider, noteStream, ownedNote, type NoteCommand } from '../domain/notes/note.ts'
+import { audioBlobOf, noteDecider, noteStream, ownedNote, statusOf, type NoteCommand } from '../domain/notes/note.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
 import { refusedTarget } from './publicTarget.ts'
 import { minutesFor, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
@@ -64,6 +64,13 @@ export class NoteCommands {
     const result = await this.d.handler.handle(noteStream.of(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
     await this.d.sync.waitFor('notes', result.position)
     return result
+  }
+
+  /** Refuses an upload's bytes unless the note exists and still waits for them (PUT /uploads/:id). */
+  async expectUpload(noteId: string): Promise<void> {
+    const { state } = await this.d.handler.load(noteStream.of(noteId), noteDecider)
+    if (!state.exists) throw new DomainError('not_found', 'No such note.')
+    if (state.phase !== 'awaiting_upload') throw new DomainError('invalid_state', 'This note is not waiting for an upload any more.', { current: statusOf(state.phase) })
   }
 
   /**

@@ -4,11 +4,11 @@
 // the endpoint's protected resource metadata (RFC 9728 section 5.1), which is how an AI client
 // discovers the OAuth flow.
 import type { FastifyReply } from 'fastify'
-import type { Services } from '../app/services.ts'
+import type { Application } from '../commands/application.ts'
 import type { Caller } from '../commands/context.ts'
 import { looksLikeAccessToken } from '../domain/oauth/tokens.ts'
 import { bearerToken } from '../api/auth.ts'
-import { apiKeyCredential } from '../api/rateLimit.ts'
+import { apiKeyCredential } from '../commands/operationLimits.ts'
 import { errorBody } from '../api/errors.ts'
 
 export interface McpAuth {
@@ -17,7 +17,7 @@ export interface McpAuth {
   limiterKey: string
 }
 
-export async function authenticateMcp(s: Services, authorization: string | undefined): Promise<McpAuth | null> {
+export async function authenticateMcp(s: Application, authorization: string | undefined): Promise<McpAuth | null> {
   const token = bearerToken(authorization)
   if (!token) return null
   if (looksLikeAccessToken(token)) {

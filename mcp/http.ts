@@ -6,10 +6,10 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import type { Services } from '../app/services.ts'
+import type { Application } from '../commands/application.ts'
 import { demoCaller, type Caller } from '../commands/context.ts'
 import { errorBody } from '../api/errors.ts'
-import { FixedWindowLimiter } from '../api/rateLimit.ts'
+import { FixedWindowLimiter } from '../commands/operationLimits.ts'
 import { authenticateMcp, unauthorized } from './auth.ts'
 import { buildMcpServer } from './server.ts'
 import { DEMO_LIMIT, mcpInfo, mcpUrls, protectedResourceMetadata } from './info.ts'
@@ -20,11 +20,11 @@ interface Limits {
 }
 
 // One set of counters per service instance, shared by both listeners: they are one server.
-const limits = new WeakMap<Services, Limits>()
-function limitsOf(s: Services): Limits {
+const limits = new WeakMap<Application, Limits>()
+function limitsOf(s: Application): Limits {
   let l = limits.get(s)
   if (!l) {
-    l = { perCredential: new FixedWindowLimiter(s.config.rateLimit.max, s.config.rateLimit.windowSeconds), demoPerIp: new FixedWindowLimiter(DEMO_LIMIT.requests, DEMO_LIMIT.windowSeconds) }
+    l = { perCredential: new FixedWindowLimiter(s.settings.rateLimit.max, s.settings.rateLimit.windowSeconds), demoPerIp: new FixedWindowLimiter(DEMO_LIMIT.requests, DEMO_LIMIT.windowSeconds) }
     limits.set(s, l)
   }
   return l
@@ -35,7 +35,7 @@ function tooMany(reply: FastifyReply, retryAfter: number, message: string) {
 }
 
 /** Hands the request to a fresh stateless MCP server acting for `caller`. */
-async function serve(s: Services, req: FastifyRequest, reply: FastifyReply, caller: (requestId: string) => Caller, credential: string, demo: boolean) {
+async function serve(s: Application, req: FastifyRequest, reply: FastifyReply, caller: (requestId: string) => Caller, credential: string, demo: boolean) {
   reply.hijack()
   const log = (err: unknown, msg: string) => req.log.error({ err }, msg)
   const server = buildMcpServer(s, { caller, credential, demo, log })
@@ -61,7 +61,7 @@ function methodNotAllowed(_req: FastifyRequest, reply: FastifyReply) {
 }
 
 /** An authenticated MCP endpoint at `path`; a 401 points at `resourceMetadataUrl`. */
-function mcpEndpoint(app: FastifyInstance, s: Services, path: string, resourceMetadataUrl: string) {
+function mcpEndpoint(app: FastifyInstance, s: Application, path: string, resourceMetadataUrl: string) {
   app.post(path, async (req, reply) => {
     const auth = await authenticateMcp(s, req.headers.authorization)
     if (!auth) return unauthorized(reply, resourceMetadataUrl, req.headers.authorization !== undefined)
@@ -74,7 +74,7 @@ function mcpEndpoint(app: FastifyInstance, s: Services, path: string, resourceMe
 }
 
 /** The public demo: no key, read-only tools over the sample library, 10 requests per 10 minutes per IP. */
-function demoEndpoint(app: FastifyInstance, s: Services, path: string) {
+function demoEndpoint(app: FastifyInstance, s: Application, path: string) {
   app.post(path, async (req, reply) => {
     // Whatever the request carries (an API key, a token), the demo acts for the sample library only.
     const hit = limitsOf(s).demoPerIp.hit(req.ip)
@@ -92,7 +92,7 @@ const trustProxy = (t: boolean | number | string): boolean | string | ((address:
   typeof t === 'number' ? (_address, hop) => hop < t : t
 
 /** On the REST host: POST /mcp/stream, GET /mcp/info, and the stream's resource metadata. */
-export function mcpBaseRoutes(s: Services) {
+export function mcpBaseRoutes(s: Application) {
   return async (app: FastifyInstance) => {
     const u = mcpUrls(s)
     mcpEndpoint(app, s, '/mcp/stream', u.streamResourceMetadata)
@@ -105,8 +105,8 @@ export function mcpBaseRoutes(s: Services) {
  * The {mcp_url} listener: the MCP server at its root, the demo at /demo, the same info at /info,
  * and the resource metadata at /.well-known/oauth-protected-resource.
  */
-export function buildMcpApp(s: Services, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.config.mcp.trustProxy) })
+export function buildMcpApp(s: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.settings.mcp.trustProxy) })
   const u = mcpUrls(s)
   mcpEndpoint(app, s, '/', u.mcpResourceMetadata)
   demoEndpoint(app, s, '/demo')

@@ -10,8 +10,13 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { NOTES } from '../projections/notes.ts'
 import { CREDIT_ACCOUNTS, LEDGER_ENTRIES, type CreditAccountDoc, type LedgerEntryDoc } from '../projections/ledger.ts'
 import type { AccountStatus } from '../contract/account.ts'
-import type { CommandHandler } from '../commands/handleCommand.ts'
+import type { Decider, DomainEvent } from '../domain/decider.ts'
 import type { Caller } from '../commands/context.ts'
+
+/** Reads an aggregate's current state (the command handler, with its fold cache). */
+export interface StateLoader {
+  load<Event extends DomainEvent, State>(streamName: string, decider: Decider<never, Event, State>): Promise<{ state: State; revision: number }>
+}
 
 /** First instant of the month after `cycle` (YYYY-MM), UTC. */
 const nextCycleStart = (cycle: string) => {
@@ -21,7 +26,7 @@ const nextCycleStart = (cycle: string) => {
 
 export class AccountStatusQueries {
   constructor(
-    private readonly handler: CommandHandler,
+    private readonly handler: StateLoader,
     private readonly docs: DocumentStore,
     private readonly clock: () => Date = () => new Date(),
     private readonly readModelWaitMs = 2000,

@@ -26,3 +26,7 @@ export async function auditAccountLedger(d: CreditAuditDeps, accountId: string):
   )
   return { accountId, auditedAt: new Date().toISOString(), ...result }
 }
+
+/** The audit as the dashboard calls it. */
+export const creditAudit = (d: CreditAuditDeps) => ({ account: (accountId: string) => auditAccountLedger(d, accountId) })
+export type CreditAudit = ReturnType<typeof creditAudit>

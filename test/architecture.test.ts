@@ -9,29 +9,11 @@ import { tempDir } from './support/tmp.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
-// Imports that still break the table while the edges move onto the application facade; each
-// entry must still occur (so the list only shrinks) and it must reach zero.
+// Imports that still break the table: commands that read a read model directly (to be given a
+// query object instead), and the REST app mounting MCP (until app/server.ts mounts both). Each
+// entry must still occur, so the list only shrinks.
 const NOT_YET: readonly string[] = [
-  'api/buildApp.ts -> app/services.ts',
   'api/buildApp.ts -> mcp/http.ts',
-  'api/dashboard/index.ts -> app/services.ts',
-  'api/dashboard/routes.ts -> app/services.ts',
-  'api/dashboard/session.ts -> app/services.ts',
-  'api/dashboard/session.ts -> app/secrets.ts',
-  'api/oauth/routes.ts -> app/services.ts',
-  'api/oauth/routes.ts -> app/secrets.ts',
-  'api/routes/account.ts -> app/services.ts',
-  'api/routes/analysis.ts -> app/services.ts',
-  'api/routes/ask.ts -> app/services.ts',
-  'api/routes/clips.ts -> app/services.ts',
-  'api/routes/deliverables.ts -> app/services.ts',
-  'api/routes/folders.ts -> app/services.ts',
-  'api/routes/index.ts -> app/services.ts',
-  'api/routes/notes.ts -> app/services.ts',
-  'api/routes/transcripts.ts -> app/services.ts',
-  'api/routes/uploads.ts -> app/services.ts',
-  'api/routes/uploads.ts -> adapters/local/blobStore.ts',
-  'api/routes/webhooks.ts -> app/services.ts',
   'commands/analysis.ts -> readmodels/analysis.ts',
   'commands/ask.ts -> readmodels/retrieval.ts',
   'commands/deliverables.ts -> projections/analysis.ts',
@@ -42,15 +24,6 @@ const NOT_YET: readonly string[] = [
   'commands/transcripts.ts -> readmodels/transcripts.ts',
   'commands/voice.ts -> readmodels/transcripts.ts',
   'commands/webhooks.ts -> projections/webhooks.ts',
-  'mcp/auth.ts -> app/services.ts',
-  'mcp/http.ts -> app/services.ts',
-  'mcp/info.ts -> app/services.ts',
-  'mcp/server.ts -> app/services.ts',
-  'mcp/tool.ts -> app/services.ts',
-  'readmodels/accountStatus.ts -> commands/handleCommand.ts',
-  'readmodels/accountStatus.ts -> commands/context.ts',
-  'readmodels/authorizedClients.ts -> commands/oauth.ts',
-  'readmodels/authorizedClients.ts -> commands/context.ts',
 ]
 
 t.test('no import breaks the layer table, and no module imports itself through a cycle', async (t) => {

@@ -16,8 +16,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { randomBytes } from 'node:crypto'
 import { DomainError } from '../../domain/errors.ts'
 import { parseSessionToken } from '../../domain/accounts/session.ts'
-import type { Services } from '../../app/services.ts'
-import { signingSecret } from '../../app/secrets.ts'
+import type { Application } from '../../commands/application.ts'
 import type { DashboardAuth } from '../../commands/persons.ts'
 import { Signer, readCookies } from '../oauth/signing.ts'
 
@@ -40,9 +39,9 @@ export function setCookie(reply: FastifyReply, name: string, value: string, o: {
   ])
 }
 
-const perServices = new WeakMap<Services, DashboardSessions>()
+const perServices = new WeakMap<Application, DashboardSessions>()
 /** One per service instance: the dashboard and the OAuth consent page read the same sessions. */
-export function dashboardSessionsOf(s: Services): DashboardSessions {
+export function dashboardSessionsOf(s: Application): DashboardSessions {
   let d = perServices.get(s)
   if (!d) perServices.set(s, (d = new DashboardSessions(s)))
   return d
@@ -53,10 +52,10 @@ export class DashboardSessions {
   private readonly signer: Signer
   private readonly origins: Set<string>
 
-  constructor(private readonly s: Services) {
-    this.cookies = cookieNames(s.config.dashboard.secureCookies)
-    this.signer = new Signer(signingSecret(s.config.dataDir, 'dashboard', s.config.dashboard.signingSecret))
-    this.origins = new Set([new URL(s.config.publicBaseUrl).origin])
+  constructor(private readonly s: Application) {
+    this.cookies = cookieNames(s.settings.dashboard.secureCookies)
+    this.signer = new Signer(s.settings.secrets.dashboard)
+    this.origins = new Set([new URL(s.settings.publicBaseUrl).origin])
   }
 
   /** The session cookie's value, if any. */

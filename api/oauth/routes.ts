@@ -5,21 +5,20 @@
 // which OAuth clients parse, not the REST error body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import type { Services } from '../../app/services.ts'
-import { signingSecret } from '../../app/secrets.ts'
+import type { Application } from '../../commands/application.ts'
 import { isOAuthError, OAuthError } from '../../domain/oauth/errors.ts'
 import { OAUTH_SCOPES, PKCE_METHODS } from '../../domain/oauth/tokens.ts'
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../domain/oauth/client.ts'
 import type { PresentedClient, ValidAuthorization } from '../../commands/oauth.ts'
 import { AuthorizationRequest, ClientRegistrationRequest, RevocationRequest, TokenRequest, type AuthorizationServerMetadata } from '../../contract/oauth.ts'
 import { errorBody } from '../errors.ts'
-import { FixedWindowLimiter } from '../rateLimit.ts'
+import { FixedWindowLimiter } from '../../commands/operationLimits.ts'
 import { consentPage, errorPage } from './consentPage.ts'
 import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue, readCookies } from './signing.ts'
 import { dashboardSessionsOf } from '../dashboard/session.ts'
 
-export function authorizationServerMetadata(s: Services): AuthorizationServerMetadata {
-  const base = s.config.publicBaseUrl
+export function authorizationServerMetadata(s: Application): AuthorizationServerMetadata {
+  const base = s.settings.publicBaseUrl
   return {
     issuer: base,
     authorization_endpoint: `${base}/oauth/authorize`,
@@ -85,10 +84,10 @@ function html(reply: FastifyReply, status: number, body: string) {
     .send(body)
 }
 
-export function oauthRoutes(s: Services) {
+export function oauthRoutes(s: Application) {
   return async (app: FastifyInstance) => {
-    const signer = new Signer(signingSecret(s.config.dataDir, 'oauth', s.config.oauthSigningSecret))
-    const secure = s.config.publicBaseUrl.startsWith('https:')
+    const signer = new Signer(s.settings.secrets.oauth)
+    const secure = s.settings.publicBaseUrl.startsWith('https:')
     // Registration is open to anyone (RFC 7591): counted per IP so it cannot be flooded; sign-in
     // attempts on the consent page likewise.
     const registrations = new FixedWindowLimiter(30, 3600)
