@@ -35,7 +35,7 @@ export class FixedWindowLimiter {
   }
 }
 
-/** The limiter key of an API key; an OAuth grant counts as `grant:<grantId>` (mcp/auth.ts). */
+/** The limiter key of an API key; an OAuth grant counts as `grant:<grantId>` (api/http/authentication.ts). */
 export const apiKeyCredential = (keyId: string) => `key:${keyId}`
 
 /**

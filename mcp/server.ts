@@ -28,7 +28,7 @@ const INSTRUCTIONS =
 export interface McpServerOptions {
   /** The account every call acts for, given the call's request id. */
   caller: (requestId: string) => Caller
-  /** What the per-operation limits count by (mcp/auth.ts `limiterKey`). */
+  /** What the per-operation limits count by (api/http/authentication.ts `limiterKey`). */
   credential: string
   /** Read-only tools only, over the sample library. */
   demo: boolean

@@ -13,7 +13,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 // query object instead), and the REST app mounting MCP (until app/server.ts mounts both). Each
 // entry must still occur, so the list only shrinks.
 const NOT_YET: readonly string[] = [
-  'api/buildApp.ts -> mcp/http.ts',
   'commands/analysis.ts -> readmodels/analysis.ts',
   'commands/ask.ts -> readmodels/retrieval.ts',
   'commands/deliverables.ts -> projections/analysis.ts',

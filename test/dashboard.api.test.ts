@@ -51,6 +51,11 @@ t.test('sign-in, the session cookie and sign-out', async (t) => {
   t.equal(ok.statusCode, 201, 'emails are case-insensitive')
   const cookie = [ok.headers['set-cookie']].flat().map(String).find((c) => c.startsWith('notes_session='))!
   t.match(cookie, /; Path=\/; Max-Age=43\d\d\d; HttpOnly; SameSite=Lax$/, 'HttpOnly, SameSite=Lax, 12 hours, no Secure on plain http')
+  t.same(
+    [ok.headers['set-cookie']].flat().map((c) => String(c).split('=')[0]),
+    ['notes_session', 'notes_presession'],
+    'each cookie is set once: the session, and the pre-session cleared',
+  )
   t.match(ok.json(), { signedIn: true, person: { email: a.email, name: 'Pat Example' }, account: { accountId: a.accountId, plan: 'pro' }, csrfToken: /.{20,}/ })
   t.notOk(anon.cookies.has('notes_presession'), 'the pre-session cookie is dropped')
   const token = anon.cookies.get('notes_session')!
