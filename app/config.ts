@@ -2,6 +2,7 @@
 import { join, resolve } from 'node:path'
 import { loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
 import { loadS3Config, type S3Config } from './blobStore.ts'
+import { parseAllowlist } from '../domain/net/addressPolicy.ts'
 
 export interface Config {
   port: number
@@ -87,6 +88,8 @@ const fraction = (v: string | undefined, fallback: number, name: string): number
   return n
 }
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+/** An SSRF allowlist, refused at start when an entry is not a host, address or CIDR. */
+const allowlist = (v: string | undefined) => (parseAllowlist(list(v)), list(v))
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? join(process.cwd(), 'data'))
@@ -105,7 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
-    importAllowlist: list(env.IMPORT_ALLOW_HOSTS),
+    importAllowlist: allowlist(env.IMPORT_ALLOW_HOSTS),
     uploadUrlTtlSeconds: int(env.UPLOAD_URL_TTL_SECONDS, 3600, 'UPLOAD_URL_TTL_SECONDS') || 3600,
     uploadSigningSecret: env.UPLOAD_SIGNING_SECRET || null,
     s3: loadS3Config(env),
