@@ -14,6 +14,7 @@ import { AccountCommands } from '../commands/accounts.ts'
 import { NoteCommands } from '../commands/notes.ts'
 import { FolderCommands } from '../commands/folders.ts'
 import { OAuthCommands } from '../commands/oauth.ts'
+import { OAuthGrants } from '../commands/oauthGrants.ts'
 import { AccountStatusQueries } from '../commands/accountStatus.ts'
 import type { LocalBlobStore } from '../adapters/local/blobStore.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
@@ -113,7 +114,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     docs: deps.docs,
     handler,
     credits,
-    accounts: new AccountCommands(handler, credits, clock, new ApiKeyUsage(deps.events, config.dashboard.keyUsageIntervalSeconds * 1000, clock)),
+    accounts: new AccountCommands(handler, credits, new OAuthGrants(deps.events, handler, clock), clock, new ApiKeyUsage(deps.events, config.dashboard.keyUsageIntervalSeconds * 1000, clock)),
     notes: new NoteCommands({
       handler,
       credits,

@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { OAuthError } from '../domain/oauth/errors.ts'
 import { oauthClientDecider, oauthClientStream, type ClientRegistration, type GrantType, type OAuthClientState, type TokenEndpointAuthMethod } from '../domain/oauth/client.ts'
 import { consentCovers, oauthConsentDecider, oauthConsentStream } from '../domain/oauth/consent.ts'
-import { accessTokenOwner, oauthGrantDecider, oauthGrantStream, type OAuthGrantEvent, type OAuthGrantState } from '../domain/oauth/grant.ts'
+import { accessTokenOwner, oauthGrantDecider, oauthGrantStream, type GrantApprover, type OAuthGrantEvent, type OAuthGrantState } from '../domain/oauth/grant.ts'
 import { DEFAULT_SCOPE, formatToken, hashTokenSecret, isS256Challenge, parseToken, sameHash, scopeList, unknownScopes } from '../domain/oauth/tokens.ts'
 import { accountDecider, accountStream } from '../domain/accounts/account.ts'
 import { apiKeyDecider, apiKeyStream } from '../domain/accounts/apiKey.ts'
@@ -173,8 +173,8 @@ export class OAuthCommands {
     return state.status === 'active' && state.accountId === accountId
   }
 
-  /** The user approved: remember the consent for this client, open a grant, hand out its code. */
-  async approve(accountId: string, req: ValidAuthorization): Promise<{ redirect: string; grantId: string }> {
+  /** The user approved (`approvedBy`): remember the consent for this client, open a grant, hand out its code. */
+  async approve(accountId: string, req: ValidAuthorization, approvedBy: GrantApprover): Promise<{ redirect: string; grantId: string }> {
     const now = this.now()
     await this.handler.handle(oauthConsentStream(accountId), { type: 'GiveConsent', accountId, clientId: req.client.clientId, scope: req.scope, now }, oauthConsentDecider)
     const grantId = randomUUID()
@@ -191,6 +191,7 @@ export class OAuthCommands {
         redirectUri: req.redirectUri,
         codeChallenge: req.codeChallenge,
         codeHash: hashTokenSecret(secret),
+        approvedBy,
         now,
       },
       oauthGrantDecider,
@@ -219,6 +220,7 @@ export class OAuthCommands {
     if (!form.code_verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE).')
     const code = parseToken('code', form.code)
     if (!code) throw new OAuthError('invalid_grant', 'The authorization code is not valid.')
+    await this.endIfApproverRevoked(code.grantId)
     const access = newSecret()
     const refresh = client.grantTypes.includes('refresh_token') ? newSecret() : null
     const now = this.now()
@@ -245,6 +247,7 @@ export class OAuthCommands {
     if (!form.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required.')
     const presented = parseToken('refresh', form.refresh_token)
     if (!presented) throw new OAuthError('invalid_grant', 'The refresh token is not valid.')
+    await this.endIfApproverRevoked(presented.grantId)
     if (form.scope) {
       const { state } = await this.handler.load(oauthGrantStream(presented.grantId), oauthGrantDecider)
       if (state.status !== 'none' && scopeList(form.scope).some((s) => !scopeList(state.scope).includes(s))) throw new OAuthError('invalid_scope', 'A refresh cannot widen the scope.')
@@ -274,6 +277,24 @@ export class OAuthCommands {
     const known = this.config.resources.find((r) => trimSlash(r) === trimSlash(resource))
     if (!known) throw new OAuthError('invalid_target', `resource must be one of ${this.config.resources.join(', ')}.`)
     return known
+  }
+
+  /**
+   * A grant approved with an API key ends with that key. The key's revocation revokes such grants
+   * by events (OAuthGrants.revokeApprovedByKey); this check makes it hold from the very moment the
+   * key is revoked, in every process, and records the revocation if it was missed.
+   */
+  private async approverRevoked(g: { accountId: string; approvedBy: GrantApprover | null }): Promise<boolean> {
+    if (g.approvedBy?.kind !== 'api_key') return false
+    const { state } = await this.handler.load(apiKeyStream(g.approvedBy.keyId), apiKeyDecider)
+    return !(state.status === 'active' && state.accountId === g.accountId)
+  }
+
+  private async endIfApproverRevoked(grantId: string) {
+    const { state } = await this.handler.load(oauthGrantStream(grantId), oauthGrantDecider)
+    if (state.status !== 'active' || !(await this.approverRevoked(state))) return
+    await this.handler.handle(oauthGrantStream(grantId), { type: 'RevokeGrant', reason: 'api_key_revoked', now: this.now() }, oauthGrantDecider)
+    throw new OAuthError('invalid_grant', 'The API key that approved this authorization was revoked; authorize again.')
   }
 
   private refuseIfRevoked(events: OAuthGrantEvent[], why: string) {
@@ -347,7 +368,7 @@ export class OAuthCommands {
     if (!parsed) return null
     const { state } = await this.handler.load(oauthGrantStream(parsed.grantId), oauthGrantDecider)
     const grant = accessTokenOwner(state, hashTokenSecret(parsed.secret), this.now())
-    if (!grant) return null
+    if (!grant || (await this.approverRevoked(grant))) return null
     const { state: ledger } = await this.credits.state(grant.accountId)
     if (!ledger.opened) return null
     return { accountId: grant.accountId, plan: ledger.plan, grantId: grant.grantId, clientId: grant.clientId, scope: grant.scope }

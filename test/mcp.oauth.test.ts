@@ -3,48 +3,16 @@
 // consent page, tokens, refresh with rotation, expiry, revocation; walked once by the SDK's own
 // client exactly as an AI client does it, and then failure by failure over plain HTTP.
 import t from 'tap'
-import { createHash, randomBytes } from 'node:crypto'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema, type OAuthClientInformationMixed, type OAuthClientMetadata, type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { mcpTestService, structured } from './support/mcp.ts'
+import { Browser, hiddenFields, pkce } from './support/oauthBrowser.ts'
 
 const MIN = 60_000
 const HOUR = 60 * MIN
 const DAY = 24 * HOUR
-
-const b64 = (n = 32) => randomBytes(n).toString('base64url')
-function pkce() {
-  const verifier = b64(48)
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') }
-}
-
-const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
-
-/** A user agent with a cookie jar: what the person at the consent page uses. */
-class Browser {
-  readonly cookies = new Map<string, string>()
-  private header() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
-  }
-  private keep(r: Response) {
-    for (const c of r.headers.getSetCookie()) {
-      const [pair] = c.split(';')
-      const i = pair!.indexOf('=')
-      this.cookies.set(pair!.slice(0, i), pair!.slice(i + 1))
-    }
-    return r
-  }
-  async get(url: string | URL) {
-    return this.keep(await fetch(url, { redirect: 'manual', headers: { cookie: this.header() } }))
-  }
-  async post(url: string, form: Record<string, string>) {
-    return this.keep(await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: this.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) }))
-  }
-}
-
-const hiddenFields = (html: string) => Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescapeHtml(m[2]!)]))
 
 /** The SDK's client-side OAuth state, kept in memory the way an AI client keeps it. */
 class TestClientProvider implements OAuthClientProvider {

@@ -37,7 +37,7 @@ async function oauthAccessToken(s: McpTestService, accountId: string): Promise<s
     resource: s.mcpUrl,
   })
   if (!checked.ok) throw new Error('authorization request refused')
-  const { redirect } = await s.services.oauth.approve(accountId, checked.request)
+  const { redirect } = await s.services.oauth.approve(accountId, checked.request, { kind: 'person', personId: 'test-person' })
   const code = new URL(redirect).searchParams.get('code')!
   const tokens = await s.services.oauth.token(
     { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: client.client_id },

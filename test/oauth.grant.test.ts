@@ -28,6 +28,7 @@ const granted: OAuthGrantEvent = decideGrant(
     redirectUri: 'http://127.0.0.1:5000/cb',
     codeChallenge: s256(verifier),
     codeHash: hashTokenSecret('code-secret'),
+    approvedBy: { kind: 'api_key', keyId: '01K0000000000000000000000A' },
     now: T0,
   },
   { status: 'none' },

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { Services } from '../../app/services.ts'
 import { signingSecret } from '../../app/secrets.ts'
 import { isOAuthError, OAuthError } from '../../domain/oauth/errors.ts'
+import type { GrantApprover } from '../../domain/oauth/grant.ts'
 import { OAUTH_SCOPES, PKCE_METHODS } from '../../domain/oauth/tokens.ts'
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../domain/oauth/client.ts'
 import type { PresentedClient, ValidAuthorization } from '../../commands/oauth.ts'
@@ -85,6 +86,13 @@ function html(reply: FastifyReply, status: number, body: string) {
     .send(body)
 }
 
+/** Who approves in this browser: a dashboard person, or (fallback) the account's API key. */
+interface Approver {
+  accountId: string
+  person: { name: string; email: string } | null
+  approvedBy: GrantApprover
+}
+
 export function oauthRoutes(s: Services) {
   return async (app: FastifyInstance) => {
     const signer = new Signer(signingSecret(s.config.dataDir, 'oauth', s.config.oauthSigningSecret))
@@ -129,11 +137,11 @@ export function oauthRoutes(s: Services) {
      * Who approves, in this browser: a person signed in to the dashboard (its session cookie), or,
      * as a fallback for accounts without a dashboard sign-in, an earlier API-key sign-in on this page.
      */
-    const sessionOf = async (req: FastifyRequest): Promise<{ accountId: string; person: { name: string; email: string } | null } | null> => {
+    const sessionOf = async (req: FastifyRequest): Promise<Approver | null> => {
       const person = await dashboardSessions.authenticate(req)
-      if (person) return { accountId: person.accountId, person: { name: person.name, email: person.email } }
+      if (person) return { accountId: person.accountId, person: { name: person.name, email: person.email }, approvedBy: { kind: 'person', personId: person.personId } }
       const session = signer.readSession(readCookies(req.headers.cookie)[SESSION_COOKIE], Date.now())
-      return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? { accountId: session.accountId, person: null } : null
+      return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? { accountId: session.accountId, person: null, approvedBy: { kind: 'api_key', keyId: session.keyId } } : null
     }
 
     /** The dashboard's sign-in, coming back to this very authorization request. */
@@ -143,7 +151,7 @@ export function oauthRoutes(s: Services) {
       return `/app/sign-in?${new URLSearchParams({ next: `/oauth/authorize?${q}` })}`
     }
 
-    const showConsent = async (req: FastifyRequest, reply: FastifyReply, request: ValidAuthorization, signedIn: { accountId: string; person: { name: string; email: string } | null } | null, error: string | null) => {
+    const showConsent = async (req: FastifyRequest, reply: FastifyReply, request: ValidAuthorization, signedIn: Approver | null, error: string | null) => {
       let csrfCookie = readCookies(req.headers.cookie)[CSRF_COOKIE]
       if (!csrfCookie || csrfCookie.length < 43) {
         csrfCookie = randomCookieValue()
@@ -162,7 +170,7 @@ export function oauthRoutes(s: Services) {
       const session = await sessionOf(req)
       // Approved before for this client and scope, and signed in: no screen (spec: approve once per client).
       if (session && (await s.oauth.hasConsent(session.accountId, checked.request.client.clientId, checked.request.scope))) {
-        const { redirect } = await s.oauth.approve(session.accountId, checked.request)
+        const { redirect } = await s.oauth.approve(session.accountId, checked.request, session.approvedBy)
         return reply.header('cache-control', 'no-store').redirect(redirect, 302)
       }
       return showConsent(req, reply, checked.request, session, null)
@@ -189,10 +197,10 @@ export function oauthRoutes(s: Services) {
         const key = f.api_key?.trim()
         const auth = key ? await s.accounts.authenticate(key) : null
         if (!auth) return showConsent(req, reply, request, null, key ? 'That API key is not valid. Copy it again from the dashboard’s key page.' : 'Sign in to the dashboard first (or give the account’s API key).')
-        signedIn = { accountId: auth.accountId, person: null }
+        signedIn = { accountId: auth.accountId, person: null, approvedBy: { kind: 'api_key', keyId: auth.keyId } }
         reply.header('set-cookie', cookie(SESSION_COOKIE, signer.session(auth.accountId, auth.keyId, Date.now()), { maxAgeSeconds: SESSION_SECONDS, sameSite: 'Lax', secure }))
       }
-      const { redirect } = await s.oauth.approve(signedIn.accountId, request)
+      const { redirect } = await s.oauth.approve(signedIn.accountId, request, signedIn.approvedBy)
       return reply.header('cache-control', 'no-store').redirect(redirect, 302)
     })
 

@@ -3,15 +3,22 @@
 // refresh, to its revocation. Tokens are rotated on every refresh; presenting a code twice, or
 // a refresh token that was already rotated away, is a sign of theft and revokes the whole grant
 // (OAuth 2.1 sections 4.1.3 and 4.3.1). Nothing outlives the hard expiry, 90 days after approval.
+// A grant remembers who approved it: one approved with an API key ends with that key.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { OAuthError } from './errors.ts'
 import { OAUTH_LIFETIMES, sameHash, verifierMatches } from './tokens.ts'
 
 export const oauthGrantStream = (grantId: string) => `oauthgrant-${grantId}`
 
-/** `revoked_by_user`: the account's person revoked the client on the dashboard. */
-export const REVOCATION_REASONS = ['code_reuse', 'refresh_token_reuse', 'revoked_by_client', 'revoked_by_user'] as const
+/**
+ * `revoked_by_user`: the account's person revoked the client on the dashboard; `api_key_revoked`:
+ * the API key that approved it was revoked; `revoked_by_admin`: the admin command.
+ */
+export const REVOCATION_REASONS = ['code_reuse', 'refresh_token_reuse', 'revoked_by_client', 'revoked_by_user', 'api_key_revoked', 'revoked_by_admin'] as const
 export type RevocationReason = (typeof REVOCATION_REASONS)[number]
+
+/** Who approved on the consent page: a person signed in to the dashboard, or the account's API key. */
+export type GrantApprover = { kind: 'person'; personId: string } | { kind: 'api_key'; keyId: string }
 
 type At = { at: string }
 export type OAuthAuthorizationGranted = DomainEvent<
@@ -29,6 +36,8 @@ export type OAuthAuthorizationGranted = DomainEvent<
     codeExpiresAt: string
     /** Hard expiry of everything issued under this grant. */
     expiresAt: string
+    /** Absent on grants recorded before approvers were. */
+    approvedBy?: GrantApprover
   } & At
 >
 export type OAuthCodeRedeemed = DomainEvent<
@@ -44,7 +53,7 @@ export type OAuthGrantRevoked = DomainEvent<'OAuthGrantRevoked', { reason: Revoc
 export type OAuthGrantEvent = OAuthAuthorizationGranted | OAuthCodeRedeemed | OAuthTokensRefreshed | OAuthGrantRevoked
 
 export type OAuthGrantCommand =
-  | ({ type: 'GrantAuthorization' } & Omit<OAuthAuthorizationGranted['data'], 'at' | 'codeExpiresAt' | 'expiresAt'> & { now: string })
+  | ({ type: 'GrantAuthorization' } & Omit<OAuthAuthorizationGranted['data'], 'at' | 'codeExpiresAt' | 'expiresAt' | 'approvedBy'> & { approvedBy: GrantApprover; now: string })
   | {
       type: 'RedeemCode'
       clientId: string
@@ -87,6 +96,7 @@ export type OAuthGrantState =
       refreshCount: number
       revokedReason: RevocationReason | null
       grantedAt: string
+      approvedBy: GrantApprover | null
     }
 
 type Existing = Extract<OAuthGrantState, { grantId: string }>
@@ -106,8 +116,8 @@ function live(s: OAuthGrantState, clientId: string): Existing {
 
 export function evolveGrant(s: OAuthGrantState, e: OAuthGrantEvent): OAuthGrantState {
   if (e.type === 'OAuthAuthorizationGranted') {
-    const { at, ...d } = e.data
-    return { status: 'active', ...d, codeRedeemed: false, access: null, refresh: null, retiredRefreshHashes: [], refreshCount: 0, revokedReason: null, grantedAt: at }
+    const { at, approvedBy, ...d } = e.data
+    return { status: 'active', ...d, approvedBy: approvedBy ?? null, codeRedeemed: false, access: null, refresh: null, retiredRefreshHashes: [], refreshCount: 0, revokedReason: null, grantedAt: at }
   }
   if (s.status === 'none') return s
   switch (e.type) {

@@ -1,0 +1,101 @@
+// OAuth holes found by adversarial testing (issue 11), closed and kept closed, black-box: the
+// service listens on real ports; the person at the consent page is a cookie-keeping browser; the
+// admin command runs as its own process on the same data directory, as an operator runs it.
+import t from 'tap'
+import { execFile } from 'node:child_process'
+import { mcpTestService } from './support/mcp.ts'
+import { Browser, hiddenFields, pkce } from './support/oauthBrowser.ts'
+
+const s = await mcpTestService()
+t.teardown(s.close)
+
+const admin = (...args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: { ...process.env, DATA_DIR: s.dir } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  )
+
+const redirectUri = 'http://127.0.0.1:43110/callback'
+async function register(meta: Record<string, unknown> = {}): Promise<string> {
+  const r = await fetch(`${s.base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Hardening client', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', ...meta }) })
+  if (r.status !== 201) throw new Error(`registration answered ${r.status}`)
+  return (await r.json()).client_id
+}
+const authorizeUrl = (clientId: string, p: Record<string, string | undefined>) => {
+  const u = new URL(`${s.base}/oauth/authorize`)
+  const params = { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge_method: 'S256', state: 'st-1', scope: 'mcp', resource: s.mcpUrl, ...p }
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v)
+  return u
+}
+/** The person approves on the consent page with the account's API key; returns the redirect back. */
+async function approveWithKey(url: URL, apiKey: string): Promise<URL> {
+  const browser = new Browser()
+  const page = await browser.get(url)
+  if (page.status !== 200) throw new Error(`consent page answered ${page.status}`)
+  const r = await browser.post(`${s.base}/oauth/authorize`, { ...hiddenFields(await page.text()), api_key: apiKey, decision: 'approve' })
+  if (r.status !== 302) throw new Error(`approval answered ${r.status}: ${await r.text()}`)
+  return new URL(r.headers.get('location')!)
+}
+const token = async (form: Record<string, string>) => {
+  const r = await fetch(`${s.base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) })
+  return { status: r.status, body: await r.json() }
+}
+/** A client approved with `apiKey` and its tokens. */
+async function grantWith(apiKey: string, resource = s.mcpUrl) {
+  const client = await register()
+  const { verifier, challenge } = pkce()
+  const code = (await approveWithKey(authorizeUrl(client, { code_challenge: challenge, resource }), apiKey)).searchParams.get('code')!
+  const r = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: client, resource })
+  if (r.status !== 200) throw new Error(JSON.stringify(r.body))
+  return { client, grantId: r.body.access_token.split('_')[1] as string, access: r.body.access_token as string, refresh: r.body.refresh_token as string }
+}
+const mcpCall = (accessToken: string, url = s.mcpUrl, body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'founder_status', arguments: {} } }) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${accessToken}` }, body: JSON.stringify(body) })
+
+t.test('item 2: revoking the API key that approved a grant revokes the grant; admin list-grants and revoke-grant', async (t) => {
+  // An account without a dashboard person: its API keys approve on the consent page.
+  const a = await s.account('pro')
+  const other = await s.services.accounts.createApiKey(a.accountId, 'second')
+  const g1 = await grantWith(a.apiKey)
+  const g2 = await grantWith(other.apiKey)
+  t.equal((await mcpCall(g1.access)).status, 200)
+  t.equal((await mcpCall(g2.access)).status, 200)
+
+  const keyId = a.apiKey.split('_')[1]!
+  const revoked = await admin('revoke-key', '--account', a.accountId, '--key', keyId)
+  t.equal(revoked.code, 0, revoked.stderr)
+  t.match(revoked.stdout, /1 OAuth grant\(s\) it approved revoked/)
+  t.equal((await mcpCall(g1.access)).status, 401, 'the access token stops at once, in this other process')
+  t.match(await token({ grant_type: 'refresh_token', refresh_token: g1.refresh, client_id: g1.client }), { status: 400, body: { error: 'invalid_grant' } }, 'and no refresh issues new ones')
+  t.equal((await mcpCall(g2.access)).status, 200, 'a grant approved with another key lives on')
+  t.match((await s.services.events.readStream(`oauthgrant-${g1.grantId}`)).events.at(-1), { type: 'OAuthGrantRevoked', data: { reason: 'api_key_revoked' } })
+
+  const listed = await admin('list-grants', '--account', a.accountId, '--json')
+  t.equal(listed.code, 0, listed.stderr)
+  t.match(JSON.parse(listed.stdout).grants, [
+    { grantId: g2.grantId, status: 'active', approvedBy: { kind: 'api_key', keyId: other.keyId } },
+    { grantId: g1.grantId, status: 'revoked', revokedReason: 'api_key_revoked', approvedBy: { kind: 'api_key', keyId } },
+  ])
+
+  t.equal((await admin('revoke-grant', '--account', a.accountId, '--grant', g2.grantId)).code, 0)
+  t.equal((await mcpCall(g2.access)).status, 401)
+  t.match(await token({ grant_type: 'refresh_token', refresh_token: g2.refresh, client_id: g2.client }), { status: 400, body: { error: 'invalid_grant' } })
+  const after = JSON.parse((await admin('list-grants', '--account', a.accountId, '--json')).stdout).grants
+  t.match(after, [
+    { grantId: g2.grantId, status: 'revoked', revokedReason: 'revoked_by_admin' },
+    { grantId: g1.grantId, status: 'revoked', revokedReason: 'api_key_revoked' },
+  ])
+  const stranger = await s.account('pro')
+  t.equal((await admin('revoke-grant', '--account', stranger.accountId, '--grant', g2.grantId)).code, 1, "another account's grant is not found")
+  t.same(JSON.parse((await admin('list-grants', '--account', stranger.accountId, '--json')).stdout).grants, [])
+})
+
+t.test('item 2: a code approved with a key that is revoked before it is redeemed gives no tokens', async (t) => {
+  const a = await s.account('pro')
+  const client = await register()
+  const { verifier, challenge } = pkce()
+  const code = (await approveWithKey(authorizeUrl(client, { code_challenge: challenge }), a.apiKey)).searchParams.get('code')!
+  await s.services.accounts.revokeApiKey(a.accountId, a.apiKey.split('_')[1]!)
+  t.match(await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: client }), { status: 400, body: { error: 'invalid_grant' } })
+})
