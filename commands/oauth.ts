@@ -35,12 +35,13 @@ export interface ValidAuthorization {
   state: string | null
 }
 
-export type CheckedAuthorization =
-  | { ok: true; request: ValidAuthorization }
-  /** The client or its redirect URI cannot be trusted: show the error, never redirect (RFC 6749 section 4.1.2.1). */
-  | { ok: false; fatal: string }
-  /** Everything else goes back to the client at its redirect URI. */
-  | { ok: false; redirect: string }
+/**
+ * A refused request is shown on our error page, never redirected: an unknown client or redirect
+ * URI cannot be trusted (RFC 6749 section 4.1.2.1), and neither can a redirect URI anyone may
+ * register, before the person has signed in and consented (RFC 9700 section 4.11.2: otherwise a
+ * deliberately wrong request makes this server an open redirector to the registrant's site).
+ */
+export type CheckedAuthorization = { ok: true; request: ValidAuthorization } | { ok: false; error: string; description: string }
 
 export interface OAuthCaller {
   accountId: string
@@ -128,23 +129,23 @@ export class OAuthCommands {
   /** The checks of RFC 6749 section 4.1.1, OAuth 2.1 (PKCE S256 required) and RFC 8707. */
   async checkAuthorizationRequest(q: AuthorizationRequest): Promise<CheckedAuthorization> {
     const client = q.client_id ? await this.client(q.client_id) : null
-    if (!client) return { ok: false, fatal: 'Unknown client: the application asking for access is not registered here.' }
+    if (!client) return { ok: false, error: 'invalid_client', description: 'Unknown client: the application asking for access is not registered here.' }
     const redirectUri = q.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0]! : undefined)
     if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
-      return { ok: false, fatal: 'The redirect_uri is missing or is not one the application registered.' }
+      return { ok: false, error: 'invalid_request', description: 'The redirect_uri is missing or is not one the application registered.' }
     }
-    const back = (error: string, description: string) => ({ ok: false as const, redirect: this.redirectWith(redirectUri, { error, error_description: description, state: q.state }) })
-    if (q.response_type !== 'code') return back('unsupported_response_type', 'Only response_type=code is supported.')
-    if (!q.code_challenge) return back('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.')
+    const refused = (error: string, description: string) => ({ ok: false as const, error, description })
+    if (q.response_type !== 'code') return refused('unsupported_response_type', 'Only response_type=code is supported.')
+    if (!q.code_challenge) return refused('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.')
     if (q.code_challenge_method !== 'S256') {
-      return back('invalid_request', `code_challenge_method must be S256${q.code_challenge_method ? `; ${q.code_challenge_method} is refused` : ' (plain, the default, is refused)'}.`)
+      return refused('invalid_request', `code_challenge_method must be S256${q.code_challenge_method ? `; ${q.code_challenge_method} is refused` : ' (plain, the default, is refused)'}.`)
     }
-    if (!isS256Challenge(q.code_challenge)) return back('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code_verifier.')
+    if (!isS256Challenge(q.code_challenge)) return refused('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code_verifier.')
     const scope = q.scope ? scopeList(q.scope).join(' ') : client.scope
     const unknown = unknownScopes(scope)
-    if (unknown.length > 0 || !scope) return back('invalid_scope', `Unknown scope: ${unknown.join(' ')}. Supported: ${DEFAULT_SCOPE}.`)
+    if (unknown.length > 0 || !scope) return refused('invalid_scope', `Unknown scope: ${unknown.join(' ')}. Supported: ${DEFAULT_SCOPE}.`)
     const resource = q.resource === undefined ? this.config.resources[0]! : this.config.resources.find((r) => trimSlash(r) === trimSlash(q.resource!))
-    if (!resource) return back('invalid_target', `resource must be one of ${this.config.resources.join(', ')}.`)
+    if (!resource) return refused('invalid_target', `resource must be one of ${this.config.resources.join(', ')}.`)
     return { ok: true, request: { client, redirectUri, codeChallenge: q.code_challenge, scope, resource, state: q.state ?? null } }
   }
 

@@ -99,3 +99,51 @@ t.test('item 2: a code approved with a key that is revoked before it is redeemed
   await s.services.accounts.revokeApiKey(a.accountId, a.apiKey.split('_')[1]!)
   t.match(await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: client }), { status: 400, body: { error: 'invalid_grant' } })
 })
+
+t.test('item 3: no open redirect: errors before the person signed in and consented show the error page (RFC 9700 section 4.11.2)', async (t) => {
+  const evil = await register({ redirect_uris: ['https://evil.example/cb'] })
+  const { challenge } = pkce()
+  const base = { redirect_uri: 'https://evil.example/cb', code_challenge: challenge }
+  const attempts: [Record<string, string | undefined>, RegExp][] = [
+    [{ response_type: 'token' }, /unsupported_response_type/],
+    [{ response_type: undefined }, /unsupported_response_type/],
+    [{ code_challenge: undefined }, /PKCE/],
+    [{ code_challenge_method: 'plain' }, /S256/],
+    [{ code_challenge: 'short' }, /code_challenge/],
+    [{ scope: 'admin' }, /invalid_scope/],
+    [{ resource: 'https://elsewhere.example/mcp' }, /invalid_target/],
+  ]
+  for (const [p, why] of attempts) {
+    const r = await new Browser().get(authorizeUrl(evil, { ...base, ...p }))
+    t.equal(r.status, 400, JSON.stringify(p))
+    t.notOk(r.headers.get('location'), `no redirect to the registrant's site: ${JSON.stringify(p)}`)
+    t.match(r.headers.get('content-type'), /text\/html/)
+    const page = await r.text()
+    t.match(page, why)
+    t.notMatch(page, /evil\.example/, 'and no link to it either')
+  }
+  // The consent form posted with a broken request: the same.
+  const posted = await new Browser().post(`${s.base}/oauth/authorize`, { response_type: 'token', client_id: evil, redirect_uri: 'https://evil.example/cb', code_challenge: challenge, code_challenge_method: 'S256', decision: 'deny' })
+  t.equal(posted.status, 400)
+  t.notOk(posted.headers.get('location'))
+
+  // A valid request, denied by someone who never signed in: a page, not a redirect.
+  const browser = new Browser()
+  const page = await browser.get(authorizeUrl(evil, base))
+  t.equal(page.status, 200)
+  const denied = await browser.post(`${s.base}/oauth/authorize`, { ...hiddenFields(await page.text()), decision: 'deny' })
+  t.equal(denied.status, 200)
+  t.notOk(denied.headers.get('location'))
+  t.match(await denied.text(), /You declined/)
+
+  // Denied by a person who is signed in (here with the account's key, earlier in this browser): back to the client.
+  const a = await s.account('pro')
+  const legit = await register()
+  const legitPage = await browser.get(authorizeUrl(legit, { code_challenge: challenge }))
+  t.equal((await browser.post(`${s.base}/oauth/authorize`, { ...hiddenFields(await legitPage.text()), api_key: a.apiKey, decision: 'approve' })).status, 302)
+  const again = await browser.get(authorizeUrl(evil, base))
+  t.equal(again.status, 200, 'a client not approved yet shows the consent page')
+  const signedInDeny = await browser.post(`${s.base}/oauth/authorize`, { ...hiddenFields(await again.text()), decision: 'deny' })
+  t.equal(signedInDeny.status, 302)
+  t.match(Object.fromEntries(new URL(signedInDeny.headers.get('location')!).searchParams), { error: 'access_denied', state: 'st-1' })
+})

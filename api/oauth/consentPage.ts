@@ -75,6 +75,20 @@ ${
   )
 }
 
-export function errorPage(message: string): string {
-  return page('Authorization failed', `<h1>This authorization request cannot be completed</h1><p class="err">${esc(message)}</p><p class="small">Go back to the application and start again.</p>`)
+export function errorPage(message: string, code?: string): string {
+  return page(
+    'Authorization failed',
+    `<h1>This authorization request cannot be completed</h1><p class="err">${esc(message)}</p>${code ? `<p class="small">Error: <code>${esc(code)}</code></p>` : ''}<p class="small">Go back to the application and start again.</p>`,
+  )
+}
+
+/** After a Deny by someone not signed in: no automatic redirect; the way back is a link they may follow. */
+export function declinedPage(r: ValidAuthorization, back: string): string {
+  const name = r.client.clientName ?? 'the application'
+  const target = new URL(r.redirectUri)
+  const where = target.protocol === 'http:' || target.protocol === 'https:' ? target.host : target.protocol
+  return page(
+    'Access declined',
+    `<h1>You declined</h1><p>Nothing was shared with <strong>${esc(name)}</strong>. You can close this page.</p><p class="small">To tell the application, <a href="${esc(back)}">return to ${esc(where)}</a>.</p>`,
+  )
 }

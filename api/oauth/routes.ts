@@ -15,7 +15,7 @@ import type { PresentedClient, ValidAuthorization } from '../../commands/oauth.t
 import { AuthorizationRequest, ClientRegistrationRequest, RevocationRequest, TokenRequest, type AuthorizationServerMetadata } from '../../contract/oauth.ts'
 import { errorBody } from '../errors.ts'
 import { FixedWindowLimiter } from '../rateLimit.ts'
-import { consentPage, errorPage } from './consentPage.ts'
+import { consentPage, declinedPage, errorPage } from './consentPage.ts'
 import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue, readCookies } from './signing.ts'
 import { dashboardSessionsOf } from '../dashboard/session.ts'
 
@@ -166,7 +166,7 @@ export function oauthRoutes(s: Services) {
       const q = AuthorizationRequest.safeParse(req.query ?? {})
       if (!q.success) return html(reply, 400, errorPage('The authorization request is malformed.'))
       const checked = await s.oauth.checkAuthorizationRequest(q.data)
-      if (!checked.ok) return 'fatal' in checked ? html(reply, 400, errorPage(checked.fatal)) : reply.redirect(checked.redirect, 302)
+      if (!checked.ok) return html(reply, 400, errorPage(checked.description, checked.error))
       const session = await sessionOf(req)
       // Approved before for this client and scope, and signed in: no screen (spec: approve once per client).
       if (session && (await s.oauth.hasConsent(session.accountId, checked.request.client.clientId, checked.request.scope))) {
@@ -181,16 +181,21 @@ export function oauthRoutes(s: Services) {
       if (!form.success) return html(reply, 400, errorPage('The form is malformed.'))
       const f = form.data
       const checked = await s.oauth.checkAuthorizationRequest(f)
-      if (!checked.ok) return 'fatal' in checked ? html(reply, 400, errorPage(checked.fatal)) : reply.redirect(checked.redirect, 302)
+      if (!checked.ok) return html(reply, 400, errorPage(checked.description, checked.error))
       const request = checked.request
       const csrfCookie = readCookies(req.headers.cookie)[CSRF_COOKIE]
       // A form not served by us to this browser for this very request: refused without a redirect.
       if (!csrfCookie || !f.csrf || !signer.matches(f.csrf, 'csrf', csrfCookie, request.client.clientId, request.codeChallenge)) {
         return html(reply, 403, errorPage('The form expired or did not come from this page (CSRF check failed). Start the authorization again from the application.'))
       }
-      if (f.decision === 'deny') return reply.header('cache-control', 'no-store').redirect(s.oauth.deny(request), 302)
-      if (f.decision !== 'approve') return html(reply, 400, errorPage('Choose Approve or Deny.'))
       let signedIn = await sessionOf(req)
+      if (f.decision === 'deny') {
+        // Only a signed-in person's refusal is sent back by itself (RFC 9700 section 4.11.2);
+        // anyone else sees that nothing was shared and decides whether to follow the link back.
+        if (signedIn) return reply.header('cache-control', 'no-store').redirect(s.oauth.deny(request), 302)
+        return html(reply, 200, declinedPage(request, s.oauth.deny(request)))
+      }
+      if (f.decision !== 'approve') return html(reply, 400, errorPage('Choose Approve or Deny.'))
       if (!signedIn) {
         const hit = signIns.hit(req.ip)
         if (!hit.ok) return html(reply, 429, errorPage(`Too many sign-in attempts; try again in ${hit.retryAfter} seconds.`))
