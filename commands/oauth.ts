@@ -49,6 +49,8 @@ export interface OAuthCaller {
   grantId: string
   clientId: string
   scope: string
+  /** The resource (RFC 8707 audience) the token was issued for. */
+  resource: string
 }
 
 /** Client credentials as presented at the token or revocation endpoint. */
@@ -59,7 +61,7 @@ export interface PresentedClient {
 }
 
 const newSecret = () => randomBytes(32).toString('base64url')
-const trimSlash = (u: string) => u.replace(/\/+$/, '')
+export const trimSlash = (u: string) => u.replace(/\/+$/, '')
 
 export class OAuthCommands {
   private readonly clock: () => Date
@@ -363,7 +365,7 @@ export class OAuthCommands {
 
   // ---- resource server side ---------------------------------------------------------------------
 
-  /** The caller behind an access token, or null: unknown, expired, rotated away, revoked, or past the 90 days. */
+  /** The caller behind an access token, or null: unknown, expired, rotated away, revoked, or past the 90 days. The edge checks `resource`. */
   async authenticateAccessToken(token: string): Promise<OAuthCaller | null> {
     const parsed = parseToken('access', token)
     if (!parsed) return null
@@ -372,6 +374,6 @@ export class OAuthCommands {
     if (!grant || (await this.approverRevoked(grant))) return null
     const { state: ledger } = await this.credits.state(grant.accountId)
     if (!ledger.opened) return null
-    return { accountId: grant.accountId, plan: ledger.plan, grantId: grant.grantId, clientId: grant.clientId, scope: grant.scope }
+    return { accountId: grant.accountId, plan: ledger.plan, grantId: grant.grantId, clientId: grant.clientId, scope: grant.scope, resource: grant.resource }
   }
 }

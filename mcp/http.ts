@@ -61,10 +61,10 @@ function methodNotAllowed(_req: FastifyRequest, reply: FastifyReply) {
   return reply.code(405).header('Allow', 'POST').send(errorBody('method_not_allowed', 'This MCP endpoint is stateless: POST JSON-RPC messages to it (no standalone SSE stream, no sessions).'))
 }
 
-/** An authenticated MCP endpoint at `path`; a 401 points at `resourceMetadataUrl`. */
-function mcpEndpoint(app: FastifyInstance, s: Services, path: string, resourceMetadataUrl: string) {
+/** An authenticated MCP endpoint at `path`, the resource `resource`; a 401 points at `resourceMetadataUrl`. */
+function mcpEndpoint(app: FastifyInstance, s: Services, path: string, resource: string, resourceMetadataUrl: string) {
   app.post(path, async (req, reply) => {
-    const auth = await authenticateMcp(s, req.headers.authorization)
+    const auth = await authenticateMcp(s, req.headers.authorization, resource)
     if (!auth) return unauthorized(reply, resourceMetadataUrl, req.headers.authorization !== undefined)
     const hit = limitsOf(s).perCredential.hit(auth.limiterKey)
     if (!hit.ok) return tooMany(reply, hit.retryAfter, `Too many requests for this credential; retry in ${hit.retryAfter} s.`)
@@ -96,7 +96,7 @@ const trustProxy = (t: boolean | number | string): boolean | string | ((address:
 export function mcpBaseRoutes(s: Services) {
   return async (app: FastifyInstance) => {
     const u = mcpUrls(s)
-    mcpEndpoint(app, s, '/mcp/stream', u.streamResourceMetadata)
+    mcpEndpoint(app, s, '/mcp/stream', u.stream, u.streamResourceMetadata)
     app.get('/mcp/info', async () => mcpInfo(s))
     app.get('/.well-known/oauth-protected-resource/mcp/stream', async () => protectedResourceMetadata(s, u.stream))
   }
@@ -109,7 +109,7 @@ export function mcpBaseRoutes(s: Services) {
 export function buildMcpApp(s: Services, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.config.mcp.trustProxy) })
   const u = mcpUrls(s)
-  mcpEndpoint(app, s, '/', u.mcpResourceMetadata)
+  mcpEndpoint(app, s, '/', u.mcp, u.mcpResourceMetadata)
   demoEndpoint(app, s, '/demo')
   app.get('/info', async () => mcpInfo(s))
   app.get('/.well-known/oauth-protected-resource', async () => protectedResourceMetadata(s, u.mcp))

@@ -147,3 +147,27 @@ t.test('item 3: no open redirect: errors before the person signed in and consent
   t.equal(signedInDeny.status, 302)
   t.match(Object.fromEntries(new URL(signedInDeny.headers.get('location')!).searchParams), { error: 'access_denied', state: 'st-1' })
 })
+
+t.test('item 4: an access token works only at the resource it was issued for (RFC 8707 audience)', async (t) => {
+  const a = await s.account('pro')
+  const forMcp = await grantWith(a.apiKey, s.mcpUrl)
+  const forStream = await grantWith(a.apiKey, `${s.base}/mcp/stream`)
+  t.equal((await mcpCall(forMcp.access, s.mcpUrl)).status, 200)
+  t.equal((await mcpCall(forStream.access, `${s.base}/mcp/stream`)).status, 200)
+  for (const [tok, url, metadata] of [
+    [forMcp.access, `${s.base}/mcp/stream`, `${s.base}/.well-known/oauth-protected-resource/mcp/stream`],
+    [forStream.access, s.mcpUrl, `${s.mcpUrl}/.well-known/oauth-protected-resource`],
+  ] as const) {
+    const r = await mcpCall(tok, url)
+    t.equal(r.status, 401, `a token for another resource is refused at ${url}`)
+    const challenge = r.headers.get('www-authenticate')!
+    t.match(challenge, /error="invalid_token"/)
+    t.ok(challenge.includes(`resource_metadata="${metadata}"`), 'and pointed at this resource’s metadata')
+  }
+  // Each endpoint's metadata names itself: two resources, as the tokens are.
+  t.equal((await (await fetch(`${s.mcpUrl}/.well-known/oauth-protected-resource`)).json()).resource, s.mcpUrl)
+  t.equal((await (await fetch(`${s.base}/.well-known/oauth-protected-resource/mcp/stream`)).json()).resource, `${s.base}/mcp/stream`)
+  // An API key is not audience-bound: it works at both.
+  t.equal((await mcpCall(a.apiKey, s.mcpUrl)).status, 200)
+  t.equal((await mcpCall(a.apiKey, `${s.base}/mcp/stream`)).status, 200)
+})
