@@ -5,7 +5,7 @@
 // responses, the streams keep their SHA-256.
 import { randomBytes, randomUUID } from 'node:crypto'
 import { OAuthError } from '../domain/oauth/errors.ts'
-import { oauthClientDecider, oauthClientStream, type ClientRegistration, type GrantType, type OAuthClientState, type TokenEndpointAuthMethod } from '../domain/oauth/client.ts'
+import { oauthClientDecider, oauthClientStream, redirectUriMatches, type ClientRegistration, type GrantType, type OAuthClientState, type TokenEndpointAuthMethod } from '../domain/oauth/client.ts'
 import { consentCovers, oauthConsentDecider, oauthConsentStream } from '../domain/oauth/consent.ts'
 import { accessTokenOwner, oauthGrantDecider, oauthGrantStream, type GrantApprover, type OAuthGrantEvent, type OAuthGrantState } from '../domain/oauth/grant.ts'
 import { DEFAULT_SCOPE, formatToken, hashTokenSecret, isS256Challenge, parseToken, sameHash, scopeList, unknownScopes } from '../domain/oauth/tokens.ts'
@@ -29,6 +29,8 @@ export type RegisteredClient = Extract<OAuthClientState, { registered: true }>
 export interface ValidAuthorization {
   client: RegisteredClient
   redirectUri: string
+  /** The request named redirect_uri (else the only registered one is used): the token request must name it too. */
+  redirectUriGiven: boolean
   codeChallenge: string
   scope: string
   resource: string
@@ -133,7 +135,7 @@ export class OAuthCommands {
     const client = q.client_id ? await this.client(q.client_id) : null
     if (!client) return { ok: false, error: 'invalid_client', description: 'Unknown client: the application asking for access is not registered here.' }
     const redirectUri = q.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0]! : undefined)
-    if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
+    if (!redirectUri || !client.redirectUris.some((registered) => redirectUriMatches(registered, redirectUri))) {
       return { ok: false, error: 'invalid_request', description: 'The redirect_uri is missing or is not one the application registered.' }
     }
     const refused = (error: string, description: string) => ({ ok: false as const, error, description })
@@ -148,7 +150,7 @@ export class OAuthCommands {
     if (unknown.length > 0 || !scope) return refused('invalid_scope', `Unknown scope: ${unknown.join(' ')}. Supported: ${DEFAULT_SCOPE}.`)
     const resource = q.resource === undefined ? this.config.resources[0]! : this.config.resources.find((r) => trimSlash(r) === trimSlash(q.resource!))
     if (!resource) return refused('invalid_target', `resource must be one of ${this.config.resources.join(', ')}.`)
-    return { ok: true, request: { client, redirectUri, codeChallenge: q.code_challenge, scope, resource, state: q.state ?? null } }
+    return { ok: true, request: { client, redirectUri, redirectUriGiven: q.redirect_uri !== undefined, codeChallenge: q.code_challenge, scope, resource, state: q.state ?? null } }
   }
 
   /** The redirect back to the client, with `iss` (RFC 9207) so it can tell authorization servers apart. */
@@ -192,6 +194,7 @@ export class OAuthCommands {
         scope: req.scope,
         resource: req.resource,
         redirectUri: req.redirectUri,
+        redirectUriGiven: req.redirectUriGiven,
         codeChallenge: req.codeChallenge,
         codeHash: hashTokenSecret(secret),
         approvedBy,

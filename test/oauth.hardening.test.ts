@@ -171,3 +171,38 @@ t.test('item 4: an access token works only at the resource it was issued for (RF
   t.equal((await mcpCall(a.apiKey, s.mcpUrl)).status, 200)
   t.equal((await mcpCall(a.apiKey, `${s.base}/mcp/stream`)).status, 200)
 })
+
+t.test('item 7: loopback redirect URIs match any port; redirect_uri sent at authorize is required and equal at the token endpoint; the consent page says what the client may do', async (t) => {
+  const a = await s.account('pro')
+  const client = await register() // registered with http://127.0.0.1:43110/callback
+  const ephemeral = 'http://127.0.0.1:51999/callback'
+
+  // RFC 8252 section 7.3: the native app's port of the moment is accepted.
+  const p1 = pkce()
+  const page = await new Browser().get(authorizeUrl(client, { code_challenge: p1.challenge, redirect_uri: ephemeral }))
+  t.equal(page.status, 200, 'another port of the registered loopback URI')
+  const html = await page.text()
+  t.match(html, /spend your monthly credits/)
+  t.match(html, /import audio or video from a link \(50 credits per started minute of audio\)/)
+  t.match(html, /ask about a note \(or the whole library\) \(10 credits per request\)/)
+  t.match(html, /edit their transcripts<\/strong>: [^<]*find and replace in a transcript/)
+  t.match(html, /name a speaker/)
+  const back = await approveWithKey(authorizeUrl(client, { code_challenge: p1.challenge, redirect_uri: ephemeral }), a.apiKey)
+  t.equal(`${back.origin}${back.pathname}`, ephemeral, 'the code goes to the port the app listens on')
+  const code1 = back.searchParams.get('code')!
+  const form1 = { grant_type: 'authorization_code', code: code1, code_verifier: p1.verifier, client_id: client }
+  // RFC 6749 section 4.1.3: the authorization request carried redirect_uri, so the token request must, identically.
+  t.match(await token(form1), { status: 400, body: { error: 'invalid_request', error_description: /redirect_uri is required/ } })
+  t.match(await token({ ...form1, redirect_uri: redirectUri }), { status: 400, body: { error: 'invalid_grant' } }, 'the registered port is not the one used')
+  t.equal((await token({ ...form1, redirect_uri: ephemeral })).status, 200)
+  for (const other of ['http://127.0.0.1:51999/other', 'http://localhost:51999/callback', 'http://127.0.0.2:43110/callback', 'https://127.0.0.1:51999/callback']) {
+    const r = await new Browser().get(authorizeUrl(client, { code_challenge: p1.challenge, redirect_uri: other }))
+    t.equal(r.status, 400, `${other} is not the registered URI`)
+    t.notOk(r.headers.get('location'))
+  }
+
+  // An authorization request without redirect_uri (one is registered): the token request may leave it out.
+  const p2 = pkce()
+  const code2 = (await approveWithKey(authorizeUrl(client, { code_challenge: p2.challenge, redirect_uri: undefined }), a.apiKey)).searchParams.get('code')!
+  t.equal((await token({ grant_type: 'authorization_code', code: code2, code_verifier: p2.verifier, client_id: client })).status, 200)
+})

@@ -3,8 +3,18 @@
 // without a dashboard sign-in, the account's API key as a fallback. No script.
 import type { ValidAuthorization } from '../../commands/oauth.ts'
 import { OAUTH_LIFETIMES } from '../../domain/oauth/tokens.ts'
+import { TOOL_COSTS } from '../../domain/mcp/tools.ts'
+import { TOOLS } from '../../mcp/tools/index.ts'
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+// What an approved client may do, from the tool registry itself, so the page cannot understate it.
+const lowerFirst = (t: string) => t.charAt(0).toLowerCase() + t.slice(1)
+const SPENDING = TOOLS.flatMap((t) => {
+  const price = TOOL_COSTS[t.name].price
+  return price ? [`${lowerFirst(t.title)} (${price.credits} credits per ${price.per})`] : []
+})
+const EDITING = TOOLS.filter((t) => !t.readOnly && !TOOL_COSTS[t.name].price).map((t) => lowerFirst(t.title))
 
 const STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}' +
@@ -35,7 +45,7 @@ export function consentPage(v: ConsentView): string {
   const hidden: Record<string, string> = {
     response_type: 'code',
     client_id: r.client.clientId,
-    redirect_uri: r.redirectUri,
+    ...(r.redirectUriGiven ? { redirect_uri: r.redirectUri } : {}),
     code_challenge: r.codeChallenge,
     code_challenge_method: 'S256',
     scope: r.scope,
@@ -51,7 +61,8 @@ export function consentPage(v: ConsentView): string {
 <p><strong>${esc(name)}</strong>${r.client.clientUri ? ` (<span>${esc(new URL(r.client.clientUri).host)}</span>)` : ''} asks to act for your account through the MCP server:</p>
 <ul>
 <li>search, list and read your notes, transcripts and folders;</li>
-<li>import links as new notes, which spends your monthly credits;</li>
+<li><strong>spend your monthly credits</strong>, without asking you each time: ${SPENDING.map(esc).join('; ')};</li>
+<li><strong>change your notes and edit their transcripts</strong>: ${EDITING.map(esc).join('; ')};</li>
 <li>see your plan, credits and usage.</li>
 </ul>
 <p class="small">Access lasts at most ${days(OAUTH_LIFETIMES.grantSeconds)} days and ends earlier if the application stays away more than ${days(OAUTH_LIFETIMES.refreshSeconds)} days. You approve this application once; after that it signs in without asking. After you choose, your browser returns to <strong>${esc(target.protocol === 'http:' || target.protocol === 'https:' ? target.host : target.protocol)}</strong>.</p>

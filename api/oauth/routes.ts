@@ -146,7 +146,8 @@ export function oauthRoutes(s: Services) {
 
     /** The dashboard's sign-in, coming back to this very authorization request. */
     const signInUrl = (r: ValidAuthorization) => {
-      const q = new URLSearchParams({ response_type: 'code', client_id: r.client.clientId, redirect_uri: r.redirectUri, code_challenge: r.codeChallenge, code_challenge_method: 'S256', scope: r.scope, resource: r.resource })
+      const q = new URLSearchParams({ response_type: 'code', client_id: r.client.clientId, code_challenge: r.codeChallenge, code_challenge_method: 'S256', scope: r.scope, resource: r.resource })
+      if (r.redirectUriGiven) q.set('redirect_uri', r.redirectUri)
       if (r.state !== null) q.set('state', r.state)
       return `/app/sign-in?${new URLSearchParams({ next: `/oauth/authorize?${q}` })}`
     }

@@ -31,6 +31,11 @@ export type OAuthAuthorizationGranted = DomainEvent<
     /** The MCP resource (RFC 8707) the tokens are for. */
     resource: string
     redirectUri: string
+    /**
+     * Whether the authorization request carried redirect_uri: then the token request must carry
+     * the same (RFC 6749 section 4.1.3). Absent on grants recorded before: taken as true.
+     */
+    redirectUriGiven?: boolean
     codeChallenge: string
     codeHash: string
     codeExpiresAt: string
@@ -53,7 +58,11 @@ export type OAuthGrantRevoked = DomainEvent<'OAuthGrantRevoked', { reason: Revoc
 export type OAuthGrantEvent = OAuthAuthorizationGranted | OAuthCodeRedeemed | OAuthTokensRefreshed | OAuthGrantRevoked
 
 export type OAuthGrantCommand =
-  | ({ type: 'GrantAuthorization' } & Omit<OAuthAuthorizationGranted['data'], 'at' | 'codeExpiresAt' | 'expiresAt' | 'approvedBy'> & { approvedBy: GrantApprover; now: string })
+  | ({ type: 'GrantAuthorization' } & Omit<OAuthAuthorizationGranted['data'], 'at' | 'codeExpiresAt' | 'expiresAt' | 'approvedBy' | 'redirectUriGiven'> & {
+      approvedBy: GrantApprover
+      redirectUriGiven: boolean
+      now: string
+    })
   | {
       type: 'RedeemCode'
       clientId: string
@@ -84,6 +93,7 @@ export type OAuthGrantState =
       scope: string
       resource: string
       redirectUri: string
+      redirectUriGiven: boolean
       codeChallenge: string
       codeHash: string
       codeExpiresAt: string
@@ -116,8 +126,8 @@ function live(s: OAuthGrantState, clientId: string): Existing {
 
 export function evolveGrant(s: OAuthGrantState, e: OAuthGrantEvent): OAuthGrantState {
   if (e.type === 'OAuthAuthorizationGranted') {
-    const { at, approvedBy, ...d } = e.data
-    return { status: 'active', ...d, approvedBy: approvedBy ?? null, codeRedeemed: false, access: null, refresh: null, retiredRefreshHashes: [], refreshCount: 0, revokedReason: null, grantedAt: at }
+    const { at, approvedBy, redirectUriGiven, ...d } = e.data
+    return { status: 'active', ...d, approvedBy: approvedBy ?? null, redirectUriGiven: redirectUriGiven ?? true, codeRedeemed: false, access: null, refresh: null, retiredRefreshHashes: [], refreshCount: 0, revokedReason: null, grantedAt: at }
   }
   if (s.status === 'none') return s
   switch (e.type) {
@@ -159,6 +169,7 @@ export function decideGrant(c: OAuthGrantCommand, s: OAuthGrantState): OAuthGran
       // A second presentation means the code leaked: nothing issued from it may keep working.
       if (g.codeRedeemed) return [{ type: 'OAuthGrantRevoked', data: { reason: 'code_reuse', at: c.now } }]
       if (passed(g.codeExpiresAt, c.now)) throw invalidGrant('The authorization code has expired; authorize again.')
+      if (c.redirectUri === null && g.redirectUriGiven) throw new OAuthError('invalid_request', 'redirect_uri is required: the authorization request carried one (RFC 6749 section 4.1.3).')
       if (c.redirectUri !== null && c.redirectUri !== g.redirectUri) throw invalidGrant('redirect_uri differs from the one in the authorization request.')
       if (c.resource !== null && c.resource !== g.resource) throw new OAuthError('invalid_target', 'resource differs from the one in the authorization request.')
       if (!verifierMatches(c.codeVerifier, g.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge (PKCE S256).')
