@@ -31,6 +31,12 @@ function limitsOf(s: Services): Limits {
   return l
 }
 
+/**
+ * How many JSON-RPC messages a POST carries: a batch (an array) counts each of its messages, so
+ * a limit of N requests cannot be stretched to N batches of a hundred calls each.
+ */
+const messagesIn = (body: unknown) => (Array.isArray(body) ? Math.max(1, body.length) : 1)
+
 function tooMany(reply: FastifyReply, retryAfter: number, message: string) {
   return reply.code(429).header('Retry-After', String(retryAfter)).send(errorBody('rate_limit_exceeded', message, { retryAfter }))
 }
@@ -66,21 +72,25 @@ function mcpEndpoint(app: FastifyInstance, s: Services, path: string, resource: 
   app.post(path, async (req, reply) => {
     const auth = await authenticateMcp(s, req.headers.authorization, resource)
     if (!auth) return unauthorized(reply, resourceMetadataUrl, req.headers.authorization !== undefined)
-    const hit = limitsOf(s).perCredential.hit(auth.limiterKey)
-    if (!hit.ok) return tooMany(reply, hit.retryAfter, `Too many requests for this credential; retry in ${hit.retryAfter} s.`)
+    const hit = limitsOf(s).perCredential.hit(auth.limiterKey, messagesIn(req.body))
+    if (!hit.ok) return tooMany(reply, hit.retryAfter, `Too many requests for this credential (a batch counts each message); retry in ${hit.retryAfter} s.`)
     return serve(s, req, reply, (requestId) => ({ ...auth.caller, requestId }), auth.limiterKey, false)
   })
   app.get(path, methodNotAllowed)
   app.delete(path, methodNotAllowed)
 }
 
-/** The public demo: no key, read-only tools over the sample library, 10 requests per 10 minutes per IP. */
+/** The public demo: no key, read-only tools over the sample library, 10 requests (JSON-RPC messages) per 10 minutes per IP. */
 function demoEndpoint(app: FastifyInstance, s: Services, path: string) {
   app.post(path, async (req, reply) => {
     // Whatever the request carries (an API key, a token), the demo acts for the sample library only.
-    const hit = limitsOf(s).demoPerIp.hit(req.ip)
+    const hit = limitsOf(s).demoPerIp.hit(req.ip, messagesIn(req.body))
     if (!hit.ok) {
-      return tooMany(reply, hit.retryAfter, `The demo allows ${DEMO_LIMIT.requests} requests per ${DEMO_LIMIT.windowSeconds / 60} minutes per IP address; retry in ${hit.retryAfter} s, or use your own API key at the main endpoint.`)
+      return tooMany(
+        reply,
+        hit.retryAfter,
+        `The demo allows ${DEMO_LIMIT.requests} requests per ${DEMO_LIMIT.windowSeconds / 60} minutes per IP address (each JSON-RPC message of a batch counts as one); retry in ${hit.retryAfter} s, or use your own API key at the main endpoint.`,
+      )
     }
     return serve(s, req, reply, demoCaller, `demo:${req.ip}`, true)
   })
