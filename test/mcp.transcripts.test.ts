@@ -9,7 +9,7 @@ import { mcpTestService, structured, toolErrorBody, type McpTestService } from '
 import { readyNote, transcriptOf, eventually, type SegmentSpec } from './support/transcripts.ts'
 import { startOpenAiServer, chatCompletion } from './support/openaiServer.ts'
 import { balance, ledgerShape } from './support/ledger.ts'
-import { FREE_PLAN_GET_THE_REST, FREE_PLAN_PREVIEW, FREE_PLAN_PREVIEW_RULE } from '../domain/mcp/tools.ts'
+import { FREE_PLAN_GET_THE_REST, FREE_PLAN_PREVIEW, FREE_PLAN_PREVIEW_RULE } from '../domain/transcripts/preview.ts'
 
 const json = { 'content-type': 'application/json' }
 

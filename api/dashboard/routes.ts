@@ -30,6 +30,7 @@ import { listApiKeys } from '../../readmodels/apiKeys.ts'
 import { cycleStatement, ledgerCycles, statementCsv } from '../../readmodels/ledger.ts'
 import { getNoteDetail, listNotes } from '../../readmodels/notes.ts'
 import { getTranscript } from '../../readmodels/transcripts.ts'
+import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 import { auditAccountLedger } from '../../commands/creditAudit.ts'
 
 export const DASHBOARD_API = '/app/api'
@@ -178,7 +179,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       response: { status: 200, schema: DashboardNoteDetail, description: 'The note.' },
       errors: ['not_found'],
       async handle({ caller, params }) {
-        const [detail, audio] = await Promise.all([getNoteDetail(s.docs, caller.accountId, params.id), s.notes.audio(caller, params.id)])
+        const [detail, audio] = await Promise.all([getNoteDetail(s.docs, caller.accountId, params.id, transcriptPreviewFor(caller.plan)), s.notes.audio(caller, params.id)])
         return { ...detail, audio: audio && { url: `${DASHBOARD_API}/notes/${params.id}/audio`, contentType: audio.contentType, sizeBytes: audio.sizeBytes } }
       },
     }),
@@ -193,7 +194,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       notFound: true,
       response: { status: 200, schema: Transcript, description: 'The transcript.' },
       errors: ['not_found', 'no_transcript'],
-      handle: ({ caller, params }) => getTranscript(s.docs, caller.accountId, params.id),
+      handle: ({ caller, params }) => getTranscript(s.docs, caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
     }),
 
     // ---- integrations (webhooks) ---------------------------------------------------------------
