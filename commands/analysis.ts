@@ -62,7 +62,7 @@ export class AnalysisCommands {
   private now = () => this.clock().toISOString()
 
   private async record(caller: Caller, noteId: string, command: AnalysisCommand) {
-    const result = await this.d.handler.handle(analysisStream(noteId), command, analysisDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    const result = await this.d.handler.handle(analysisStream.of(noteId), command, analysisDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
     await this.d.sync.waitFor('analysis', result.position)
     return result
   }

@@ -65,7 +65,7 @@ export class AskCommands {
 
   private async ask(caller: Caller, noteId: string | null, question: string, givenSession: string | undefined) {
     let history: Turn[] = []
-    if (givenSession) history = ownedSession((await this.d.handler.load(askStream(givenSession), askDecider)).state, caller.accountId).turns
+    if (givenSession) history = ownedSession((await this.d.handler.load(askStream.of(givenSession), askDecider)).state, caller.accountId).turns
     const sessionId = givenSession ?? randomUUID()
     const price = noteId ? PRICES.askNote : PRICES.askLibrary
     const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId })
@@ -90,7 +90,7 @@ export class AskCommands {
         if (!citedNotes.some((n) => n.noteId === p.noteId)) citedNotes.push({ noteId: p.noteId, title: p.noteTitle })
       }
       await this.d.handler.handle(
-        askStream(sessionId),
+        askStream.of(sessionId),
         {
           type: 'RecordAnswer',
           sessionId,

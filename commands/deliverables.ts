@@ -83,7 +83,7 @@ export class DeliverableCommands {
       const blob = await this.d.blobs.put(blobKey, Readable.from(bytes), { contentType: file.contentType, maxBytes: 100 * 1024 * 1024 })
       stored = true
       const result = await this.d.handler.handle(
-        deliverableStream(id),
+        deliverableStream.of(id),
         {
           type: 'CreateDeliverable',
           deliverableId: id,

@@ -18,7 +18,7 @@ export class FolderCommands {
   ) {}
 
   private async run(caller: Caller, folderId: string, command: FolderCommand) {
-    const r = await this.handler.handle(folderStream(folderId), command, folderDecider, { metadata: { requestId: caller.requestId } })
+    const r = await this.handler.handle(folderStream.of(folderId), command, folderDecider, { metadata: { requestId: caller.requestId } })
     await this.sync.waitFor('folders', r.position)
     return r
   }
@@ -35,14 +35,14 @@ export class FolderCommands {
 
   async delete(caller: Caller, folderId: string): Promise<void> {
     // Checks ownership before touching any note.
-    const { state } = await this.handler.load(folderStream(folderId), folderDecider)
+    const { state } = await this.handler.load(folderStream.of(folderId), folderDecider)
     const deletedByCaller = state.status === 'deleted' && state.accountId === caller.accountId
     if (!deletedByCaller) ownedFolder(state, caller.accountId)
     const inFolder = await this.docs.collection(NOTES).find({ accountId: caller.accountId, folderId }, { projection: { _id: 1 } })
     let last: number | null = null
     for (const n of inFolder) {
       const r = await this.handler.handle(
-        noteStream(n._id),
+        noteStream.of(n._id),
         { type: 'EditNote', accountId: caller.accountId, changes: { folderId: null }, now: this.clock().toISOString() },
         noteDecider,
         { metadata: { requestId: caller.requestId } },

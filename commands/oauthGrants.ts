@@ -42,9 +42,9 @@ export class OAuthGrants {
     const now = this.clock().toISOString()
     const out: GrantSummary[] = []
     for (const grantId of await this.grantIdsWhere((d) => d.accountId === accountId)) {
-      const { state: g } = await this.handler.load(oauthGrantStream(grantId), oauthGrantDecider)
+      const { state: g } = await this.handler.load(oauthGrantStream.of(grantId), oauthGrantDecider)
       if (g.status === 'none') continue
-      const { state: client } = await this.handler.load(oauthClientStream(g.clientId), oauthClientDecider)
+      const { state: client } = await this.handler.load(oauthClientStream.of(g.clientId), oauthClientDecider)
       out.push({
         grantId,
         clientId: g.clientId,
@@ -62,9 +62,9 @@ export class OAuthGrants {
   /** Revokes one of the account's grants; false when it is not the account's or not active. */
   async revoke(accountId: string, grantId: string, reason: RevocationReason): Promise<boolean> {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(grantId)) return false
-    const { state } = await this.handler.load(oauthGrantStream(grantId), oauthGrantDecider)
+    const { state } = await this.handler.load(oauthGrantStream.of(grantId), oauthGrantDecider)
     if (state.status !== 'active' || state.accountId !== accountId) return false
-    await this.handler.handle(oauthGrantStream(grantId), { type: 'RevokeGrant', reason, now: this.clock().toISOString() }, oauthGrantDecider)
+    await this.handler.handle(oauthGrantStream.of(grantId), { type: 'RevokeGrant', reason, now: this.clock().toISOString() }, oauthGrantDecider)
     return true
   }
 

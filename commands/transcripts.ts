@@ -37,7 +37,7 @@ export class TranscriptCommands {
   }
 
   private async run(caller: Caller | null, noteId: string, command: Without<TranscriptCommand, 'now'>, projections: string[]) {
-    const result = await this.d.handler.handle(noteStream(noteId), { ...command, now: this.clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, {
+    const result = await this.d.handler.handle(noteStream.of(noteId), { ...command, now: this.clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, {
       metadata: caller ? { requestId: caller.requestId, accountId: caller.accountId } : { actor: 'system' },
     })
     for (const p of projections) await this.d.sync.waitFor(p, result.position)
@@ -45,7 +45,7 @@ export class TranscriptCommands {
   }
 
   private async load(noteId: string) {
-    return (await this.d.handler.load(noteStream(noteId), noteTranscriptDecider)).state
+    return (await this.d.handler.load(noteStream.of(noteId), noteTranscriptDecider)).state
   }
 
   /**

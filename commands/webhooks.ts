@@ -78,7 +78,7 @@ export class WebhookCommands {
   }
 
   private async endpointCommand(caller: Caller, endpointId: string, command: WebhookEndpointCommand) {
-    const r = await this.d.handler.handle(webhookStream(endpointId), command, webhookEndpointDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    const r = await this.d.handler.handle(webhookStream.of(endpointId), command, webhookEndpointDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
     await this.d.sync.waitFor('webhooks', r.position)
     return r
   }
@@ -183,7 +183,7 @@ export class WebhookCommands {
   // ---- used by the workers -------------------------------------------------------------------
 
   endpoint(endpointId: string) {
-    return this.d.handler.load(webhookStream(endpointId), webhookEndpointDecider)
+    return this.d.handler.load(webhookStream.of(endpointId), webhookEndpointDecider)
   }
 
   /** The clear secrets that sign a call made at `now`. */
@@ -195,12 +195,12 @@ export class WebhookCommands {
   /** One logical delivery per endpoint and message id: scheduling it again changes nothing. */
   schedule(d: { endpointId: string; accountId: string; messageId: string; eventType: string; noteId: string | null; payload: Record<string, unknown> }) {
     const deliveryId = deliveryIdOf(d.endpointId, d.messageId)
-    return this.d.handler.handle(deliveryStream(deliveryId), { type: 'ScheduleWebhookDelivery', deliveryId, ...d, now: this.now() }, webhookDeliveryDecider)
+    return this.d.handler.handle(deliveryStream.of(deliveryId), { type: 'ScheduleWebhookDelivery', deliveryId, ...d, now: this.now() }, webhookDeliveryDecider)
   }
 
   async startAttempt(deliveryId: string, workerId: string, leaseMs: number) {
     try {
-      const r = await this.d.handler.handle(deliveryStream(deliveryId), { type: 'StartWebhookAttempt', workerId, leaseMs, now: this.now() }, webhookDeliveryDecider)
+      const r = await this.d.handler.handle(deliveryStream.of(deliveryId), { type: 'StartWebhookAttempt', workerId, leaseMs, now: this.now() }, webhookDeliveryDecider)
       return r.state.running
     } catch (err) {
       if (isDomainError(err) && err.code === 'conflict') return null
@@ -209,10 +209,10 @@ export class WebhookCommands {
   }
 
   recordAttempt(deliveryId: string, c: Omit<Extract<WebhookDeliveryCommand, { type: 'RecordWebhookAttempt' }>, 'type' | 'now'>) {
-    return this.d.handler.handle(deliveryStream(deliveryId), { type: 'RecordWebhookAttempt', ...c, now: this.now() }, webhookDeliveryDecider)
+    return this.d.handler.handle(deliveryStream.of(deliveryId), { type: 'RecordWebhookAttempt', ...c, now: this.now() }, webhookDeliveryDecider)
   }
 
   loadDelivery(deliveryId: string) {
-    return this.d.handler.load(deliveryStream(deliveryId), webhookDeliveryDecider)
+    return this.d.handler.load(deliveryStream.of(deliveryId), webhookDeliveryDecider)
   }
 }

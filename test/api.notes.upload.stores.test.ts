@@ -77,7 +77,7 @@ async function suite(t: Test, backend: 'local' | 's3', env: Record<string, strin
   const finalize = (noteId: string) => s.inject({ method: 'POST', url: `/v1/notes/${noteId}/finalize`, headers: { ...a.headers, ...json }, payload: '{}' })
   const stage = async (noteId: string) => (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers: a.headers })).json().progress?.stage
   const noteState = async (noteId: string) => {
-    const { state } = await s.services.handler.load(noteStream(noteId), noteDecider)
+    const { state } = await s.services.handler.load(noteStream.of(noteId), noteDecider)
     if (!state.exists) throw new Error(`no note ${noteId}`)
     return state
   }
@@ -167,7 +167,7 @@ async function suite(t: Test, backend: 'local' | 's3', env: Record<string, strin
     else t.equal(status, 200, 'a presigned S3 PUT cannot be stopped: it lands on the upload key')
     t.same(await received(noteId), checked, 'the note still names the bytes finalize checked')
     t.equal(sha(await readAll(await s.services.blobs.read(checked!.blobKey))), sha(short), 'and those bytes are unchanged: the transcription reads the short file')
-    const usage = (await s.services.handler.load(usageStream(a.accountId), usageDecider)).state
+    const usage = (await s.services.handler.load(usageStream.of(a.accountId), usageDecider)).state
     t.equal(usage.minutesByNote[noteId], 1, 'one minute reserved, as measured')
     t.match(await s.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers: a.headers }), { statusCode: 200 })
     t.equal((await s.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers: a.headers })).json().durationSeconds, 2)

@@ -30,10 +30,10 @@ t.test('given uploads older than the window, when retention runs, then unkept au
   const note = async (id: string) => (await s.inject({ method: 'GET', url: `/v1/notes/${id}`, headers: a.headers })).json()
   /** The note's own copy of its upload (finalize binds one). */
   const audioKey = async (id: string) => {
-    const { state } = await s.services.handler.load(noteStream(id), noteDecider)
+    const { state } = await s.services.handler.load(noteStream.of(id), noteDecider)
     return state.exists && state.received ? state.received.blobKey : 'none'
   }
-  const stored = async () => (await s.services.handler.load(usageStream(a.accountId), usageDecider)).state.storedBytes
+  const stored = async () => (await s.services.handler.load(usageStream.of(a.accountId), usageDecider)).state.storedBytes
 
   const expiring = await upload()
   const keptAtCreate = await upload(true)

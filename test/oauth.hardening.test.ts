@@ -5,6 +5,8 @@ import t from 'tap'
 import { execFile } from 'node:child_process'
 import { mcpTestService } from './support/mcp.ts'
 import { Browser, hiddenFields, pkce } from './support/oauthBrowser.ts'
+import { TOOLS } from '../mcp/tools/index.ts'
+import { CONSENT_ACTIONS } from '../domain/mcp/tools.ts'
 
 const s = await mcpTestService()
 t.teardown(s.close)
@@ -183,10 +185,12 @@ t.test('item 7: loopback redirect URIs match any port; redirect_uri sent at auth
   t.equal(page.status, 200, 'another port of the registered loopback URI')
   const html = await page.text()
   t.match(html, /spend your monthly credits/)
-  t.match(html, /import audio or video from a link \(50 credits per started minute of audio\)/)
-  t.match(html, /ask about a note \(or the whole library\) \(10 credits per request\)/)
-  t.match(html, /edit their transcripts<\/strong>: [^<]*find and replace in a transcript/)
-  t.match(html, /name a speaker/)
+  t.match(html, /import links as notes \(50 credits per started minute of audio\)/)
+  t.match(html, /ask questions about notes \(10 credits per request\)/)
+  t.match(html, /edit their transcripts<\/strong>: [^<]*find and replace text in transcripts/)
+  t.match(html, /name speakers/)
+  const writers = TOOLS.filter((x) => !x.readOnly).map((x) => x.name).sort()
+  t.same(Object.keys(CONSENT_ACTIONS).sort(), writers, 'every tool that is not read-only is on the consent page')
   const back = await approveWithKey(authorizeUrl(client, { code_challenge: p1.challenge, redirect_uri: ephemeral }), a.apiKey)
   t.equal(`${back.origin}${back.pathname}`, ephemeral, 'the code goes to the port the app listens on')
   const code1 = back.searchParams.get('code')!

@@ -3,18 +3,17 @@
 // without a dashboard sign-in, the account's API key as a fallback. No script.
 import type { ValidAuthorization } from '../../commands/oauth.ts'
 import { OAUTH_LIFETIMES } from '../../domain/oauth/tokens.ts'
-import { TOOL_COSTS } from '../../domain/mcp/tools.ts'
-import { TOOLS } from '../../mcp/tools/index.ts'
+import { CONSENT_ACTIONS, TOOL_COSTS, type ToolName } from '../../domain/mcp/tools.ts'
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
-// What an approved client may do, from the tool registry itself, so the page cannot understate it.
-const lowerFirst = (t: string) => t.charAt(0).toLowerCase() + t.slice(1)
-const SPENDING = TOOLS.flatMap((t) => {
-  const price = TOOL_COSTS[t.name].price
-  return price ? [`${lowerFirst(t.title)} (${price.credits} credits per ${price.per})`] : []
+// What an approved client may do, with the prices of the spec's table, so the page cannot understate it.
+const actions = Object.entries(CONSENT_ACTIONS) as [ToolName, string][]
+const SPENDING = actions.flatMap(([tool, what]) => {
+  const price = TOOL_COSTS[tool].price
+  return price ? [`${what} (${price.credits} credits per ${price.per})`] : []
 })
-const EDITING = TOOLS.filter((t) => !t.readOnly && !TOOL_COSTS[t.name].price).map((t) => lowerFirst(t.title))
+const EDITING = actions.filter(([tool]) => !TOOL_COSTS[tool].price).map(([, what]) => what)
 
 const STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}' +

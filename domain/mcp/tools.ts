@@ -71,6 +71,22 @@ export const TOOL_COSTS: Readonly<Record<ToolName, ToolCost>> = {
   extract_clip: { costClass: 'spends_credits', price: PRICES.clip },
 }
 
+/**
+ * What an approved client can do that the account's owner must know before approving, in the
+ * consent page's words: every tool that is not read-only (a test holds this to the registry).
+ * Those with a price in TOOL_COSTS spend credits; the others change notes and transcripts.
+ */
+export const CONSENT_ACTIONS: Readonly<Partial<Record<ToolName, string>>> = {
+  import_from_url: 'import links as notes',
+  generate_ai_notes: 'generate AI notes',
+  generate_outline: 'generate outlines',
+  ask_note: 'ask questions about notes',
+  extract_clip: 'cut audio clips',
+  replace_in_transcript: 'find and replace text in transcripts',
+  suggest_speaker_names: 'suggest speaker names',
+  rename_speaker: 'name speakers',
+}
+
 /** One line for a tool's description, so an AI client sees the cost before calling. */
 export function costLine(tool: ToolName): string {
   const { costClass, price } = TOOL_COSTS[tool]

@@ -7,8 +7,9 @@
 import type { Decider, DomainEvent } from '../decider.ts'
 import { OAuthError } from './errors.ts'
 import { OAUTH_LIFETIMES, sameHash, verifierMatches } from './tokens.ts'
+import { streamKind } from '../streams.ts'
 
-export const oauthGrantStream = (grantId: string) => `oauthgrant-${grantId}`
+export const oauthGrantStream = streamKind('oauthgrant')
 
 /**
  * `revoked_by_user`: the account's person revoked the client on the dashboard; `api_key_revoked`:

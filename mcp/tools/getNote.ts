@@ -1,7 +1,6 @@
 // get_note: GET /v1/notes/{id}, over MCP.
 import { NoteDetail } from '../../contract/notes.ts'
 import { NoteRef } from '../../contract/mcp.ts'
-import { getNoteDetail } from '../../readmodels/notes.ts'
 import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 import { defineTool } from '../tool.ts'
 
@@ -16,5 +15,5 @@ export const getNote = defineTool({
   output: NoteDetail,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, args) => getNoteDetail(s.docs, caller.accountId, args.noteId, transcriptPreviewFor(caller.plan)),
+  handle: ({ s, caller }, args) => s.queries.notes.detail(caller.accountId, args.noteId, transcriptPreviewFor(caller.plan)),
 })

@@ -5,7 +5,6 @@
 import { Transcript } from '../../contract/transcripts.ts'
 import { GetTranscriptSegmentsInput } from '../../contract/mcp.ts'
 import { FREE_PLAN_PREVIEW_RULE, transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
-import { getTranscript } from '../../readmodels/transcripts.ts'
 import { defineTool } from '../tool.ts'
 
 export const getTranscriptSegments = defineTool({
@@ -20,5 +19,5 @@ export const getTranscriptSegments = defineTool({
   output: Transcript,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId, translation }) => getTranscript(s.docs, caller.accountId, noteId, { translation, limit: transcriptPreviewFor(caller.plan) }),
+  handle: ({ s, caller }, { noteId, translation }) => s.queries.transcripts.get(caller.accountId, noteId, { translation, limit: transcriptPreviewFor(caller.plan) }),
 })

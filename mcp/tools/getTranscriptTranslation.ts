@@ -5,7 +5,6 @@ import { TranslationState } from '../../contract/transcripts.ts'
 import { GetTranscriptTranslationInput } from '../../contract/mcp.ts'
 import { preferredLanguage } from '../../domain/languages.ts'
 import { FREE_PLAN_PREVIEW_RULE, transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
-import { getTranslation } from '../../readmodels/transcripts.ts'
 import { defineTool } from '../tool.ts'
 
 export const getTranscriptTranslation = defineTool({
@@ -20,5 +19,5 @@ export const getTranscriptTranslation = defineTool({
   output: TranslationState,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId, language }) => getTranslation(s.docs, caller.accountId, noteId, language ?? preferredLanguage(undefined), transcriptPreviewFor(caller.plan)),
+  handle: ({ s, caller }, { noteId, language }) => s.queries.transcripts.translation(caller.accountId, noteId, language ?? preferredLanguage(undefined), transcriptPreviewFor(caller.plan)),
 })
