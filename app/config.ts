@@ -1,8 +1,7 @@
 // Configuration comes only from environment variables, the same inside and outside compose.
 import { join, resolve } from 'node:path'
-import { loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
+import { allowlist, loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
 import { loadS3Config, type S3Config } from './blobStore.ts'
-import { parseAllowlist } from '../domain/net/addressPolicy.ts'
 
 export interface Config {
   port: number
@@ -88,8 +87,6 @@ const fraction = (v: string | undefined, fallback: number, name: string): number
   return n
 }
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
-/** An SSRF allowlist, refused at start when an entry is not a host, address or CIDR. */
-const allowlist = (v: string | undefined) => (parseAllowlist(list(v)), list(v))
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? join(process.cwd(), 'data'))

@@ -40,7 +40,7 @@ const num = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => 
 }
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
 /** An SSRF allowlist, refused at start when an entry is not a host, address or CIDR. */
-const allowlist = (v: string | undefined) => (parseAllowlist(list(v)), list(v))
+export const allowlist = (v: string | undefined) => (parseAllowlist(list(v)), list(v))
 
 export const DEFAULT_WEBHOOK_RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000]
 

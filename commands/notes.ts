@@ -26,7 +26,7 @@ import type { Caller } from './context.ts'
 export const IMPORT_RESERVE_CREDITS = PRICES.import.credits
 
 export interface NoteCommandsConfig {
-  /** Hosts, IPs or IPv4 CIDRs that imports may reach although they are not public (self-hosting, tests). */
+  /** Hosts, IPs or CIDRs that imports may reach although they are not public (self-hosting, tests; domain/net/addressPolicy.ts). */
   importAllowlist: readonly string[]
   uploadUrlTtlSeconds: number
 }
