@@ -14,6 +14,7 @@ import { AccountCommands } from '../commands/accounts.ts'
 import { NoteCommands } from '../commands/notes.ts'
 import { FolderCommands } from '../commands/folders.ts'
 import { OAuthCommands } from '../commands/oauth.ts'
+import { OAuthGrants } from '../commands/oauthGrants.ts'
 import { AccountStatusQueries } from '../readmodels/accountStatus.ts'
 import type { LocalBlobStore } from '../adapters/local/blobStore.ts'
 import { createBlobStore } from './blobStore.ts'
@@ -109,7 +110,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     docs: deps.docs,
     handler,
     credits,
-    accounts: new AccountCommands(handler, credits, clock, new ApiKeyUsage(deps.events, config.dashboard.keyUsageIntervalSeconds * 1000, clock)),
+    accounts: new AccountCommands(handler, credits, new OAuthGrants(deps.events, handler, clock), clock, new ApiKeyUsage(deps.events, config.dashboard.keyUsageIntervalSeconds * 1000, clock)),
     notes: new NoteCommands({
       handler,
       credits,

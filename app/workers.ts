@@ -7,7 +7,7 @@ import { startProjection } from '../projections/runner.ts'
 import { startTranscriptionWorker } from '../workers/transcription.ts'
 import { startWebhookWorkers } from '../workers/webhooks.ts'
 import { safeWebhookTransport } from '../adapters/net/safeHttp.ts'
-import { addressPolicy } from './pipeline.ts'
+import { targetResolver } from '../commands/publicTarget.ts'
 import { startAudioRetention } from '../workers/audioRetention.ts'
 
 export interface RunningWorker {
@@ -42,7 +42,7 @@ export function webhookWorker(s: Services): RunningWorker {
     docs: s.docs,
     handler: s.handler,
     webhooks: s.webhooks,
-    transport: safeWebhookTransport({ resolver: s.ingest.resolver, addressAllowed: addressPolicy(w.allowlist), connectTimeoutMs: w.timeoutMs, idleTimeoutMs: w.timeoutMs, totalTimeoutMs: w.timeoutMs }),
+    transport: safeWebhookTransport({ resolveTarget: targetResolver(s.ingest.resolver, w.allowlist), connectTimeoutMs: w.timeoutMs, idleTimeoutMs: w.timeoutMs, totalTimeoutMs: w.timeoutMs }),
     config: { retryDelaysMs: w.retryDelaysMs, timeoutMs: w.timeoutMs, pollMs: w.pollMs },
     log: (m) => console.error(m),
   })

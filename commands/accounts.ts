@@ -1,5 +1,6 @@
-// Accounts and API keys: opening an account (with its credit ledger), issuing and revoking keys,
-// and authenticating a bearer token against the key's own stream.
+// Accounts and API keys: opening an account (with its credit ledger), issuing and revoking keys
+// (with the OAuth grants a key approved), and authenticating a bearer token against the key's
+// own stream.
 import { randomBytes, randomUUID } from 'node:crypto'
 import { ulid } from 'ulid'
 import { accountDecider, accountStream } from '../domain/accounts/account.ts'
@@ -8,6 +9,7 @@ import type { Plan } from '../domain/credits/plans.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
 import type { ApiKeyUsage } from './apiKeyUsage.ts'
+import type { OAuthGrants } from './oauthGrants.ts'
 
 export interface IssuedKey {
   keyId: string
@@ -37,6 +39,8 @@ export class AccountCommands {
   constructor(
     private readonly handler: CommandHandler,
     private readonly credits: CreditCommands,
+    /** Revoking a key revokes the OAuth grants it approved. */
+    private readonly grants: OAuthGrants,
     private readonly clock: () => Date = () => new Date(),
     /** Records keys' last use (throttled); absent in the admin command. */
     private readonly usage: ApiKeyUsage | null = null,
@@ -69,11 +73,15 @@ export class AccountCommands {
     return { keyId, apiKey: formatApiKey(keyId, secret), prefix, position: r.position }
   }
 
-  /** Returns where the revocation landed (null when the key was revoked already). */
-  async revokeApiKey(accountId: string, keyId: string, reason = 'revoked by the owner'): Promise<number | null> {
+  /**
+   * Revokes the key, then every OAuth grant it approved. Returns where the revocation landed (null
+   * when the key was revoked already) and how many grants went. The grants' tokens stop at once
+   * either way: a grant's token check asks whether its approving key still stands.
+   */
+  async revokeApiKey(accountId: string, keyId: string, reason = 'revoked by the owner'): Promise<{ position: number | null; grantsRevoked: number }> {
     const r = await this.handler.handle(apiKeyStream.of(keyId), { type: 'RevokeApiKey', accountId, reason, now: this.now() }, apiKeyDecider)
     for (const [token, entry] of this.authCache) if (entry.auth.keyId === keyId) this.authCache.delete(token)
-    return r.position
+    return { position: r.position, grantsRevoked: await this.grants.revokeApprovedByKey(accountId, keyId) }
   }
 
   /** Null for anything that is not a live key of an open account. */

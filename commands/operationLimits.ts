@@ -16,14 +16,15 @@ export class FixedWindowLimiter {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  hit(key: string): LimitResult {
+  /** Counts `n` at once (a JSON-RPC batch of n messages): all of them fit in the window, or none is counted. */
+  hit(key: string, n = 1): LimitResult {
     const now = this.clock()
     const span = this.windowSeconds * 1000
     this.sweep(now, span)
     let w = this.windows.get(key)
     if (!w || now - w.start >= span) this.windows.set(key, (w = { start: now, count: 0 }))
-    if (w.count >= this.max) return { ok: false, retryAfter: Math.max(1, Math.ceil((w.start + span - now) / 1000)) }
-    w.count++
+    if (w.count + n > this.max) return { ok: false, retryAfter: Math.max(1, Math.ceil((w.start + span - now) / 1000)) }
+    w.count += n
     return { ok: true, remaining: this.max - w.count }
   }
 

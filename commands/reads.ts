@@ -75,11 +75,15 @@ export interface ContentLimit {
   maxSegments?: number
   /** Characters of segment text, summed over the segments shown. */
   maxChars?: number
+  /** Said in `truncation` when it cut. */
+  rule?: string
+  getTheRest?: string
 }
 
 export interface TranscriptReadOptions {
   translation?: TranslationLanguage
-  limit?: ContentLimit
+  /** The caller's plan's preview (transcriptPreviewFor); undefined shows everything. */
+  limit: ContentLimit | undefined
 }
 
 export interface ExportOptions extends TranscriptReadOptions {
@@ -98,7 +102,9 @@ export interface TranscriptReads {
   /** Resolves when the caller's note has a transcript (404 no_transcript otherwise). */
   require(accountId: string, noteId: string): Promise<unknown>
   export(accountId: string, noteId: string, o: ExportOptions): Promise<ExportedTranscript>
-  translation(accountId: string, noteId: string, language: TranslationLanguage): Promise<TranslationState>
+  /** Text length of each segment (by sequence) that the preview `limit` shows. */
+  previewLengths(accountId: string, noteId: string, limit: ContentLimit): Promise<Map<number, number>>
+  translation(accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState>
   speakers(accountId: string, noteId: string): Promise<SpeakerList>
   /** Earlier confirmations on the same source, by person (the note's own are left out). */
   roster(accountId: string, sourceKey: string | null, exceptNoteId: string): Promise<RosterPerson[]>

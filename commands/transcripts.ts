@@ -1,6 +1,7 @@
 // Transcript commands and charged reads: the export read (1 credit), replace-in-transcript,
 // translation requests, speaker renames, name suggestions and voice exclusion. REST routes
 // and MCP tools call these; the rules live in domain/notes/noteTranscript.ts.
+import { transcriptPreviewFor } from '../domain/transcripts/preview.ts'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { noteStream } from '../domain/notes/note.ts'
@@ -50,11 +51,11 @@ export class TranscriptCommands {
    * GET /v1/notes/{id}/transcript: 1 credit per read, charged in the ledger after the note and its
    * transcript are found (a 404 costs nothing) and refunded by an event if rendering then fails.
    */
-  async readTranscript(caller: Caller, noteId: string, o: ExportOptions): Promise<ExportedTranscript> {
+  async readTranscript(caller: Caller, noteId: string, o: Omit<ExportOptions, 'limit'>): Promise<ExportedTranscript> {
     await this.d.reads.require(caller.accountId, noteId)
     const price = PRICES.transcriptRead
     return this.d.credits.chargedOperation(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId }, () =>
-      this.d.reads.export(caller.accountId, noteId, o),
+      this.d.reads.export(caller.accountId, noteId, { ...o, limit: transcriptPreviewFor(caller.plan) }),
     )
   }
 
@@ -63,12 +64,27 @@ export class TranscriptCommands {
     const r = await this.run(caller, noteId, { type: 'ReplaceInTranscript', accountId: caller.accountId, ...req }, ['notes', 'speakers', 'translations'])
     const e = r.events[0]
     if (!e || e.type !== 'TranscriptTextReplaced') return { noteId, occurrences: 0, changedSegments: [], staleTranslations: [] }
+    const changed = e.data.changes.map((c) => ({ sequence: c.sequence, before: c.before, after: c.after }))
+    const shown = await this.withinPreview(caller, noteId, changed)
     return {
       noteId,
       occurrences: e.data.occurrences,
-      changedSegments: e.data.changes.map((c) => ({ sequence: c.sequence, before: c.before, after: c.after })),
+      changedSegments: shown,
       staleTranslations: e.data.staleTranslations as ReplaceInTranscriptResponse['staleTranslations'],
+      ...(shown.length < changed.length ? { truncated: true } : {}),
     }
+  }
+
+  /**
+   * The echo of an edit shows segment text too: on a plan with a preview only the changed
+   * segments inside the preview (of the transcript after the edit) come back, cut like it, or a
+   * find-and-replace of a common letter would read out the whole transcript.
+   */
+  private async withinPreview(caller: Caller, noteId: string, changed: ReplaceInTranscriptResponse['changedSegments']) {
+    const limit = transcriptPreviewFor(caller.plan)
+    if (!limit) return changed
+    const visible = await this.d.reads.previewLengths(caller.accountId, noteId, limit)
+    return changed.filter((c) => visible.has(c.sequence)).map((c) => ({ ...c, before: c.before.slice(0, limit.maxChars), after: c.after.slice(0, visible.get(c.sequence)) }))
   }
 
   /**
@@ -80,7 +96,7 @@ export class TranscriptCommands {
     const t = r.state.exists ? r.state.translations[language] : undefined
     const done = r.events.length === 0 && t?.status === 'ready'
     if (r.events.length > 0) this.d.wakeTranslations?.()
-    return { queued: !done, state: await this.d.reads.translation(caller.accountId, noteId, language) }
+    return { queued: !done, state: await this.d.reads.translation(caller.accountId, noteId, language, transcriptPreviewFor(caller.plan)) }
   }
 
   /** PATCH speakers/{label}: the user's name for a speaker, remembered for the note's source. */

@@ -59,12 +59,12 @@ function methodNotAllowed(_req: FastifyRequest, reply: FastifyReply) {
   return reply.code(405).header('Allow', 'POST').send(errorBody('method_not_allowed', 'This MCP endpoint is stateless: POST JSON-RPC messages to it (no standalone SSE stream, no sessions).'))
 }
 
-/** An authenticated MCP endpoint at `path`; a 401 points at `resourceMetadataUrl`. */
-function mcpEndpoint(app: FastifyInstance, s: Application, path: string, resourceMetadataUrl: string) {
+/** An authenticated MCP endpoint at `path`, the resource `resource`; a 401 points at `resourceMetadataUrl`. */
+function mcpEndpoint(app: FastifyInstance, s: Application, path: string, resource: string, resourceMetadataUrl: string) {
   app.register(async (scope) => {
     scope.addHook('onRequest', async (req, reply) => {
       if (req.method !== 'POST') return
-      const auth = await authenticateMcp(s, req.headers.authorization)
+      const auth = await authenticateMcp(s, req.headers.authorization, resource)
       if (!auth) return unauthorized(reply, resourceMetadataUrl, req.headers.authorization !== undefined)
       req.mcpAuth = auth
     })
@@ -84,7 +84,11 @@ function mcpEndpoint(app: FastifyInstance, s: Application, path: string, resourc
   })
 }
 
-/** The public demo: no key, read-only tools over the sample library, 10 requests per 10 minutes per IP. */
+/**
+ * The public demo: no key, read-only tools over the sample library, 10 requests per 10 minutes
+ * per IP. One JSON-RPC message per request: a batch would carry any number of tool calls in one
+ * counted request (the MCP protocol of 2025-06-18 has no batches either).
+ */
 function demoEndpoint(app: FastifyInstance, s: Application, path: string) {
   app.register(async (scope) => {
     // Whatever the request carries (an API key, a token), the demo acts for the sample library only.
@@ -96,7 +100,12 @@ function demoEndpoint(app: FastifyInstance, s: Application, path: string) {
         `The demo allows ${DEMO_LIMIT.requests} requests per ${DEMO_LIMIT.windowSeconds / 60} minutes per IP address; retry in ${retryAfter} s, or use your own API key at the main endpoint.`,
       store: storesOf(s).demoPerIp,
     })
-    scope.post(path, async (req, reply) => serve(s, req, reply, demoCaller, `demo:${req.ip}`, true))
+    scope.post(path, async (req, reply) => {
+      if (Array.isArray(req.body)) {
+        return reply.code(400).send(errorBody('invalid_request', `The demo takes one JSON-RPC message per request, not a batch: each counts against its ${DEMO_LIMIT.requests} requests per ${DEMO_LIMIT.windowSeconds / 60} minutes.`))
+      }
+      return serve(s, req, reply, demoCaller, `demo:${req.ip}`, true)
+    })
     scope.get(path, { config: { rateLimit: false } }, methodNotAllowed)
     scope.delete(path, { config: { rateLimit: false } }, methodNotAllowed)
   })
@@ -110,7 +119,7 @@ const trustProxy = (t: boolean | number | string): boolean | string | ((address:
 export function mcpBaseRoutes(s: Application) {
   return async (app: FastifyInstance) => {
     const u = mcpUrls(s)
-    mcpEndpoint(app, s, '/mcp/stream', u.streamResourceMetadata)
+    mcpEndpoint(app, s, '/mcp/stream', u.stream, u.streamResourceMetadata)
     app.get('/mcp/info', async () => mcpInfo(s))
     app.get('/.well-known/oauth-protected-resource/mcp/stream', async () => protectedResourceMetadata(s, u.stream))
   }
@@ -124,7 +133,7 @@ export function buildMcpApp(s: Application, options: { logger?: boolean | { leve
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.settings.mcp.trustProxy), frameworkErrors })
   app.register(errorHandling)
   const u = mcpUrls(s)
-  mcpEndpoint(app, s, '/', u.mcpResourceMetadata)
+  mcpEndpoint(app, s, '/', u.mcp, u.mcpResourceMetadata)
   demoEndpoint(app, s, '/demo')
   app.get('/info', async () => mcpInfo(s))
   app.get('/.well-known/oauth-protected-resource', async () => protectedResourceMetadata(s, u.mcp))

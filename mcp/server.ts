@@ -12,7 +12,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { Application } from '../commands/application.ts'
 import type { Caller } from '../commands/context.ts'
 import { isDomainError } from '../domain/errors.ts'
-import { TOOL_COSTS, costLine, truncatesFor } from '../domain/mcp/tools.ts'
+import { TOOL_COSTS, costLine } from '../domain/mcp/tools.ts'
 import { errorBody } from '../api/errors.ts'
 import { TOOLS } from './tools/index.ts'
 import type { ToolContext, ToolDef } from './tool.ts'
@@ -76,7 +76,6 @@ export function buildMcpServer(s: Application, o: McpServerOptions): McpServer {
           caller,
           credential: o.credential,
           cost,
-          truncated: truncatesFor(tool.name, caller.plan),
           demo: o.demo,
           signal: extra.signal,
           async progress(p) {

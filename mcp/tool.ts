@@ -25,8 +25,6 @@ export interface ToolContext {
   credential: string
   /** This tool's row of the spec's cost-class table. */
   cost: ToolCost
-  /** The cost class says content is cut short for this caller's plan (free plan, truncating tools). */
-  truncated: boolean
   /** Called through the public demo endpoint. */
   demo: boolean
   /** Aborted when the client cancels or hangs up. */

@@ -49,6 +49,13 @@ export interface BlobStore {
    */
   put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<StoredBlob>
   stat(key: string): Promise<BlobInfo | null>
+  /**
+   * Copies the blob under `from`, exactly as it is at this moment, to `to`, a key nothing else
+   * writes: a put to `from` that lands later (a client's presigned PUT still running) never
+   * changes `to`. Null, and nothing under `to`, when there is no blob under `from`. This is how
+   * finalize binds the bytes it checked to the note (NoteCommands.finalize).
+   */
+  snapshot(from: string, to: string): Promise<BlobInfo | null>
   /** Runs `fn` with a local file holding the blob (the file itself, or a temporary copy removed afterwards). */
   withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T>
   /** The blob's bytes, or only those from `start` to `end` inclusive (HTTP range requests); rejects when there is no such blob. */

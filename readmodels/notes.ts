@@ -12,6 +12,9 @@ import type { ListNotesQuery, Note, NoteDetail, NoteList } from '../contract/not
  * (`{ _id: noteId, accountId, outline, attemptedAt, generated }`).
  */
 import { ANALYSES, OUTLINES } from '../projections/analysis.ts'
+import { cut, type CutCounts } from './transcripts.ts'
+import type { ContentLimit } from '../commands/reads.ts'
+import { fullTextOf } from '../domain/notes/transcript.ts'
 export { ANALYSES, OUTLINES }
 
 export { toNote }
@@ -80,19 +83,26 @@ export async function noteIdsInFolder(docs: DocumentStore, accountId: string, fo
   return found.map((n) => n._id)
 }
 
-export async function getNoteDetail(docs: DocumentStore, accountId: string, noteId: string): Promise<NoteDetail> {
+/** The note with its transcript's full text, cut to `limit` (the caller's plan's preview) like the segments are. */
+export async function getNoteDetail(docs: DocumentStore, accountId: string, noteId: string, limit: ContentLimit | undefined): Promise<NoteDetail> {
   const doc = await findNote(docs, accountId, noteId)
   const [transcript, analyses, outline] = await Promise.all([
-    docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId }, { projection: { fullText: 1, languagesDetected: 1, speakers: 1 } }),
+    docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId }, { projection: { fullText: 1, languagesDetected: 1, speakers: 1, ...(limit ? { segments: 1 } : {}) } }),
     docs.collection(ANALYSES).find({ noteId, accountId, latest: true }, { sort: { template: 1 } }),
     docs.collection(OUTLINES).findOne({ _id: noteId, accountId }),
   ])
   return {
     ...toNote(doc),
     transcript: transcript
-      ? { fullText: transcript.fullText, languagesDetected: transcript.languagesDetected, speakerCount: transcript.speakers.length > 0 ? transcript.speakers.length : null }
+      ? { ...fullTextWithin(transcript, limit), languagesDetected: transcript.languagesDetected, speakerCount: transcript.speakers.length > 0 ? transcript.speakers.length : null }
       : null,
     aiNotes: analyses.map((a) => a.analysis as Analysis),
     outline: (outline?.outline as Chapter[] | undefined) ?? [],
   }
+}
+
+function fullTextWithin(t: Pick<TranscriptDoc, 'fullText' | 'segments'>, limit: ContentLimit | undefined): { fullText: string; truncated?: true; truncation?: CutCounts } {
+  if (!limit) return { fullText: t.fullText }
+  const { shown, truncated, counts } = cut([...t.segments].sort((a, b) => a.sequence - b.sequence), limit)
+  return truncated ? { fullText: fullTextOf(shown), truncated: true, truncation: counts } : { fullText: t.fullText }
 }

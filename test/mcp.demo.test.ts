@@ -198,6 +198,25 @@ t.test('10 requests per 10 minutes per IP address, then 429', async (t) => {
     await t.rejects(c.callTool({ name: 'list_folders', arguments: {} }), /429|rate_limit_exceeded/)
   })
 
+  t.test('a JSON-RPC batch is refused, so the limit counts every tool call (issue 11, item 5)', async (t) => {
+    const batch = (ip: string, n: number) =>
+      fetch(demoUrl, {
+        method: 'POST',
+        headers: { ...json, accept: 'application/json, text/event-stream', 'x-forwarded-for': ip },
+        body: JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_folders', arguments: {} } }))),
+      })
+    for (const n of [100, 2]) {
+      const r = await batch('192.0.2.77', n)
+      t.equal(r.status, 400, `a batch of ${n} is not run`)
+      const body = await r.text()
+      t.match(JSON.parse(body), { error: 'invalid_request', message: /one JSON-RPC message per request/ })
+      t.notMatch(body, /Weekly product sync|folders/, 'and nothing of the library came back')
+    }
+    // Ten requests from that address in all: the refused batches counted as the requests they are.
+    for (let i = 0; i < 8; i++) t.equal((await call('192.0.2.77', 100 + i)).status, 200, `single ${i + 1}`)
+    t.equal((await call('192.0.2.77', 200)).status, 429, 'the eleventh request of the window')
+  })
+
   t.test('the limit is the demo’s alone: keyed endpoints are not counted against it', async (t) => {
     const a = await s.account('free')
     const c = await s.connect(s.mcpUrl, { ...a.headers, 'x-forwarded-for': '203.0.113.7' })

@@ -26,9 +26,8 @@ import {
   RevokedKey,
   VoiceConsentScreen,
 } from '../../contract/dashboard.ts'
-
 import { statementCsv } from '../../readmodels/ledger.ts'
-
+import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 
 export const DASHBOARD_API = '/app/api'
 
@@ -83,7 +82,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       response: { status: 200, schema: RevokedKey, description: 'Revoked.' },
       errors: ['not_found'],
       async handle({ caller, params }) {
-        await s.sync.waitFor('api-keys', await s.accounts.revokeApiKey(caller.accountId, params.keyId, 'revoked on the dashboard'))
+        await s.sync.waitFor('api-keys', (await s.accounts.revokeApiKey(caller.accountId, params.keyId, 'revoked on the dashboard')).position)
         return { id: params.keyId, status: 'revoked' as const }
       },
     }),
@@ -175,7 +174,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       response: { status: 200, schema: DashboardNoteDetail, description: 'The note.' },
       errors: ['not_found'],
       async handle({ caller, params }) {
-        const [detail, audio] = await Promise.all([s.queries.notes.detail(caller.accountId, params.id), s.notes.audio(caller, params.id)])
+        const [detail, audio] = await Promise.all([s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan)), s.notes.audio(caller, params.id)])
         return { ...detail, audio: audio && { url: `${DASHBOARD_API}/notes/${params.id}/audio`, contentType: audio.contentType, sizeBytes: audio.sizeBytes } }
       },
     }),
@@ -190,7 +189,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       notFound: true,
       response: { status: 200, schema: Transcript, description: 'The transcript.' },
       errors: ['not_found', 'no_transcript'],
-      handle: ({ caller, params }) => s.queries.transcripts.get(caller.accountId, params.id),
+      handle: ({ caller, params }) => s.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
     }),
 
     // ---- integrations (webhooks) ---------------------------------------------------------------

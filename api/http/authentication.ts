@@ -2,7 +2,9 @@
 // (401 otherwise), the per-key rate limit (429), then the plan (403 below Pro) and the route's
 // operation limit; the key is checked on `onRequest` and the plan before the body is parsed, so
 // an anonymous caller learns nothing about the body. MCP: the bearer token is an API key (any
-// plan) or an OAuth access token of our authorization server; a failure is 401 with
+// plan) or an OAuth access token of our authorization server issued for this very endpoint
+// (RFC 8707: {mcp_url} and {base_url}/mcp/stream are two resources, each with its own protected
+// resource metadata, so a token for one is refused at the other); a failure is 401 with
 // WWW-Authenticate naming the endpoint's protected resource metadata (RFC 9728 section 5.1),
 // which is how an AI client discovers the OAuth flow. The SDK's auth helpers are express-only.
 import type { FastifyInstance, FastifyReply } from 'fastify'
@@ -11,6 +13,7 @@ import { randomUUID } from 'node:crypto'
 import { DomainError } from '../../domain/errors.ts'
 import { REST_MIN_PLAN, planAtLeast } from '../../domain/credits/plans.ts'
 import { looksLikeAccessToken } from '../../domain/oauth/tokens.ts'
+import { trimSlash } from '../../commands/oauth.ts'
 import type { Application } from '../../commands/application.ts'
 import type { Caller } from '../../commands/context.ts'
 import { apiKeyCredential } from '../../commands/operationLimits.ts'
@@ -64,19 +67,21 @@ export interface McpAuth {
   limiterKey: string
 }
 
-export async function authenticateMcp(s: Application, authorization: string | undefined): Promise<McpAuth | null> {
+/** `resource`: the endpoint's resource identifier, which an access token's audience must equal. */
+export async function authenticateMcp(s: Application, authorization: string | undefined, resource: string): Promise<McpAuth | null> {
   const token = bearerToken(authorization)
   if (!token) return null
   if (looksLikeAccessToken(token)) {
     const a = await s.oauth.authenticateAccessToken(token)
-    return a ? { caller: { accountId: a.accountId, plan: a.plan, keyId: null, via: 'mcp' }, limiterKey: `grant:${a.grantId}` } : null
+    if (!a || trimSlash(a.resource) !== trimSlash(resource)) return null
+    return { caller: { accountId: a.accountId, plan: a.plan, keyId: null, via: 'mcp' }, limiterKey: `grant:${a.grantId}` }
   }
   const a = await s.accounts.authenticate(token)
   return a ? { caller: { accountId: a.accountId, plan: a.plan, keyId: a.keyId, via: 'mcp' }, limiterKey: apiKeyCredential(a.keyId) } : null
 }
 
 export function unauthorized(reply: FastifyReply, resourceMetadataUrl: string, tokenSent: boolean) {
-  const params = [`resource_metadata="${resourceMetadataUrl}"`, ...(tokenSent ? ['error="invalid_token"', 'error_description="The token is unknown, expired or revoked."'] : [])]
+  const params = [`resource_metadata="${resourceMetadataUrl}"`, ...(tokenSent ? ['error="invalid_token"', 'error_description="The token is unknown, expired, revoked, or for another resource."'] : [])]
   return reply
     .code(401)
     .header('WWW-Authenticate', `Bearer ${params.join(', ')}`)

@@ -5,7 +5,7 @@ import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { CreateNoteRequest, CreateNoteResponse, FinalizeRequest, FinalizeResponse, ListNotesQuery, NoteDetail, NoteIdParams, NoteList, PatchNoteRequest } from '../../contract/notes.ts'
-
+import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
 const IdempotencyKey = z.string().min(1).max(200)
@@ -59,7 +59,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: NoteDetail, description: 'The note.' },
     errors: ['not_found'],
-    handle: ({ caller, params }) => s.queries.notes.detail(caller.accountId, params.id),
+    handle: ({ caller, params }) => s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan)),
   }),
   defineRoute({
     operationId: 'finalizeNote',
@@ -91,7 +91,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     errors: ['invalid_request', 'not_found'],
     async handle({ caller, params, body }) {
       await s.notes.edit(caller, params.id, body)
-      return s.queries.notes.detail(caller.accountId, params.id)
+      return s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
     },
   }),
 ]

@@ -1,5 +1,6 @@
 // Transcripts, translations, speakers and voice profiles over REST (spec part 4): thin adapters
 // from HTTP to the commands and queries that the MCP tools call too.
+import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
@@ -106,7 +107,7 @@ export const transcriptRoutes = (s: Application): RouteDef[] => {
       invalidCode: 'invalid_language',
       response: { status: 200, schema: TranslationState, description: 'The translation state (status `none` when never requested).' },
       errors: ['invalid_language', 'not_found', 'no_transcript'],
-      handle: ({ caller, params, query, req }) => s.queries.transcripts.translation(caller.accountId, params.id, language(query.language, req.headers['accept-language'])),
+      handle: ({ caller, params, query, req }) => s.queries.transcripts.translation(caller.accountId, params.id, language(query.language, req.headers['accept-language']), transcriptPreviewFor(caller.plan)),
     }),
     defineRoute({
       operationId: 'requestTranscriptTranslation',

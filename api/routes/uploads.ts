@@ -2,6 +2,9 @@
 // No API key: the signature is the permission, bound to the note, content type, size and expiry.
 // The body streams to disk; nothing is buffered in memory. Served only with the local store:
 // with S3 the presigned URLs point at the bucket and this service never sees the bytes.
+// Finalize copies the bytes it checks to a key of their own (NoteCommands.bindUpload), so a PUT
+// that ends after finalize changes nothing that is transcribed; it is answered 409 and its bytes
+// are dropped.
 import { z } from 'zod'
 import type { Readable } from 'node:stream'
 import type { Application } from '../../commands/application.ts'
@@ -31,7 +34,8 @@ const uploadRoute = (s: Application, local: SignedUploadTarget): RouteDef =>
     path: '/uploads/:id',
     tag: 'uploads',
     summary: 'Upload the bytes of a direct upload (the presigned `upload.url`)',
-    description: 'Use `upload.url` and `upload.headers` exactly as returned by POST /v1/notes. The body is the raw file. A new PUT before finalize replaces the bytes.',
+    description:
+      'Use `upload.url` and `upload.headers` exactly as returned by POST /v1/notes. The body is the raw file. A new PUT before finalize replaces the bytes; a PUT still running when the note is finalized is refused (409 invalid_state) and changes nothing.',
     extension: true,
     public: true,
     rawBody: true,
@@ -62,6 +66,11 @@ const uploadRoute = (s: Application, local: SignedUploadTarget): RouteDef =>
           await local.delete(key)
           throw new DomainError('invalid_request', `The note was created for ${grant.exactBytes} bytes (fileSizeBytes); ${blob.sizeBytes} arrived.`)
         }
+        // Finalized while the body arrived: finalize bound the bytes it checked, and these are dropped.
+        await s.notes.expectUpload(params.id).catch(async (err) => {
+          await local.delete(key)
+          throw err
+        })
         return { noteId: params.id, sizeBytes: blob.sizeBytes, sha256: blob.sha256, next: `POST /v1/notes/${params.id}/finalize` }
       } catch (err) {
         if (err instanceof BlobTooLargeError) throw new DomainError('file_too_large', `The upload is larger than the ${err.maxBytes} bytes allowed.`)

@@ -92,7 +92,8 @@ export type CreateNote = Omit<NoteCreated['data'], 'at'> & { type: 'CreateNote';
 export type NoteCommand =
   | CreateNote
   | ({ type: 'RecordUpload'; accountId: string; now: string } & ReceivedUpload)
-  | { type: 'FinalizeUpload'; accountId: string; jobId: string; title: string | null; minutes: number; now: string }
+  /** `blobKey`: the recorded upload the minutes were priced for; another one recorded meanwhile refuses it. */
+  | { type: 'FinalizeUpload'; accountId: string; jobId: string; title: string | null; minutes: number; blobKey: string | null; now: string }
   | { type: 'EditNote'; accountId: string; changes: Omit<NoteEdited['data'], 'at'>; now: string }
   /** Deletes the note's audio when it was stored before `cutoff` and the owner did not ask to keep it. */
   | { type: 'ExpireAudio'; accountId: string; cutoff: string; now: string }
@@ -268,6 +269,9 @@ export function decideNote(c: NoteCommand, s: NoteState): NoteEvent[] {
         throw new DomainError('invalid_state', 'No bytes have been uploaded for this note yet: PUT the file to upload.url, then finalize.', {
           current: 'awaiting_upload',
         })
+      }
+      if (c.blobKey !== null && c.blobKey !== note.received.blobKey) {
+        throw new DomainError('conflict', 'Another finalize checked newer bytes for this note meanwhile; finalize again.')
       }
       return [{ type: 'NoteFinalized', data: { jobId: c.jobId, title: c.title, minutes: c.minutes, at: c.now } }]
     }

@@ -56,6 +56,27 @@ export function redirectUriProblem(uri: string): string | null {
   return null
 }
 
+/**
+ * Whether a redirect URI presented at the authorization endpoint is the registered one: equal,
+ * except that for http on the loopback interface any port matches (RFC 8252 section 7.3: native
+ * apps listen on a port the OS picks at the moment of the request). The presented URI must be
+ * written as the URL parser writes it, so no second spelling of a registered URI gets through.
+ */
+export function redirectUriMatches(registered: string, presented: string): boolean {
+  if (registered === presented) return true
+  let r: URL
+  let p: URL
+  try {
+    r = new URL(registered)
+    p = new URL(presented)
+  } catch {
+    return false
+  }
+  if (p.href !== presented || r.protocol !== 'http:' || p.protocol !== 'http:' || !LOOPBACK.has(r.hostname)) return false
+  p.port = r.port
+  return p.href === r.href
+}
+
 export const oauthClientDecider: Decider<OAuthClientCommand, OAuthClientEvent, OAuthClientState> = {
   initialState: () => ({ registered: false }),
   evolve(_s, e) {
