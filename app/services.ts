@@ -84,10 +84,11 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const { blobs, localUploads } = createBlobStore(config, clock)
   const chat = config.llm ? openAiChatModel(config.llm) : null
   const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
-  const languageDeps = { handler, credits, docs: deps.docs, sync, engine: language, clock }
+  const queries = readQueries(deps.docs, { baseUrl: config.publicBaseUrl })
+  const languageDeps = { handler, credits, notes: queries.notes, sync, engine: language, clock }
   const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, clock })
   const oauth = new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock)
-  const transcriptFeatures = createTranscriptServices(config, { handler, credits, docs: deps.docs, sync, blobs, chat, clock })
+  const transcriptFeatures = createTranscriptServices(config, { handler, credits, queries, sync, blobs, chat, clock })
   return {
     config,
     version: VERSION,
@@ -102,7 +103,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
         dashboard: signingSecret(config.dataDir, 'dashboard', config.dashboard.signingSecret),
       },
     },
-    queries: readQueries(deps.docs),
+    queries,
     audit: creditAudit({ events: deps.events, docs: deps.docs, sync }),
     projectionPositions: () => deps.projections.map((p) => ({ name: p.name, position: p.position() })),
     events: deps.events,
@@ -121,7 +122,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       config: { importAllowlist: config.importAllowlist, uploadUrlTtlSeconds: config.uploadUrlTtlSeconds },
       clock,
     }),
-    folders: new FolderCommands(handler, deps.docs, sync, clock),
+    folders: new FolderCommands(handler, queries.notes, sync, clock),
     oauth,
     status: new AccountStatusQueries(handler, deps.docs, clock),
     blobs,
@@ -134,19 +135,20 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     transcripts: transcriptFeatures.transcripts,
     voice: transcriptFeatures.voice,
     language,
-    analysis: new AnalysisCommands({ ...languageDeps, log: (message, err) => console.error(`[analysis] ${message}:`, err) }),
-    ask: new AskCommands(languageDeps),
+    analysis: new AnalysisCommands({ ...languageDeps, analyses: queries.analysis, log: (message, err) => console.error(`[analysis] ${message}:`, err) }),
+    ask: new AskCommands({ ...languageDeps, segments: queries.segments }),
     deliverables: new DeliverableCommands({
       ...languageDeps,
+      analyses: queries.analysis,
+      deliverables: queries.deliverables,
       blobs,
       renderers: { document: docxRenderer(), slides: pptxRenderer(), email: emlRenderer({ from: 'Notes <no-reply@notes.invalid>', domain: new URL(config.publicBaseUrl).hostname || 'notes.invalid' }) },
-      baseUrl: config.publicBaseUrl,
     }),
     ingest,
     clips: new ClipCommands({ handler, credits, blobs, media: ingest.media }),
     webhooks: new WebhookCommands({
       handler,
-      docs: deps.docs,
+      reads: queries.webhooks,
       sync,
       resolver: deps.resolver,
       allowlist: config.pipeline.webhooks.allowlist,

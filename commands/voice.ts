@@ -21,10 +21,9 @@ import {
   type VoiceState,
 } from '../domain/voice/voiceProfiles.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
 import type { SpeakerEmbedder } from '../ports/speakerEmbedder.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
-import { getVoiceProfiles } from '../readmodels/transcripts.ts'
+import type { VoiceReads } from './reads.ts'
 import type { VoiceProfiles } from '../contract/transcripts.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { Caller } from './context.ts'
@@ -64,7 +63,7 @@ export class VoiceprintVault {
 
 export interface VoiceCommandsDeps {
   handler: CommandHandler
-  docs: DocumentStore
+  reads: VoiceReads
   sync: ReadModelSync
   blobs: BlobStore
   /** Null when no speaker-embedding model is configured: no voice matching. */
@@ -104,7 +103,7 @@ export class VoiceCommands {
   }
 
   profiles(caller: Caller): Promise<VoiceProfiles> {
-    return getVoiceProfiles(this.d.docs, caller.accountId, this.matching)
+    return this.d.reads.profiles(caller.accountId, this.matching)
   }
 
   /** The dashboard's grant; refused for any other caller (an API key can never grant it). */

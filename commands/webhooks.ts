@@ -10,13 +10,12 @@ import { SECRET_PREFIX } from '../domain/webhooks/signing.ts'
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, signingSecrets, webhookEndpointDecider, webhookStream, type WebhookEndpointCommand } from '../domain/webhooks/endpoint.ts'
 import { deliveryStream, webhookDeliveryDecider, type WebhookDeliveryCommand } from '../domain/webhooks/delivery.ts'
 import type { Plan } from '../domain/credits/plans.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
 import type { HostResolver } from '../ports/hostResolver.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
-import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/webhooks.ts'
-import type { CreateWebhookRequest, WebhookEndpoint, WebhookTestPayload } from '../contract/webhooks.ts'
+import type { CreateWebhookRequest, WebhookTestPayload } from '../contract/webhooks.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { Caller } from './context.ts'
+import type { WebhookReads } from './reads.ts'
 
 export const WEBHOOKS_PLAN: Plan = 'power'
 export const MAX_WEBHOOK_ENDPOINTS = 10
@@ -48,7 +47,7 @@ export class SecretBox {
 
 export interface WebhookCommandsDeps {
   handler: CommandHandler
-  docs: DocumentStore
+  reads: WebhookReads
   sync: ReadModelSync
   resolver: HostResolver
   allowlist: readonly string[]
@@ -60,8 +59,6 @@ export interface WebhookCommandsDeps {
 const deliveryIdOf = (endpointId: string, messageId: string) => uuidFromName(`webhook-delivery:${endpointId}`, messageId)
 
 export const newWebhookSecret = () => `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`
-
-const toEndpoint = (d: WebhookEndpointDoc): WebhookEndpoint => ({ id: d._id, url: d.url, events: d.eventTypes as WebhookEndpoint['events'], description: d.description, createdAt: d.createdAt })
 
 export class WebhookCommands {
   private readonly clock: () => Date
@@ -100,7 +97,7 @@ export class WebhookCommands {
   async create(caller: Caller, body: CreateWebhookRequest) {
     this.requirePlan(caller)
     const url = await this.checkUrl(body.url)
-    const existing = await this.d.docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).countDocuments({ accountId: caller.accountId, deleted: false })
+    const existing = (await this.d.reads.endpoints(caller.accountId)).length
     if (existing >= MAX_WEBHOOK_ENDPOINTS) throw new DomainError('invalid_request', `At most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints per account; delete one first.`)
     const endpointId = randomUUID()
     const secret = newWebhookSecret()
@@ -120,8 +117,7 @@ export class WebhookCommands {
 
   async list(caller: Caller) {
     this.requirePlan(caller)
-    const docs = await this.d.docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).find({ accountId: caller.accountId, deleted: false }, { sort: { createdAt: 1 } })
-    return { webhooks: docs.map(toEndpoint) }
+    return { webhooks: await this.d.reads.endpoints(caller.accountId) }
   }
 
   async remove(caller: Caller, endpointId: string) {
@@ -139,25 +135,9 @@ export class WebhookCommands {
 
   async deliveries(caller: Caller, endpointId: string) {
     this.requirePlan(caller)
-    const ep = await this.d.docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).findOne({ _id: endpointId, accountId: caller.accountId })
-    if (!ep) throw new DomainError('not_found', 'No webhook endpoint with that id belongs to you.')
-    const list = await this.d.docs.collection<WebhookDeliveryDoc>(WEBHOOK_DELIVERIES).find({ endpointId }, { sort: { createdAt: -1 }, limit: 100 })
-    return {
-      deliveries: list.map((x) => ({
-        id: x._id,
-        messageId: x.messageId,
-        eventType: x.eventType as 'note.ready' | 'note.failed' | typeof WEBHOOK_TEST_EVENT,
-        noteId: x.noteId,
-        status: x.status,
-        attempts: x.attempts,
-        lastStatusCode: x.lastStatusCode,
-        lastError: x.lastError,
-        nextAttemptAt: x.status === 'pending' ? x.dueAt : null,
-        tries: x.tries ?? [],
-        createdAt: x.createdAt,
-        updatedAt: x.updatedAt,
-      })),
-    }
+    const deliveries = await this.d.reads.deliveries(caller.accountId, endpointId)
+    if (!deliveries) throw new DomainError('not_found', 'No webhook endpoint with that id belongs to you.')
+    return { deliveries }
   }
 
   /**

@@ -12,7 +12,8 @@ import type { ListNotesQuery, Note, NoteDetail, NoteList } from '../contract/not
  * (`{ _id: noteId, accountId, outline, attemptedAt, generated }`).
  */
 import { ANALYSES, OUTLINES } from '../projections/analysis.ts'
-import { cut, type ContentLimit, type CutCounts } from './transcripts.ts'
+import { cut, type CutCounts } from './transcripts.ts'
+import type { ContentLimit } from '../commands/reads.ts'
 import { fullTextOf } from '../domain/notes/transcript.ts'
 export { ANALYSES, OUTLINES }
 
@@ -74,6 +75,12 @@ export async function findNote(docs: DocumentStore, accountId: string, noteId: s
   const doc = await docs.collection<NoteDoc>(NOTES).findOne({ _id: noteId, accountId })
   if (!doc) throw new DomainError('not_found', 'No note with that id belongs to you.')
   return doc
+}
+
+/** Ids of the caller's notes filed in a folder. */
+export async function noteIdsInFolder(docs: DocumentStore, accountId: string, folderId: string): Promise<string[]> {
+  const found = await docs.collection<NoteDoc>(NOTES).find({ accountId, folderId }, { projection: { _id: 1 } })
+  return found.map((n) => n._id)
 }
 
 /** The note with its transcript's full text, cut to `limit` (the caller's plan's preview) like the segments are. */

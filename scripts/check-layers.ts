@@ -18,8 +18,8 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   adapters: ['ports', 'domain', 'contract'],
   engines: ['ports', 'domain'],
   projections: ['ports', 'domain', 'contract'],
-  // Queries take the `Caller` the commands take.
-  readmodels: ['projections', 'ports', 'domain', 'contract', 'commands/context.ts'],
+  // Queries take the `Caller` the commands take, and implement the read ports the commands declare.
+  readmodels: ['projections', 'ports', 'domain', 'contract', 'commands/context.ts', 'commands/reads.ts'],
   // The read-your-writes wait is the one piece of the read side a command may use.
   commands: ['ports', 'domain', 'contract', 'projections/sync.ts'],
   // The application facade names the query objects next to the command services.
