@@ -70,7 +70,7 @@ export interface DeliverableReads {
 
 // ---- transcripts ----------------------------------------------------------------------------------
 
-/** Cuts content for callers whose plan gets a preview only (MCP on the free plan). */
+/** Cuts content for callers whose plan gets a preview only (the free plan: domain/transcripts/preview.ts). */
 export interface ContentLimit {
   maxSegments?: number
   /** Characters of segment text, summed over the segments shown. */
@@ -102,8 +102,6 @@ export interface TranscriptReads {
   /** Resolves when the caller's note has a transcript (404 no_transcript otherwise). */
   require(accountId: string, noteId: string): Promise<unknown>
   export(accountId: string, noteId: string, o: ExportOptions): Promise<ExportedTranscript>
-  /** Text length of each segment (by sequence) that the preview `limit` shows. */
-  previewLengths(accountId: string, noteId: string, limit: ContentLimit): Promise<Map<number, number>>
   translation(accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState>
   speakers(accountId: string, noteId: string): Promise<SpeakerList>
   /** Earlier confirmations on the same source, by person (the note's own are left out). */

@@ -10,7 +10,7 @@ import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.t
 import type { TranslationLanguage } from '../domain/languages.ts'
 import type { SpeakerNamer } from '../ports/speakerNamer.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
-import type { ReplaceInTranscriptRequest, ReplaceInTranscriptResponse, SpeakerList, TranslationState } from '../contract/transcripts.ts'
+import type { ReplaceInTranscriptRequest, ReplaceInTranscriptResponse, SpeakerList, Transcript, TranslationState } from '../contract/transcripts.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
 import type { Caller } from './context.ts'
@@ -83,7 +83,9 @@ export class TranscriptCommands {
   private async withinPreview(caller: Caller, noteId: string, changed: ReplaceInTranscriptResponse['changedSegments']) {
     const limit = transcriptPreviewFor(caller.plan)
     if (!limit) return changed
-    const visible = await this.d.reads.previewLengths(caller.accountId, noteId, limit)
+    // The preview itself, as every read of this caller gets it.
+    const { body } = await this.d.reads.export(caller.accountId, noteId, { format: 'json', limit })
+    const visible = new Map((body as Transcript).segments.map((s) => [s.sequence, s.text.length]))
     return changed.filter((c) => visible.has(c.sequence)).map((c) => ({ ...c, before: c.before.slice(0, limit.maxChars), after: c.after.slice(0, visible.get(c.sequence)) }))
   }
 

@@ -13,7 +13,7 @@ import { readyNote } from './noteSource.ts'
 import { waitForNote } from './noteWait.ts'
 import { getNoteDetail, listNotes, listNotesJson, noteIdsInFolder } from './notes.ts'
 import { searchSegments, segmentTexts } from './retrieval.ts'
-import { exportTranscript, findTranscript, getSpeakerTimeline, getSpeakers, getTranscript, getTranslation, getVoiceProfiles, previewLengths, rosterFor } from './transcripts.ts'
+import { exportTranscript, findTranscript, getSpeakerTimeline, getSpeakers, getTranscript, getTranslation, getVoiceProfiles, rosterFor } from './transcripts.ts'
 import { webhookDeliveries, webhookEndpoints } from './webhooks.ts'
 
 export function readQueries(docs: DocumentStore, o: { baseUrl: string }) {
@@ -29,7 +29,6 @@ export function readQueries(docs: DocumentStore, o: { baseUrl: string }) {
       require: over(findTranscript),
       export: over(exportTranscript),
       translation: over(getTranslation),
-      previewLengths: over(previewLengths),
       speakers: over(getSpeakers),
       timeline: over(getSpeakerTimeline),
       roster: over(rosterFor),

@@ -127,13 +127,6 @@ export async function rosterFor(docs: DocumentStore, accountId: string, sourceKe
   return [...people.values()].map((p) => ({ name: p.name, notes: p.notesSeen.size, firstSpeakerNotes: p.firstSeen.size }))
 }
 
-/** Text length of each segment (by sequence) that the preview `limit` shows. */
-export async function previewLengths(docs: DocumentStore, accountId: string, noteId: string, limit: ContentLimit): Promise<Map<number, number>> {
-  const t = await findTranscript(docs, accountId, noteId)
-  const { shown } = cut([...t.segments].sort((a, b) => a.sequence - b.sequence), limit)
-  return new Map(shown.map((s) => [s.sequence, s.text.length]))
-}
-
 // ---- transcript -------------------------------------------------------------------------------
 
 async function translationDoc(docs: DocumentStore, noteId: string, language: TranslationLanguage | undefined): Promise<TranslationDoc | null> {
