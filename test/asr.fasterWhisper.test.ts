@@ -19,6 +19,8 @@ import { testService } from './support/service.ts'
 import { startHttpServer } from './support/httpServer.ts'
 import { audit, createImport, transcriptOf, waitForNote } from './support/pipeline.ts'
 
+// Real recognition on a shared 2-core machine: more than tap's default 300 s per file.
+t.setTimeout(900_000)
 const run = promisify(execFile)
 const MODELS = resolve('.ci', 'models')
 const tmp = tempDir('asr-fw-')
@@ -62,7 +64,7 @@ const LANGUAGES: [code: string, voice: string, sentences: string[], expect: RegE
   ['en', 'en-us', ['The budget review is finished.', 'We ship the new release on Friday.'], [/budget/, /friday/]],
   ['es', 'es', ['Buenos días a todos.', 'La reunión de hoy trata del presupuesto del próximo año.'], [/buenos dias/, /presupuesto/]],
   ['de', 'de', ['Guten Morgen zusammen.', 'Wir besprechen heute das Budget für das nächste Jahr.'], [/guten morgen/, /jahr/]],
-  ['it', 'it', ['Buongiorno a tutti.', 'Oggi parliamo del prossimo anno.'], [/buongiorno a tutti/, /prossimo anno/]],
+  ['it', 'it', ['Buongiorno a tutti.', 'Oggi parliamo del prossimo anno.'], [/a tutti/, /parliamo del prossimo anno/]],
 ]
 
 for (const [code, voice, sentences, expect] of LANGUAGES) {
@@ -82,7 +84,8 @@ t.test('a language hint is honoured: Spanish speech told Spanish comes back Span
   const { wav } = await clip('hint-es', 'es', ['Tenemos que decidir antes del lunes por la mañana.'])
   const r = await base.transcribe(request(wav, 'es-ES'))
   t.equal(r.language, 'es')
-  t.match(plain(r), /decidir/)
+  t.match(plain(r), /tenemos que/)
+  t.match(plain(r), /lunes/)
 })
 
 t.test('a language Whisper does not know is refused, not mislabelled', async (t) => {
