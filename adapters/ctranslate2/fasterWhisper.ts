@@ -127,8 +127,12 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
       const lines = buf.split('\n')
       buf = lines.pop() ?? ''
       for (const line of lines) {
-        if (!line.trim()) continue
-        const m = JSON.parse(line) as Message
+        let m: Message
+        try {
+          m = JSON.parse(line) as Message
+        } catch {
+          continue // a library's own print on stdout
+        }
         if (m.type === 'ready') resolveReady(m)
         else w.onMessage(m)
       }
@@ -138,6 +142,8 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
       parseIsa(stderr, w.isa)
     })
     proc.on('error', rejectReady)
+    // A write to a process that just died: its 'close' reports it to the request.
+    proc.stdin.on('error', () => {})
     proc.on('close', (code, sig) => {
       const why = `the faster-whisper process ended (${sig ?? `exit ${code}`}): ${stderr.trim().split('\n').slice(-2).join(' ')}`
       rejectReady(new Error(why))
