@@ -230,6 +230,10 @@ async function main() {
     console.log(`  ${name}, ${which}: ${secs.toFixed(2)} s (${rtf(which === 'short' ? short.seconds : long.seconds, secs)} real time)`)
   }
 
+  if (process.env.ONLY_WORKERS !== '1') await single()
+  await workers()
+
+  async function single() {
   // (c) faster-whisper itself, first and last, the best of each
   for (const words of [false, true]) {
     const name = `(c) faster-whisper ${words ? 'with' : 'without'} word timestamps`
@@ -311,7 +315,10 @@ async function main() {
   const a = results['(a) service end to end (upload -> ready)']!
   console.log(`service overhead over its engine: short ${(((a.short - direct.short) / direct.short) * 100).toFixed(1)} %, long ${(((a.long - direct.long) / direct.long) * 100).toFixed(1)} %`)
 
+  }
+
   // Throughput: 1 vs 2 worker processes on queued notes
+  async function workers() {
   let mongoUrl = process.env.MONGO_URL || null
   let stopMongo = async () => {}
   if (!mongoUrl) {
@@ -332,6 +339,7 @@ async function main() {
         for (const id of ids) await waitReady(s, id)
         const secs = (performance.now() - t0) / 1000
         if (workers === 1) one = secs
+        console.log(`  ${workers} worker process(es) x ${threads} thread(s): ${secs.toFixed(1)} s for ${QUEUED} notes`)
         throughput.push([`${workers} worker process${workers > 1 ? 'es' : ''} x ${threads} thread${threads > 1 ? 's' : ''}`, `${secs.toFixed(1)} s`, `${((QUEUED * 60) / secs).toFixed(1)} notes/min`, rtf(audioTotal, secs), fmtRatio(one / secs)])
       } finally {
         await s.close()
@@ -342,6 +350,7 @@ async function main() {
   }
   console.log(`\n${QUEUED} notes (${audioTotal.toFixed(0)} s of audio) uploaded at once, until all are ready (MongoDB read models, shared SQLite event store)`)
   table(['', 'all ready', 'throughput', 'x real time', 'vs 1 worker'], throughput)
+  }
   console.log(`\nend: ${machineLoad()}`)
   console.log(`uptime: ${execFileSync('uptime').toString().trim()}`)
   console.log(`cores: ${cpus().length}`)
