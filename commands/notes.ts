@@ -7,7 +7,7 @@ import { DomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { PRICES } from '../domain/credits/prices.ts'
-import { audioBlobOf, noteDecider, noteStream, ownedNote, type NoteCommand } from '../domain/notes/note.ts'
+import { audioBlobOf, noteDecider, noteStream, ownedNote, statusOf, type NoteCommand } from '../domain/notes/note.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
 import { refusedTarget } from './publicTarget.ts'
 import { minutesFor, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
@@ -61,9 +61,16 @@ export class NoteCommands {
   private now = () => this.clock().toISOString()
 
   private async run(caller: Caller, noteId: string, command: NoteCommand) {
-    const result = await this.d.handler.handle(noteStream(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    const result = await this.d.handler.handle(noteStream.of(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
     await this.d.sync.waitFor('notes', result.position)
     return result
+  }
+
+  /** Refuses an upload's bytes unless the note exists and still waits for them (PUT /uploads/:id). */
+  async expectUpload(noteId: string): Promise<void> {
+    const { state } = await this.d.handler.load(noteStream.of(noteId), noteDecider)
+    if (!state.exists) throw new DomainError('not_found', 'No such note.')
+    if (state.phase !== 'awaiting_upload') throw new DomainError('invalid_state', 'This note is not waiting for an upload any more.', { current: statusOf(state.phase) })
   }
 
   /**
@@ -72,7 +79,7 @@ export class NoteCommands {
    * transcription and dropped), so they have none.
    */
   async audio(caller: Caller, noteId: string): Promise<{ blobKey: string; contentType: string; sizeBytes: number } | null> {
-    const { state } = await this.d.handler.load(noteStream(noteId), noteDecider)
+    const { state } = await this.d.handler.load(noteStream.of(noteId), noteDecider)
     const key = audioBlobOf(ownedNote(state, caller.accountId))
     const blob = key ? await this.d.blobs.stat(key) : null
     return key && blob ? { blobKey: key, contentType: blob.contentType, sizeBytes: blob.sizeBytes } : null
@@ -133,7 +140,7 @@ export class NoteCommands {
     if (declared !== null && declared > limits.maxFileBytes) {
       throw new DomainError('file_too_large', `The ${caller.plan} plan accepts files up to ${limits.maxFileBytes} bytes; this one is ${declared}.`, { maxBytes: limits.maxFileBytes })
     }
-    const stored = (await this.d.handler.load(usageStream(caller.accountId), usageDecider)).state.storedBytes
+    const stored = (await this.d.handler.load(usageStream.of(caller.accountId), usageDecider)).state.storedBytes
     if (stored + (declared ?? 1) > limits.storageBytes) {
       throw new DomainError('file_too_large', `The storage quota of the ${caller.plan} plan (${limits.storageBytes} bytes) is used up (${stored} bytes stored).`, {
         storageBytes: limits.storageBytes,
@@ -167,12 +174,12 @@ export class NoteCommands {
   }
 
   private usage(caller: Caller, command: UsageCommand) {
-    return this.d.handler.handle(usageStream(caller.accountId), command, usageDecider, { metadata: { requestId: caller.requestId } })
+    return this.d.handler.handle(usageStream.of(caller.accountId), command, usageDecider, { metadata: { requestId: caller.requestId } })
   }
 
   /** POST /v1/notes/{id}/finalize: checks the uploaded bytes, prices them in minutes, queues the job. */
   async finalize(caller: Caller, noteId: string, body: { title?: string }): Promise<{ noteId: string; jobId: string; status: 'processing' }> {
-    const stream = noteStream(noteId)
+    const stream = noteStream.of(noteId)
     const { state } = await this.d.handler.load(stream, noteDecider)
     const note = ownedNote(state, caller.accountId)
     const jobId = uuidFromName(`job:${noteId}`, 'transcription')
@@ -242,7 +249,7 @@ export class NoteCommands {
   /** PATCH /v1/notes/{id}. */
   async edit(caller: Caller, noteId: string, patch: PatchNoteRequest): Promise<void> {
     if (patch.folderId) {
-      const { state } = await this.d.handler.load(folderStream(patch.folderId), folderDecider)
+      const { state } = await this.d.handler.load(folderStream.of(patch.folderId), folderDecider)
       ownedFolder(state, caller.accountId)
     }
     const changes = {

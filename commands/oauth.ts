@@ -100,7 +100,7 @@ export class OAuthCommands {
       softwareVersion: req.software_version ?? null,
     }
     const now = this.now()
-    await this.handler.handle(oauthClientStream(clientId), { type: 'RegisterClient', registration, now }, oauthClientDecider)
+    await this.handler.handle(oauthClientStream.of(clientId), { type: 'RegisterClient', registration, now }, oauthClientDecider)
     return {
       client_id: clientId,
       ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
@@ -119,7 +119,7 @@ export class OAuthCommands {
 
   async client(clientId: string): Promise<RegisteredClient | null> {
     if (!/^[0-9a-f-]{36}$/.test(clientId)) return null
-    const { state } = await this.handler.load(oauthClientStream(clientId), oauthClientDecider)
+    const { state } = await this.handler.load(oauthClientStream.of(clientId), oauthClientDecider)
     return state.registered ? state : null
   }
 
@@ -157,30 +157,30 @@ export class OAuthCommands {
   }
 
   async hasConsent(accountId: string, clientId: string, scope: string): Promise<boolean> {
-    const { state } = await this.handler.load(oauthConsentStream(accountId), oauthConsentDecider)
+    const { state } = await this.handler.load(oauthConsentStream.of(accountId), oauthConsentDecider)
     return consentCovers(state, clientId, scope)
   }
 
   async accountName(accountId: string): Promise<string | null> {
-    const { state } = await this.handler.load(accountStream(accountId), accountDecider)
+    const { state } = await this.handler.load(accountStream.of(accountId), accountDecider)
     return state.opened ? state.name : null
   }
 
   /** Whether a consent-page sign-in with API key `keyId` still stands: the key is live and the account's. */
   async signedIn(accountId: string, keyId: string): Promise<boolean> {
     if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(keyId)) return false
-    const { state } = await this.handler.load(apiKeyStream(keyId), apiKeyDecider)
+    const { state } = await this.handler.load(apiKeyStream.of(keyId), apiKeyDecider)
     return state.status === 'active' && state.accountId === accountId
   }
 
   /** The user approved: remember the consent for this client, open a grant, hand out its code. */
   async approve(accountId: string, req: ValidAuthorization): Promise<{ redirect: string; grantId: string }> {
     const now = this.now()
-    await this.handler.handle(oauthConsentStream(accountId), { type: 'GiveConsent', accountId, clientId: req.client.clientId, scope: req.scope, now }, oauthConsentDecider)
+    await this.handler.handle(oauthConsentStream.of(accountId), { type: 'GiveConsent', accountId, clientId: req.client.clientId, scope: req.scope, now }, oauthConsentDecider)
     const grantId = randomUUID()
     const secret = newSecret()
     await this.handler.handle(
-      oauthGrantStream(grantId),
+      oauthGrantStream.of(grantId),
       {
         type: 'GrantAuthorization',
         grantId,
@@ -223,7 +223,7 @@ export class OAuthCommands {
     const refresh = client.grantTypes.includes('refresh_token') ? newSecret() : null
     const now = this.now()
     const r = await this.handler.handle(
-      oauthGrantStream(code.grantId),
+      oauthGrantStream.of(code.grantId),
       {
         type: 'RedeemCode',
         clientId: client.clientId,
@@ -246,14 +246,14 @@ export class OAuthCommands {
     const presented = parseToken('refresh', form.refresh_token)
     if (!presented) throw new OAuthError('invalid_grant', 'The refresh token is not valid.')
     if (form.scope) {
-      const { state } = await this.handler.load(oauthGrantStream(presented.grantId), oauthGrantDecider)
+      const { state } = await this.handler.load(oauthGrantStream.of(presented.grantId), oauthGrantDecider)
       if (state.status !== 'none' && scopeList(form.scope).some((s) => !scopeList(state.scope).includes(s))) throw new OAuthError('invalid_scope', 'A refresh cannot widen the scope.')
     }
     const access = newSecret()
     const refresh = newSecret()
     const now = this.now()
     const r = await this.handler.handle(
-      oauthGrantStream(presented.grantId),
+      oauthGrantStream.of(presented.grantId),
       {
         type: 'RefreshTokens',
         clientId: client.clientId,
@@ -315,27 +315,27 @@ export class OAuthCommands {
     if (!form.token) throw new OAuthError('invalid_request', 'token is required.')
     const parsed = parseToken('refresh', form.token) ?? parseToken('access', form.token)
     if (!parsed) return
-    const { state } = await this.handler.load(oauthGrantStream(parsed.grantId), oauthGrantDecider)
+    const { state } = await this.handler.load(oauthGrantStream.of(parsed.grantId), oauthGrantDecider)
     if (state.status !== 'active' || state.clientId !== client.clientId) return
     const hash = hashTokenSecret(parsed.secret)
     const known = sameHash(state.access?.hash, hash) || sameHash(state.refresh?.hash, hash) || state.retiredRefreshHashes.some((h) => sameHash(h, hash))
     if (!known) return
-    await this.handler.handle(oauthGrantStream(parsed.grantId), { type: 'RevokeGrant', reason: 'revoked_by_client', now: this.now() }, oauthGrantDecider)
+    await this.handler.handle(oauthGrantStream.of(parsed.grantId), { type: 'RevokeGrant', reason: 'revoked_by_client', now: this.now() }, oauthGrantDecider)
   }
 
   // ---- the account's own revocation (dashboard) ------------------------------------------------
 
   /** Withdraws the account's approval of a client: its next authorization shows the consent screen again. */
   async withdrawConsent(accountId: string, clientId: string): Promise<number | null> {
-    const r = await this.handler.handle(oauthConsentStream(accountId), { type: 'WithdrawConsent', accountId, clientId, now: this.now() }, oauthConsentDecider)
+    const r = await this.handler.handle(oauthConsentStream.of(accountId), { type: 'WithdrawConsent', accountId, clientId, now: this.now() }, oauthConsentDecider)
     return r.position
   }
 
   /** Revokes one of the account's grants (every token issued under it stops working at once). */
   async revokeGrantOf(accountId: string, grantId: string): Promise<number | null> {
-    const { state } = await this.handler.load(oauthGrantStream(grantId), oauthGrantDecider)
+    const { state } = await this.handler.load(oauthGrantStream.of(grantId), oauthGrantDecider)
     if (state.status !== 'active' || state.accountId !== accountId) return null
-    const r = await this.handler.handle(oauthGrantStream(grantId), { type: 'RevokeGrant', reason: 'revoked_by_user', now: this.now() }, oauthGrantDecider)
+    const r = await this.handler.handle(oauthGrantStream.of(grantId), { type: 'RevokeGrant', reason: 'revoked_by_user', now: this.now() }, oauthGrantDecider)
     return r.position
   }
 
@@ -345,7 +345,7 @@ export class OAuthCommands {
   async authenticateAccessToken(token: string): Promise<OAuthCaller | null> {
     const parsed = parseToken('access', token)
     if (!parsed) return null
-    const { state } = await this.handler.load(oauthGrantStream(parsed.grantId), oauthGrantDecider)
+    const { state } = await this.handler.load(oauthGrantStream.of(parsed.grantId), oauthGrantDecider)
     const grant = accessTokenOwner(state, hashTokenSecret(parsed.secret), this.now())
     if (!grant) return null
     const { state: ledger } = await this.credits.state(grant.accountId)

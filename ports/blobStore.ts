@@ -63,3 +63,22 @@ export class BlobTooLargeError extends Error {
     super(`the body is larger than the ${maxBytes} bytes allowed`)
   }
 }
+
+/** What a presigned upload URL allows: the content type, the size rule. */
+export interface PutGrant {
+  contentType: string
+  maxBytes: number
+  exactBytes: number | null
+}
+
+export type SignatureCheck = { ok: true; grant: PutGrant } | { ok: false; expired: boolean; reason: string }
+
+/**
+ * A store that serves its own presigned upload URLs (the local directory; S3 serves its own): it
+ * checks a URL's signature and takes the streamed body.
+ */
+export interface SignedUploadTarget {
+  verify(key: string, query: Record<string, unknown>): SignatureCheck
+  put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<StoredBlob>
+  delete(key: string): Promise<void>
+}

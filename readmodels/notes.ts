@@ -74,6 +74,12 @@ export async function findNote(docs: DocumentStore, accountId: string, noteId: s
   return doc
 }
 
+/** Ids of the caller's notes filed in a folder. */
+export async function noteIdsInFolder(docs: DocumentStore, accountId: string, folderId: string): Promise<string[]> {
+  const found = await docs.collection<NoteDoc>(NOTES).find({ accountId, folderId }, { projection: { _id: 1 } })
+  return found.map((n) => n._id)
+}
+
 export async function getNoteDetail(docs: DocumentStore, accountId: string, noteId: string): Promise<NoteDetail> {
   const doc = await findNote(docs, accountId, noteId)
   const [transcript, analyses, outline] = await Promise.all([

@@ -15,14 +15,8 @@ import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../project
 import { ROSTER_ENTRIES, SPEAKERS, SPEAKER_TIMELINES, type RosterEntryDoc, type SpeakersDoc, type TimelineDoc } from '../projections/speakers.ts'
 import { TRANSLATIONS, translationId, type TranslationDoc } from '../projections/translations.ts'
 import { VOICE_CONSENTS, VOICE_PROFILES, type VoiceConsentDoc, type VoiceProfileDoc } from '../projections/voiceProfiles.ts'
+import type { ContentLimit, ExportOptions, ExportedTranscript, TranscriptReadOptions } from '../commands/reads.ts'
 import type { Speaker, SpeakerList, SpeakerTimeline, Transcript, TranslationState, VoiceProfiles } from '../contract/transcripts.ts'
-
-/** Cuts content for callers whose plan gets a preview only (MCP on the free plan). */
-export interface ContentLimit {
-  maxSegments?: number
-  /** Characters of segment text, summed over the segments shown. */
-  maxChars?: number
-}
 
 /** How much of the content a cut left: what the result's `truncation` reports. */
 export interface CutCounts {
@@ -132,11 +126,6 @@ export async function rosterFor(docs: DocumentStore, accountId: string, sourceKe
 
 // ---- transcript -------------------------------------------------------------------------------
 
-export interface TranscriptReadOptions {
-  translation?: TranslationLanguage
-  limit?: ContentLimit
-}
-
 async function translationDoc(docs: DocumentStore, noteId: string, language: TranslationLanguage | undefined): Promise<TranslationDoc | null> {
   if (!language) return null
   return docs.collection<TranslationDoc>(TRANSLATIONS).findOne({ _id: translationId(noteId, language) })
@@ -182,18 +171,6 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
     ...(o.translation ? { translation: { language: o.translation, status: tr?.status ?? 'none', stale: (tr?.staleSegments.length ?? 0) > 0 } } : {}),
     ...(truncated ? { truncated: true, truncation: counts } : {}),
   }
-}
-
-export interface ExportOptions extends TranscriptReadOptions {
-  format: TranscriptFormat
-  translationMode?: TranslationMode
-}
-
-export interface ExportedTranscript {
-  contentType: string
-  body: Transcript | string
-  /** `none` when no translation was asked for. */
-  translationStatus: TranslationState['status'] | 'stale' | 'not_requested'
 }
 
 /** The transcript in the asked format; text formats are rendered from the same JSON view. */

@@ -44,7 +44,7 @@ async function suite(t: Test, backend: 'local' | 's3', env: Record<string, strin
   const finalize = (noteId: string) => s.inject({ method: 'POST', url: `/v1/notes/${noteId}/finalize`, headers: { ...a.headers, ...json }, payload: '{}' })
   const stage = async (noteId: string) => (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers: a.headers })).json().progress?.stage
   const noteState = async (noteId: string) => {
-    const { state } = await s.services.handler.load(noteStream(noteId), noteDecider)
+    const { state } = await s.services.handler.load(noteStream.of(noteId), noteDecider)
     if (!state.exists) throw new Error(`no note ${noteId}`)
     return state
   }

@@ -27,7 +27,7 @@ t.test('given uploads older than the window, when retention runs, then unkept au
     return noteId as string
   }
   const note = async (id: string) => (await s.inject({ method: 'GET', url: `/v1/notes/${id}`, headers: a.headers })).json()
-  const stored = async () => (await s.services.handler.load(usageStream(a.accountId), usageDecider)).state.storedBytes
+  const stored = async () => (await s.services.handler.load(usageStream.of(a.accountId), usageDecider)).state.storedBytes
 
   const expiring = await upload()
   const keptAtCreate = await upload(true)

@@ -2,7 +2,7 @@
 // seeded sample library that is never the caller's, 10 requests per 10 minutes per IP, then 429.
 import t from 'tap'
 import { mcpTestService, structured, toolErrorBody } from './support/mcp.ts'
-import { seedDemoDataset } from '../commands/demoDataset.ts'
+import { seedDemoDataset } from '../app/demoDataset.ts'
 import { DEMO_ACCOUNT_ID, DEMO_FOLDERS, DEMO_NOTES, demoAnalysisDraft, demoChapters, demoDurationMs } from '../domain/demo/dataset.ts'
 import { outlineProblems } from '../domain/analysis/analysis.ts'
 import { AnalysisContent } from '../contract/analysis.ts'

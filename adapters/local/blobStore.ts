@@ -9,7 +9,7 @@ import { mkdir, rename, rm, stat, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { BlobTooLargeError, isBlobKey, type BlobInfo, type BlobStore, type PresignedPut, type StoredBlob } from '../../ports/blobStore.ts'
+import { BlobTooLargeError, isBlobKey, type BlobInfo, type BlobStore, type PresignedPut, type PutGrant, type SignatureCheck, type SignedUploadTarget, type StoredBlob } from '../../ports/blobStore.ts'
 
 export interface LocalBlobStoreOptions {
   dir: string
@@ -19,15 +19,7 @@ export interface LocalBlobStoreOptions {
   clock?: () => Date
 }
 
-export interface PutGrant {
-  contentType: string
-  maxBytes: number
-  exactBytes: number | null
-}
-
-export type SignatureCheck = { ok: true; grant: PutGrant } | { ok: false; expired: boolean; reason: string }
-
-export class LocalBlobStore implements BlobStore {
+export class LocalBlobStore implements BlobStore, SignedUploadTarget {
   private readonly root: string
   private readonly clock: () => Date
   constructor(private readonly options: LocalBlobStoreOptions) {

@@ -4,22 +4,22 @@
 // rotation) and revocation (RFC 7009). Errors here are OAuth's `{ error, error_description }`,
 // which OAuth clients parse, not the REST error body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fastifyCookie from '@fastify/cookie'
 import { z } from 'zod'
-import type { Services } from '../../app/services.ts'
-import { signingSecret } from '../../app/secrets.ts'
+import type { Application } from '../../commands/application.ts'
 import { isOAuthError, OAuthError } from '../../domain/oauth/errors.ts'
 import { OAUTH_SCOPES, PKCE_METHODS } from '../../domain/oauth/tokens.ts'
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../domain/oauth/client.ts'
 import type { PresentedClient, ValidAuthorization } from '../../commands/oauth.ts'
 import { AuthorizationRequest, ClientRegistrationRequest, RevocationRequest, TokenRequest, type AuthorizationServerMetadata } from '../../contract/oauth.ts'
 import { errorBody } from '../errors.ts'
-import { FixedWindowLimiter } from '../rateLimit.ts'
+import { FixedWindowLimiter } from '../../commands/operationLimits.ts'
 import { consentPage, errorPage } from './consentPage.ts'
-import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue, readCookies } from './signing.ts'
+import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue } from './signing.ts'
 import { dashboardSessionsOf } from '../dashboard/session.ts'
 
-export function authorizationServerMetadata(s: Services): AuthorizationServerMetadata {
-  const base = s.config.publicBaseUrl
+export function authorizationServerMetadata(s: Application): AuthorizationServerMetadata {
+  const base = s.settings.publicBaseUrl
   return {
     issuer: base,
     authorization_endpoint: `${base}/oauth/authorize`,
@@ -85,10 +85,11 @@ function html(reply: FastifyReply, status: number, body: string) {
     .send(body)
 }
 
-export function oauthRoutes(s: Services) {
+export function oauthRoutes(s: Application) {
   return async (app: FastifyInstance) => {
-    const signer = new Signer(signingSecret(s.config.dataDir, 'oauth', s.config.oauthSigningSecret))
-    const secure = s.config.publicBaseUrl.startsWith('https:')
+    await app.register(fastifyCookie)
+    const signer = new Signer(s.settings.secrets.oauth)
+    const secure = s.settings.publicBaseUrl.startsWith('https:')
     // Registration is open to anyone (RFC 7591): counted per IP so it cannot be flooded; sign-in
     // attempts on the consent page likewise.
     const registrations = new FixedWindowLimiter(30, 3600)
@@ -132,7 +133,7 @@ export function oauthRoutes(s: Services) {
     const sessionOf = async (req: FastifyRequest): Promise<{ accountId: string; person: { name: string; email: string } | null } | null> => {
       const person = await dashboardSessions.authenticate(req)
       if (person) return { accountId: person.accountId, person: { name: person.name, email: person.email } }
-      const session = signer.readSession(readCookies(req.headers.cookie)[SESSION_COOKIE], Date.now())
+      const session = signer.readSession(req.cookies[SESSION_COOKIE], Date.now())
       return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? { accountId: session.accountId, person: null } : null
     }
 
@@ -144,7 +145,7 @@ export function oauthRoutes(s: Services) {
     }
 
     const showConsent = async (req: FastifyRequest, reply: FastifyReply, request: ValidAuthorization, signedIn: { accountId: string; person: { name: string; email: string } | null } | null, error: string | null) => {
-      let csrfCookie = readCookies(req.headers.cookie)[CSRF_COOKIE]
+      let csrfCookie = req.cookies[CSRF_COOKIE]
       if (!csrfCookie || csrfCookie.length < 43) {
         csrfCookie = randomCookieValue()
         reply.header('set-cookie', cookie(CSRF_COOKIE, csrfCookie, { maxAgeSeconds: 3600, sameSite: 'Strict', secure }))
@@ -175,7 +176,7 @@ export function oauthRoutes(s: Services) {
       const checked = await s.oauth.checkAuthorizationRequest(f)
       if (!checked.ok) return 'fatal' in checked ? html(reply, 400, errorPage(checked.fatal)) : reply.redirect(checked.redirect, 302)
       const request = checked.request
-      const csrfCookie = readCookies(req.headers.cookie)[CSRF_COOKIE]
+      const csrfCookie = req.cookies[CSRF_COOKIE]
       // A form not served by us to this browser for this very request: refused without a redirect.
       if (!csrfCookie || !f.csrf || !signer.matches(f.csrf, 'csrf', csrfCookie, request.client.clientId, request.codeChallenge)) {
         return html(reply, 403, errorPage('The form expired or did not come from this page (CSRF check failed). Start the authorization again from the application.'))

@@ -4,11 +4,9 @@
 // with S3 the presigned URLs point at the bucket and this service never sees the bytes.
 import { z } from 'zod'
 import type { Readable } from 'node:stream'
-import type { Services } from '../../app/services.ts'
-import type { LocalBlobStore } from '../../adapters/local/blobStore.ts'
+import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
-import { noteDecider, noteStream, statusOf } from '../../domain/notes/note.ts'
-import { BlobTooLargeError } from '../../ports/blobStore.ts'
+import { BlobTooLargeError, type SignedUploadTarget } from '../../ports/blobStore.ts'
 import { uploadKey } from '../../commands/notes.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
@@ -24,9 +22,9 @@ const UploadReceipt = z
   .object({ noteId: z.uuid(), sizeBytes: z.number().int(), sha256: z.string(), next: z.string() })
   .meta({ id: 'UploadReceipt' })
 
-export const uploadRoutes = (s: Services): RouteDef[] => (s.localUploads ? [uploadRoute(s, s.localUploads)] : [])
+export const uploadRoutes = (s: Application): RouteDef[] => (s.uploads ? [uploadRoute(s, s.uploads)] : [])
 
-const uploadRoute = (s: Services, local: LocalBlobStore): RouteDef =>
+const uploadRoute = (s: Application, local: SignedUploadTarget): RouteDef =>
   defineRoute({
     operationId: 'uploadNoteBytes',
     method: 'PUT',
@@ -57,9 +55,7 @@ const uploadRoute = (s: Services, local: LocalBlobStore): RouteDef =>
       if (grant.exactBytes !== null && declared !== null && declared !== grant.exactBytes) {
         throw new DomainError('invalid_request', `The note was created for ${grant.exactBytes} bytes (fileSizeBytes); this body has ${declared}.`)
       }
-      const { state } = await s.handler.load(noteStream(params.id), noteDecider)
-      if (!state.exists) throw new DomainError('not_found', 'No such note.')
-      if (state.phase !== 'awaiting_upload') throw new DomainError('invalid_state', 'This note is not waiting for an upload any more.', { current: statusOf(state.phase) })
+      await s.notes.expectUpload(params.id)
       try {
         const blob = await local.put(key, req.body as Readable, { contentType: grant.contentType, maxBytes: grant.maxBytes })
         if (grant.exactBytes !== null && blob.sizeBytes !== grant.exactBytes) {

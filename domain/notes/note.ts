@@ -4,9 +4,10 @@
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import type { Transcript } from './transcript.ts'
-import { evolvePipeline, initialJob, type JobState, type PipelineEvent, PIPELINE_EVENT_TYPES } from './pipeline.ts'
+import { initialJob, type JobState, type TranscriptionJobEvent, TRANSCRIPTION_JOB_EVENT_TYPES } from './transcriptionJob.ts'
+import { streamKind } from '../streams.ts'
 
-export const noteStream = (noteId: string) => `note-${noteId}`
+export const noteStream = streamKind('note')
 
 export const NOTE_STATUSES = ['processing', 'ready', 'failed'] as const
 export type NoteStatus = (typeof NOTE_STATUSES)[number]
@@ -71,7 +72,7 @@ export type NoteTranscribed = DomainEvent<'NoteTranscribed', { transcript: Trans
 export type NoteReady = DomainEvent<'NoteReady', { durationSeconds: number | null; language: string | null; at: string }>
 export type NoteFailed = DomainEvent<'NoteFailed', { errorCode: string; message: string; at: string }>
 
-export type NoteEvent = NoteCreated | NoteUploadReceived | NoteFinalized | NoteEdited | NoteTranscribed | NoteReady | NoteFailed | NoteAudioDeleted | PipelineEvent
+export type NoteEvent = NoteCreated | NoteUploadReceived | NoteFinalized | NoteEdited | NoteTranscribed | NoteReady | NoteFailed | NoteAudioDeleted | TranscriptionJobEvent
 
 export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
   'NoteCreated',
@@ -82,7 +83,7 @@ export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
   'NoteReady',
   'NoteFailed',
   'NoteAudioDeleted',
-  ...PIPELINE_EVENT_TYPES,
+  ...TRANSCRIPTION_JOB_EVENT_TYPES,
 ]
 
 // ---- commands -------------------------------------------------------------------------------
@@ -127,7 +128,7 @@ export type NoteState =
       errorCode: string | null
       durationSeconds: number | null
       recordedAt: string | null
-      /** The transcription job (imports from creation, uploads from finalize); see ./pipeline.ts. */
+      /** The transcription job (imports from creation, uploads from finalize); see ./transcriptionJob.ts. */
       job: JobState | null
       createdAt: string
       updatedAt: string
@@ -190,9 +191,44 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
     case 'NoteAudioDeleted':
       return { ...touched, audioDeletedAt: e.data.at }
     default:
-      // The transcription job's events (./pipeline.ts); events of other deciders on this stream
-      // leave the note as it is (evolvePipeline returns the state unchanged for them).
-      return evolvePipeline(s, e)
+      // The transcription job's events (./transcriptionJob.ts); events of other deciders on this stream
+      // leave the note as it is (evolveTranscriptionJob returns the state unchanged for them).
+      return evolveTranscriptionJob(s, e)
+  }
+}
+
+/** How the transcription job's events change the note's state (./transcriptionJob.ts). */
+export function evolveTranscriptionJob(s: Existing, e: TranscriptionJobEvent): Existing {
+  const touched = { ...s, updatedAt: e.data.at }
+  const job = s.job ?? initialJob(s.jobId ?? '', s.createdAt)
+  switch (e.type) {
+    case 'TranscriptionStarted':
+      return {
+        ...touched,
+        phase: 'processing',
+        job: { ...job, attempt: e.data.attempt, workerId: e.data.workerId, running: true, leaseExpiresAt: e.data.leaseExpiresAt, claimableAt: e.data.retryAt },
+      }
+    case 'TranscriptionProgressed':
+      return { ...touched, job: { ...job, leaseExpiresAt: e.data.leaseExpiresAt, claimableAt: e.data.retryAt } }
+    case 'TranscriptionAttemptFailed':
+      return {
+        ...touched,
+        phase: 'queued',
+        job: { ...job, running: false, workerId: null, leaseExpiresAt: null, claimableAt: e.data.retryAt, lastError: { errorCode: e.data.errorCode, message: e.data.message } },
+      }
+    case 'NoteSourceDescribed': {
+      const { at: _, durationSeconds, ...rest } = e.data
+      return { ...touched, ...rest, ...(durationSeconds !== undefined ? { durationSeconds } : {}) }
+    }
+    case 'NoteAudioStored': {
+      const { at, ...audio } = e.data
+      return { ...touched, audio, audioStoredAt: at }
+    }
+    case 'TranscriptionSettled':
+      return { ...touched, job: { ...job, settled: true } }
+    default:
+      // Events of other deciders on the note stream (transcript edits, speakers...) leave the job as it is.
+      return s
   }
 }
 

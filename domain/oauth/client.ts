@@ -3,8 +3,9 @@
 // with PKCE alone; confidential ones also get a secret, stored only as its SHA-256.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { OAuthError } from './errors.ts'
+import { streamKind } from '../streams.ts'
 
-export const oauthClientStream = (clientId: string) => `oauthclient-${clientId}`
+export const oauthClientStream = streamKind('oauthclient')
 
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number]

@@ -6,8 +6,9 @@
 import type { Decider, DomainEvent } from '../decider.ts'
 import { OAuthError } from './errors.ts'
 import { OAUTH_LIFETIMES, sameHash, verifierMatches } from './tokens.ts'
+import { streamKind } from '../streams.ts'
 
-export const oauthGrantStream = (grantId: string) => `oauthgrant-${grantId}`
+export const oauthGrantStream = streamKind('oauthgrant')
 
 /** `revoked_by_user`: the account's person revoked the client on the dashboard. */
 export const REVOCATION_REASONS = ['code_reuse', 'refresh_token_reuse', 'revoked_by_client', 'revoked_by_user'] as const

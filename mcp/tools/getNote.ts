@@ -1,7 +1,7 @@
 // get_note: GET /v1/notes/{id}, over MCP.
 import { NoteDetail } from '../../contract/notes.ts'
 import { NoteRef } from '../../contract/mcp.ts'
-import { getNoteDetail } from '../../readmodels/notes.ts'
+
 import { defineTool } from '../tool.ts'
 
 export const getNote = defineTool({
@@ -14,5 +14,5 @@ export const getNote = defineTool({
   output: NoteDetail,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, args) => getNoteDetail(s.docs, caller.accountId, args.noteId),
+  handle: ({ s, caller }, args) => s.queries.notes.detail(caller.accountId, args.noteId),
 })

@@ -5,7 +5,7 @@
 import { Transcript } from '../../contract/transcripts.ts'
 import { GetTranscriptSegmentsInput } from '../../contract/mcp.ts'
 import { FREE_PLAN_GET_THE_REST, FREE_PLAN_PREVIEW, FREE_PLAN_PREVIEW_RULE } from '../../domain/mcp/tools.ts'
-import { getTranscript } from '../../readmodels/transcripts.ts'
+
 import { defineTool } from '../tool.ts'
 
 export const getTranscriptSegments = defineTool({
@@ -21,7 +21,7 @@ export const getTranscriptSegments = defineTool({
   readOnly: true,
   idempotent: true,
   async handle({ s, caller, truncated }, { noteId, translation }) {
-    const t = await getTranscript(s.docs, caller.accountId, noteId, { translation, limit: truncated ? FREE_PLAN_PREVIEW : undefined })
+    const t = await s.queries.transcripts.get(caller.accountId, noteId, { translation, limit: truncated ? FREE_PLAN_PREVIEW : undefined })
     return t.truncation ? { ...t, truncation: { ...t.truncation, rule: FREE_PLAN_PREVIEW_RULE, getTheRest: FREE_PLAN_GET_THE_REST } } : t
   },
 })

@@ -1,4 +1,5 @@
-// Fixed-window request counting per key (API key, IP address, ...). In memory and per process:
+// Fixed-window counting per credential, and the per-operation limits (domain/limits.ts) built on it.
+// In memory and per process:
 // with several API processes each enforces the limit on its own share (README, "Rate limits").
 import { DomainError } from '../domain/errors.ts'
 import type { OperationLimit } from '../domain/limits.ts'
@@ -34,7 +35,7 @@ export class FixedWindowLimiter {
   }
 }
 
-/** The limiter key of an API key; an OAuth grant counts as `grant:<grantId>` (mcp/auth.ts). */
+/** The limiter key of an API key; an OAuth grant counts as `grant:<grantId>` (api/http/authentication.ts). */
 export const apiKeyCredential = (keyId: string) => `key:${keyId}`
 
 /**
