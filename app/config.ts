@@ -121,7 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       speakerEmbeddingModel: env.SPEAKER_EMBEDDING_MODEL ? resolve(env.SPEAKER_EMBEDDING_MODEL) : null,
       voiceMatchThreshold: fraction(env.VOICE_MATCH_THRESHOLD, 0.75, 'VOICE_MATCH_THRESHOLD'),
     },
-    pipeline: loadPipelineConfig(env),
+    pipeline: loadPipelineConfig(env, dataDir),
     audioRetention: {
       days: int(env.AUDIO_RETENTION_DAYS, 30, 'AUDIO_RETENTION_DAYS') || 30,
       checkEveryMs: int(env.AUDIO_RETENTION_CHECK_MS, 3_600_000, 'AUDIO_RETENTION_CHECK_MS') || 3_600_000,

@@ -17,6 +17,7 @@ import { ffmpegMediaTool, ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
 import { fastXmlPodcastFeedParser } from '../adapters/xml/podcastFeed.ts'
 import { ytDlpVideoSite } from '../adapters/ytdlp/videoSite.ts'
 import { whisperCppEngine } from '../adapters/whisper/whisperCpp.ts'
+import { fasterWhisperEngine } from '../adapters/ctranslate2/fasterWhisper.ts'
 import { openAiTranscriptionEngine } from '../adapters/openai/transcriptionEngine.ts'
 import { Sources } from '../workers/sources.ts'
 
@@ -37,6 +38,9 @@ export function createEngine(config: Config, media: MediaTool): SpeechEngine {
   const asr = config.pipeline.asr
   if (asr.engine === 'openai-compatible') {
     return openAiTranscriptionEngine({ baseUrl: asr.baseUrl, apiKey: asr.apiKey, model: asr.model, maxUploadBytes: asr.maxUploadBytes, timeoutMs: asr.timeoutMs, media })
+  }
+  if (asr.engine === 'faster-whisper') {
+    return fasterWhisperEngine({ model: asr.model, modelsDir: asr.modelsDir, python: asr.python, threads: asr.threads, computeType: asr.computeType, beamSize: asr.beamSize })
   }
   return whisperCppEngine({ modelPath: asr.modelPath, threads: asr.threads })
 }

@@ -1,9 +1,12 @@
 // Configuration of the ingestion and transcription pipeline and of the webhooks, from
 // environment variables (README: "Ingestion and transcription" and "Webhooks").
 import { parseAllowlist } from '../domain/net/addressPolicy.ts'
+import { statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 
 export interface PipelineConfig {
   asr:
+    | { engine: 'faster-whisper'; model: string; modelsDir: string; python: string; threads: number; computeType: string; beamSize: number }
     | { engine: 'whisper.cpp'; modelPath: string | null; threads: number }
     | { engine: 'openai-compatible'; baseUrl: string; apiKey: string | null; model: string; maxUploadBytes: number; timeoutMs: number }
   podcastDirectoryUrl: string
@@ -44,8 +47,18 @@ export const allowlist = (v: string | undefined) => (parseAllowlist(list(v)), li
 
 export const DEFAULT_WEBHOOK_RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000]
 
-export function loadPipelineConfig(env: NodeJS.ProcessEnv): PipelineConfig {
-  const asrEngine = env.ASR_ENGINE ?? (env.ASR_BASE_URL ? 'openai' : 'whisper')
+/** The local engine WHISPER_MODEL_PATH implies: a ggml file is whisper.cpp's, a folder CTranslate2's. */
+function localEngineFor(modelPath: string | undefined): 'faster-whisper' | 'whisper.cpp' {
+  if (!modelPath) return 'faster-whisper'
+  try {
+    return statSync(modelPath).isDirectory() ? 'faster-whisper' : 'whisper.cpp'
+  } catch {
+    return /\.bin$/.test(modelPath) ? 'whisper.cpp' : 'faster-whisper'
+  }
+}
+
+export function loadPipelineConfig(env: NodeJS.ProcessEnv, dataDir = './data'): PipelineConfig {
+  const asrEngine = env.ASR_ENGINE ?? (env.ASR_BASE_URL ? 'openai' : localEngineFor(env.WHISPER_MODEL_PATH))
   let asr: PipelineConfig['asr']
   if (asrEngine === 'openai' || asrEngine === 'openai-compatible') {
     if (!env.ASR_BASE_URL) throw new Error('ASR_ENGINE=openai needs ASR_BASE_URL (…/v1)')
@@ -59,8 +72,19 @@ export function loadPipelineConfig(env: NodeJS.ProcessEnv): PipelineConfig {
     }
   } else if (asrEngine === 'whisper' || asrEngine === 'whisper.cpp') {
     asr = { engine: 'whisper.cpp', modelPath: env.WHISPER_MODEL_PATH || null, threads: num(env, 'WHISPER_THREADS', 2) }
+  } else if (asrEngine === 'faster-whisper') {
+    const model = env.WHISPER_MODEL_PATH || env.WHISPER_MODEL || 'base'
+    asr = {
+      engine: 'faster-whisper',
+      model,
+      modelsDir: resolve(env.MODELS_DIR || join(dataDir, 'models')),
+      python: env.ASR_PYTHON || 'python3',
+      threads: Math.max(1, num(env, 'WHISPER_THREADS', 2)),
+      computeType: env.WHISPER_COMPUTE_TYPE || 'int8',
+      beamSize: Math.max(1, num(env, 'WHISPER_BEAM_SIZE', 1)),
+    }
   } else {
-    throw new Error(`ASR_ENGINE must be whisper or openai, got ${JSON.stringify(asrEngine)}`)
+    throw new Error(`ASR_ENGINE must be faster-whisper, whisper or openai, got ${JSON.stringify(asrEngine)}`)
   }
   const retry = list(env.WEBHOOK_RETRY_DELAYS_SECONDS).map(Number)
   if (retry.some((n) => !Number.isFinite(n) || n < 0)) throw new Error('WEBHOOK_RETRY_DELAYS_SECONDS must be comma-separated non-negative numbers')

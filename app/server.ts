@@ -56,6 +56,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
       await app?.close()
       await mcpApp?.close()
       for (const w of workers) await w.stop()
+      await services.ingest.engine.close?.()
       for (const p of running) await p.stop()
       await closePublisher()
       await events.close()

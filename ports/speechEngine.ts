@@ -1,5 +1,6 @@
-// Speech engines behind one port: the local whisper.cpp binding and any OpenAI-compatible
-// `/v1/audio/transcriptions` endpoint. Times are milliseconds from the start of the audio.
+// Speech engines behind one port: the local engines (faster-whisper on CTranslate2, the
+// whisper.cpp binding) and any OpenAI-compatible `/v1/audio/transcriptions` endpoint. Times are
+// milliseconds from the start of the audio.
 
 export interface RecognizedWord {
   text: string
@@ -23,6 +24,19 @@ export interface Recognition {
   segments: RecognizedSegment[]
   /** The model that answered, when the engine says. */
   model: string | null
+  /** Every language the engine heard, most speech first (ISO 639-1); absent when it only gives `language`. */
+  languages?: string[]
+}
+
+/** What a local engine runs on, for the start banner and a readiness endpoint. */
+export interface SpeechEngineStatus {
+  /** `ready`, `preparing` (fetching its runtime or model), `unavailable` (see `reason`). */
+  state: 'ready' | 'preparing' | 'unavailable'
+  /** One line: engine build, instruction set, model, threads. */
+  summary: string
+  /** Why it is unavailable, with the command that fixes it. */
+  reason: string | null
+  details: Record<string, string | number | boolean | null>
 }
 
 export interface SpeechRequest {
@@ -45,4 +59,13 @@ export interface SpeechEngine {
   readonly provider: string
   readonly model: string
   transcribe(request: SpeechRequest): Promise<Recognition>
+  /**
+   * Local engines: fetches what the engine needs (runtime, model) and loads it, logging progress;
+   * resolves with the status either way (never rejects). Remote engines leave it out.
+   */
+  prepare?(log: (line: string) => void): Promise<SpeechEngineStatus>
+  /** The engine's state now (cheap; no loading). */
+  status?(): SpeechEngineStatus
+  /** Ends the engine's own processes. */
+  close?(): Promise<void>
 }

