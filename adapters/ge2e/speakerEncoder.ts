@@ -1,5 +1,5 @@
 // The speaker-embedding adapter: a GE2E speaker encoder (3-layer LSTM over 40-band mel frames,
-// 256-d unit vectors; Wan et al. 2018) run in plain TypeScript from a PyTorch checkpoint file,
+// 256-d unit vectors; Wan et al. 2018) run in TypeScript and a WebAssembly SIMD kernel (kernels.wat) from a PyTorch checkpoint file,
 // e.g. the `pretrained.pt` that the Resemblyzer package (PyPI) ships. SPEAKER_EMBEDDING_MODEL
 // points at the file; nothing is downloaded. The front end follows Resemblyzer: 16 kHz mono,
 // volume raised to −30 dBFS, power mel spectrogram (25 ms Hann window, 10 ms hop, Slaney mel
@@ -12,9 +12,10 @@
 import { readFileSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { basename } from 'node:path'
-import type { SpeakerEmbedder, SpeakerEmbedding, TimeRange } from '../../ports/speakerEmbedder.ts'
+import type { SpeakerEmbedder, SpeakerEmbedding, TimeRange, WindowEmbedder } from '../../ports/speakerEmbedder.ts'
 import { readTorchCheckpoint, type Tensor } from './torchPickle.ts'
 import { Kernels, type Resident } from './kernels.ts'
+import { readWav, resample, type Pcm } from '../../engines/audio/pcm.ts'
 
 const SR = 16_000
 const N_FFT = 400
@@ -25,53 +26,6 @@ const HIDDEN = 256
 const LAYERS = 3
 
 // ---- audio ------------------------------------------------------------------------------------
-
-export interface Pcm {
-  sampleRate: number
-  samples: Float32Array
-}
-
-/** Mono float samples of a WAV file, or null when the bytes are not a WAV file this reads. */
-export function readWav(buf: Buffer): Pcm | null {
-  if (buf.length < 12 || buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') return null
-  let pos = 12
-  let fmt: { format: number; channels: number; rate: number; bits: number } | null = null
-  while (pos + 8 <= buf.length) {
-    const id = buf.toString('ascii', pos, pos + 4)
-    let size = buf.readUInt32LE(pos + 4)
-    const body = pos + 8
-    if (id === 'fmt ') {
-      let format = buf.readUInt16LE(body)
-      if (format === 0xfffe && size >= 26) format = buf.readUInt16LE(body + 24) // WAVE_FORMAT_EXTENSIBLE
-      fmt = { format, channels: buf.readUInt16LE(body + 2), rate: buf.readUInt32LE(body + 4), bits: buf.readUInt16LE(body + 14) }
-    } else if (id === 'data' && fmt) {
-      // Streams written before their length was known say 0 or 0xffffffff.
-      if (size === 0 || size === 0xffffffff || body + size > buf.length) size = buf.length - body
-      const bytes = fmt.bits / 8
-      const frames = Math.floor(size / (bytes * fmt.channels))
-      const out = new Float32Array(frames)
-      for (let i = 0; i < frames; i++) {
-        let sum = 0
-        for (let c = 0; c < fmt.channels; c++) {
-          const at = body + (i * fmt.channels + c) * bytes
-          let v: number
-          if (fmt.format === 3 && fmt.bits === 32) v = buf.readFloatLE(at)
-          else if (fmt.format === 3 && fmt.bits === 64) v = buf.readDoubleLE(at)
-          else if (fmt.bits === 16) v = buf.readInt16LE(at) / 32768
-          else if (fmt.bits === 8) v = (buf[at]! - 128) / 128
-          else if (fmt.bits === 24) v = buf.readIntLE(at, 3) / 8388608
-          else if (fmt.bits === 32) v = buf.readInt32LE(at) / 2147483648
-          else return null
-          sum += v
-        }
-        out[i] = sum / fmt.channels
-      }
-      return { sampleRate: fmt.rate, samples: out }
-    }
-    pos = body + size + (size % 2)
-  }
-  return null
-}
 
 function decodeWithFfmpeg(path: string, bin: string): Promise<Pcm> {
   return new Promise((resolve, reject) => {
@@ -89,34 +43,6 @@ function decodeWithFfmpeg(path: string, bin: string): Promise<Pcm> {
       resolve({ sampleRate: SR, samples: s })
     })
   })
-}
-
-/** Band-limited resampling (windowed sinc), so content above the new Nyquist does not fold back. */
-export function resample(x: Float32Array, from: number, to: number): Float32Array {
-  if (from === to) return x
-  const ratio = to / from
-  const n = Math.floor(x.length * ratio)
-  const out = new Float32Array(n)
-  const cutoff = Math.min(1, ratio)
-  const half = 16
-  for (let i = 0; i < n; i++) {
-    const t = i / ratio
-    const c = Math.floor(t)
-    let acc = 0
-    let wsum = 0
-    for (let k = c - half + 1; k <= c + half; k++) {
-      if (k < 0 || k >= x.length) continue
-      const d = t - k
-      const arg = Math.PI * d * cutoff
-      const sinc = d === 0 ? 1 : Math.sin(arg) / arg
-      const w = 0.5 + 0.5 * Math.cos((Math.PI * d) / half)
-      const h = sinc * w
-      acc += x[k]! * h
-      wsum += h
-    }
-    out[i] = wsum !== 0 ? acc / wsum : 0
-  }
-  return out
 }
 
 // ---- mel spectrogram --------------------------------------------------------------------------
@@ -184,7 +110,7 @@ const GATES = 4 * HIDDEN
 const BATCH = 48
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x))
 
-export class Ge2eEncoder implements SpeakerEmbedder {
+export class Ge2eEncoder implements SpeakerEmbedder, WindowEmbedder {
   readonly model: string
   private readonly k = new Kernels()
   private readonly layers: Layer[]
