@@ -26,7 +26,7 @@ import { whisperCppEngine } from '../adapters/whisper/whisperCpp.ts'
 import { loadGe2eEncoder } from '../adapters/ge2e/speakerEncoder.ts'
 import { fetchSpeakerModel, SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
 import { ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
-import { readWav } from '../engines/audio/pcm.ts'
+import { readWav, wavFromPcm } from '../engines/audio/pcm.ts'
 import { LocalDiarizer, DEFAULT_DIARIZATION_THRESHOLD } from '../engines/diarization/diarizer.ts'
 import { withoutNonSpeech } from '../domain/notes/nonSpeech.ts'
 import type { RecognizedSegment } from '../ports/speechEngine.ts'
@@ -200,20 +200,7 @@ function corpus(part: 'tuning' | 'heldout'): Clip[] {
 function wavOf(samples: Float32Array, path: string) {
   const data = Buffer.alloc(samples.length * 2)
   for (let i = 0; i < samples.length; i++) data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32767))), i * 2)
-  const h = Buffer.alloc(44)
-  h.write('RIFF', 0)
-  h.writeUInt32LE(36 + data.length, 4)
-  h.write('WAVEfmt ', 8)
-  h.writeUInt32LE(16, 16)
-  h.writeUInt16LE(1, 20)
-  h.writeUInt16LE(1, 22)
-  h.writeUInt32LE(SR, 24)
-  h.writeUInt32LE(SR * 2, 28)
-  h.writeUInt16LE(2, 32)
-  h.writeUInt16LE(16, 34)
-  h.write('data', 36)
-  h.writeUInt32LE(data.length, 40)
-  writeFileSync(path, Buffer.concat([h, data]))
+  writeFileSync(path, wavFromPcm(data, SR))
 }
 
 // ---- run ----------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// PCM audio in memory: WAV files read into mono float samples, and resampling. Shared by the
+// PCM audio in memory: WAV files read into mono float samples and written from 16-bit PCM, and resampling. Shared by the
 // speaker encoder and the diarizer, which both work on the 16 kHz mono WAV the pipeline decodes.
 import { readFile } from 'node:fs/promises'
 
@@ -88,4 +88,23 @@ export async function readWavFile(path: string, rate: number): Promise<Float32Ar
   const pcm = readWav(await readFile(path))
   if (!pcm) throw new Error(`${path} is not a WAV file`)
   return resample(pcm.samples, pcm.sampleRate, rate)
+}
+
+/** A WAV file around mono 16-bit PCM samples. */
+export function wavFromPcm(data: Buffer, sampleRate: number): Buffer {
+  const header = Buffer.alloc(44)
+  header.write('RIFF', 0)
+  header.writeUInt32LE(36 + data.length, 4)
+  header.write('WAVE', 8)
+  header.write('fmt ', 12)
+  header.writeUInt32LE(16, 16)
+  header.writeUInt16LE(1, 20) // PCM
+  header.writeUInt16LE(1, 22) // mono
+  header.writeUInt32LE(sampleRate, 24)
+  header.writeUInt32LE(sampleRate * 2, 28)
+  header.writeUInt16LE(2, 32)
+  header.writeUInt16LE(16, 34)
+  header.write('data', 36)
+  header.writeUInt32LE(data.length, 40)
+  return Buffer.concat([header, data])
 }
