@@ -28,7 +28,9 @@ export function readWav(buf: Buffer): Pcm | null {
       const out = new Float32Array(frames)
       if (fmt.format === 1 && fmt.bits === 16 && fmt.channels === 1) {
         // The pipeline's own decoding (16-bit mono): one copy, no per-sample parsing.
-        const pcm = new Int16Array(buf.buffer.slice(buf.byteOffset + body, buf.byteOffset + body + frames * 2))
+        const at = buf.byteOffset + body
+        // A view when aligned (a file read whole usually is), else a copy: hours of audio are hundreds of MB.
+        const pcm = at % 2 === 0 ? new Int16Array(buf.buffer, at, frames) : new Int16Array(buf.buffer.slice(at, at + frames * 2))
         for (let i = 0; i < frames; i++) out[i] = pcm[i]! / 32768
         return { sampleRate: fmt.rate, samples: out }
       }
