@@ -2,8 +2,9 @@
 //
 // - dialogues in en, es, de, fr, pt and it of 2–5 distinct synthetic voices (espeak-ng variants,
 //   and flite's English voices when installed), each voice changed with sox (pitch in cents,
-//   tempo), turns of one or two sentences with pauses, some turns overlapping the previous one
-//   and some dialogues under white noise; the turn boundaries are where the audio was placed;
+//   tempo), turns of one or two sentences with pauses, a quarter of the turns overlapping the
+//   previous one by 0.8–1.6 s and every other dialogue under white noise (20 dB SNR); the turn
+//   boundaries are where the audio was placed;
 // - word-timing clips: a sentence synthesized one word at a time and joined with known gaps, so
 //   every word's start and end is known.
 //
@@ -38,6 +39,8 @@ const SR = 16_000
 const MODEL = process.env.WHISPER_MODEL_PATH ?? join('.ci', 'models', 'ggml-tiny.en.bin')
 const SPEAKER_MODEL = process.env.SPEAKER_EMBEDDING_MODEL ?? fetchSpeakerModel(join('.ci', 'models', SPEAKER_MODEL_FILE))
 const DIALOGUES = envInt('DIALOGUES', 1)
+/** ASR=0: no recognition (minutes of CPU with Whisper); only the diarizer on the reference turns is scored. */
+const ASR = process.env.ASR !== '0'
 const tmp = tempDir('speech')
 
 // ---- voices -------------------------------------------------------------------------------------
@@ -138,8 +141,9 @@ function dialogue(part: 'tuning' | 'heldout', lang: Lang, speakers: number, nois
     const text = Array.from({ length: long ? 2 : 1 }, () => sentences[Math.floor(rand() * sentences.length)]!).join(' ')
     const samples = say(lang, voices[speaker]!, text)
     let start = at + Math.round((0.15 + rand() * 0.75) * SR)
-    // Some turns start before the previous one ends (overlap), never before its first second.
-    if (i > 0 && rand() < 0.15) start = Math.max(prevStart + SR, at - Math.round((0.3 + rand() * 0.5) * SR))
+    // Some turns start 0.8–1.6 s before the previous one ends (overlap longer than the two
+    // collars around it, so it is scored), never before the previous turn's first second.
+    if (i > 0 && rand() < 0.25) start = Math.max(prevStart + SR, at - Math.round((0.8 + rand() * 0.8) * SR))
     pieces.push({ at: start, samples, speaker, text })
     prevStart = start
     at = Math.max(at, start + samples.length)
@@ -226,7 +230,7 @@ async function recognize(part: string, clips: Clip[]): Promise<Result[]> {
     const wav = join(tmp.dir, `${part}-${i}.wav`)
     wavOf(clip.samples, wav)
     const t0 = performance.now()
-    const r = await engine.transcribe({ wavPath: wav, durationSeconds: clip.samples.length / SR, language: null, workDir: tmp.dir })
+    const r = ASR ? await engine.transcribe({ wavPath: wav, durationSeconds: clip.samples.length / SR, language: null, workDir: tmp.dir }) : { segments: [] }
     out.push({ clip, wav, recognized: withoutNonSpeech(r.segments), asrMs: performance.now() - t0 })
     process.stderr.write(`  ${part} ${i + 1}/${clips.length} ${clip.lang} ${clip.kind} ${(clip.samples.length / SR).toFixed(1)} s\n`)
   }
@@ -240,6 +244,7 @@ async function score(part: string, results: Result[], threshold: number, print: 
   let countRight = 0
   let dialogues = 0
   let diarMs = 0
+  let refDiarMs = 0
   let asrMs = 0
   let audioMs = 0
   const wer = new Map<Lang, { errors: number; words: number }>()
@@ -268,34 +273,45 @@ async function score(part: string, results: Result[], threshold: number, print: 
     sys = addDer(sys, der)
     // The diarizer alone: the reference turns as the recognized segments (no words).
     const ref = clip.turns.map((t) => ({ startMs: t.startMs, endMs: t.endMs, text: 'x', speaker: null, confidence: null, words: null }))
+    const t1 = performance.now()
     const o = await diarizer.diarize({ wavPath: r.wav, segments: ref, speakers: null })
+    refDiarMs += performance.now() - t1
     const oDer = diarizationError(clip.turns, turnsOf(o.segments))
     oracle = addDer(oracle, oDer)
-    if (d.speakerCount === clip.speakers) countRight++
-    rows.push([clip.lang, clip.speakers, d.speakerCount, o.speakerCount, clip.noisy ? 'yes' : 'no', (clip.samples.length / SR).toFixed(1), pct(der.missedMs + der.falseAlarmMs + der.confusionMs, der.scoredMs), pct(oDer.missedMs + oDer.falseAlarmMs + oDer.confusionMs, oDer.scoredMs)])
+    if ((ASR ? d : o).speakerCount === clip.speakers) countRight++
+    rows.push([clip.lang, clip.speakers, ASR ? d.speakerCount : '–', o.speakerCount, clip.noisy ? 'yes' : 'no', (clip.samples.length / SR).toFixed(1), ASR ? pct(der.missedMs + der.falseAlarmMs + der.confusionMs, der.scoredMs) : '–', pct(oDer.missedMs + oDer.falseAlarmMs + oDer.confusionMs, oDer.scoredMs)])
   }
   const derOf = (d: Der) => pct(d.missedMs + d.falseAlarmMs + d.confusionMs, d.scoredMs)
   if (print) {
     console.log(`\n### ${part}\n`)
-    table(['language', 'ref words', 'WER'], [...wer].map(([l, w]) => [l, w.words, pct(w.errors, w.words)]))
-    console.log()
+    if (ASR) {
+      table(['language', 'ref words', 'WER'], [...wer].map(([l, w]) => [l, w.words, pct(w.errors, w.words)]))
+      console.log()
+    }
     table(['lang', 'speakers', 'found', 'found (ref turns)', 'noise', 'seconds', 'DER', 'DER (ref turns)'], rows)
     console.log()
     table(
       ['DER (collar 250 ms)', 'total', 'missed', 'false alarm', 'confusion'],
       [
-        ['system (Whisper segments)', derOf(sys), pct(sys.missedMs, sys.scoredMs), pct(sys.falseAlarmMs, sys.scoredMs), pct(sys.confusionMs, sys.scoredMs)],
+        ...(ASR ? [['system (Whisper segments)', derOf(sys), pct(sys.missedMs, sys.scoredMs), pct(sys.falseAlarmMs, sys.scoredMs), pct(sys.confusionMs, sys.scoredMs)]] : []),
         ['diarizer on reference turns', derOf(oracle), pct(oracle.missedMs, oracle.scoredMs), pct(oracle.falseAlarmMs, oracle.scoredMs), pct(oracle.confusionMs, oracle.scoredMs)],
       ],
     )
-    console.log(`\nspeaker count right: ${countRight}/${dialogues}`)
+    console.log(`\nspeaker count right${ASR ? '' : ' (reference turns)'}: ${countRight}/${dialogues}`)
     console.log(
-      wordsSeen
+      !ASR
+        ? 'WER, system DER, word boundaries: not measured (ASR=0)'
+        : wordsSeen
         ? `word-boundary error: median ${percentile(bounds, 50).toFixed(0)} ms, p90 ${percentile(bounds, 90).toFixed(0)} ms (${bounds.length / 2} matched words, start and end each)`
         : 'word-boundary error: n/a (the engine gave no word timings)',
     )
     const minutes = audioMs / 60_000
-    console.log(`cost per audio minute: recognition ${(asrMs / 1000 / minutes).toFixed(2)} s (baseline), diarization ${(diarMs / 1000 / minutes).toFixed(2)} s = ${((100 * diarMs) / asrMs).toFixed(1)} % of recognition (${(audioMs / 1000).toFixed(0)} s of dialogue)`)
+    const perMin = (ms: number) => `${(ms / 1000 / minutes).toFixed(2)} s`
+    console.log(
+      ASR
+        ? `cost per audio minute: recognition ${perMin(asrMs)} (baseline), diarization ${perMin(diarMs)} = ${((100 * diarMs) / asrMs).toFixed(1)} % of recognition; on reference turns ${perMin(refDiarMs)} (${(audioMs / 1000).toFixed(0)} s of dialogue)`
+        : `cost per audio minute: diarization on reference turns ${perMin(refDiarMs)} (recognition not run) (${(audioMs / 1000).toFixed(0)} s of dialogue)`,
+    )
   }
   return { sys, oracle, countRight, dialogues }
 }
@@ -315,7 +331,7 @@ for (const part of ['tuning', 'heldout'] as const) {
     const rows: (string | number)[][] = []
     for (const th of [0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]) {
       const s = await score(part, results, th, false)
-      rows.push([th, pct(s.sys.missedMs + s.sys.falseAlarmMs + s.sys.confusionMs, s.sys.scoredMs), pct(s.oracle.missedMs + s.oracle.falseAlarmMs + s.oracle.confusionMs, s.oracle.scoredMs), `${s.countRight}/${s.dialogues}`])
+      rows.push([th, ASR ? pct(s.sys.missedMs + s.sys.falseAlarmMs + s.sys.confusionMs, s.sys.scoredMs) : '–', pct(s.oracle.missedMs + s.oracle.falseAlarmMs + s.oracle.confusionMs, s.oracle.scoredMs), `${s.countRight}/${s.dialogues}`])
     }
     table(['threshold', 'DER system', 'DER ref turns', 'count right'], rows)
   }

@@ -12,7 +12,7 @@ import { labelSegments, type LabelledSpan } from './assign.ts'
 
 const SR = 16_000
 /** Tuned on the tuning part of bench/speech-quality.ts (never on its held-out part). */
-export const DEFAULT_DIARIZATION_THRESHOLD = 0.8
+export const DEFAULT_DIARIZATION_THRESHOLD = 0.75
 
 export interface LocalDiarizerOptions {
   /** Window length (default 1600 ms: the encoder's training length). */
