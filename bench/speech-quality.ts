@@ -217,6 +217,14 @@ interface Result {
   wav: string
   recognized: RecognizedSegment[]
   asrMs: number
+  /** CPU time of the process during recognition (all of whisper.cpp's threads). */
+  asrCpuMs: number
+}
+
+/** CPU milliseconds (user + system) of this process since `from`. */
+const cpuSince = (from: NodeJS.CpuUsage) => {
+  const u = process.cpuUsage(from)
+  return (u.user + u.system) / 1000
 }
 
 const turnsOf = (segments: readonly RecognizedSegment[]): Turn[] => segments.filter((s) => s.speaker !== null).map((s) => ({ startMs: s.startMs, endMs: s.endMs, speaker: s.speaker! }))
@@ -230,8 +238,9 @@ async function recognize(part: string, clips: Clip[]): Promise<Result[]> {
     const wav = join(tmp.dir, `${part}-${i}.wav`)
     wavOf(clip.samples, wav)
     const t0 = performance.now()
+    const c0 = process.cpuUsage()
     const r = ASR ? await engine.transcribe({ wavPath: wav, durationSeconds: clip.samples.length / SR, language: null, workDir: tmp.dir }) : { segments: [] }
-    out.push({ clip, wav, recognized: withoutNonSpeech(r.segments), asrMs: performance.now() - t0 })
+    out.push({ clip, wav, recognized: withoutNonSpeech(r.segments), asrMs: performance.now() - t0, asrCpuMs: cpuSince(c0) })
     process.stderr.write(`  ${part} ${i + 1}/${clips.length} ${clip.lang} ${clip.kind} ${(clip.samples.length / SR).toFixed(1)} s\n`)
   }
   return out
@@ -245,6 +254,9 @@ async function score(part: string, results: Result[], threshold: number, print: 
   let dialogues = 0
   let diarMs = 0
   let refDiarMs = 0
+  let diarCpuMs = 0
+  let refDiarCpuMs = 0
+  let asrCpuMs = 0
   let asrMs = 0
   let audioMs = 0
   const wer = new Map<Lang, { errors: number; words: number }>()
@@ -266,16 +278,21 @@ async function score(part: string, results: Result[], threshold: number, print: 
     dialogues++
     audioMs += (clip.samples.length / SR) * 1000
     asrMs += r.asrMs
+    asrCpuMs += r.asrCpuMs
     const t0 = performance.now()
+    const c0 = process.cpuUsage()
     const d = await diarizer.diarize({ wavPath: r.wav, segments: r.recognized, speakers: null })
     diarMs += performance.now() - t0
+    diarCpuMs += cpuSince(c0)
     const der = diarizationError(clip.turns, turnsOf(d.segments))
     sys = addDer(sys, der)
     // The diarizer alone: the reference turns as the recognized segments (no words).
     const ref = clip.turns.map((t) => ({ startMs: t.startMs, endMs: t.endMs, text: 'x', speaker: null, confidence: null, words: null }))
     const t1 = performance.now()
+    const c1 = process.cpuUsage()
     const o = await diarizer.diarize({ wavPath: r.wav, segments: ref, speakers: null })
     refDiarMs += performance.now() - t1
+    refDiarCpuMs += cpuSince(c1)
     const oDer = diarizationError(clip.turns, turnsOf(o.segments))
     oracle = addDer(oracle, oDer)
     if ((ASR ? d : o).speakerCount === clip.speakers) countRight++
@@ -309,8 +326,8 @@ async function score(part: string, results: Result[], threshold: number, print: 
     const perMin = (ms: number) => `${(ms / 1000 / minutes).toFixed(2)} s`
     console.log(
       ASR
-        ? `cost per audio minute: recognition ${perMin(asrMs)} (baseline), diarization ${perMin(diarMs)} = ${((100 * diarMs) / asrMs).toFixed(1)} % of recognition; on reference turns ${perMin(refDiarMs)} (${(audioMs / 1000).toFixed(0)} s of dialogue)`
-        : `cost per audio minute: diarization on reference turns ${perMin(refDiarMs)} (recognition not run) (${(audioMs / 1000).toFixed(0)} s of dialogue)`,
+        ? `cost per audio minute (CPU time; wall time in brackets): recognition ${perMin(asrCpuMs)} (${perMin(asrMs)}) — the baseline; diarization ${perMin(diarCpuMs)} (${perMin(diarMs)}) = ${((100 * diarCpuMs) / asrCpuMs).toFixed(1)} % of recognition's CPU time; on reference turns ${perMin(refDiarCpuMs)} (${perMin(refDiarMs)}); ${(audioMs / 1000).toFixed(0)} s of dialogue`
+        : `cost per audio minute (CPU time; wall time in brackets): diarization on reference turns ${perMin(refDiarCpuMs)} (${perMin(refDiarMs)}); recognition not run; ${(audioMs / 1000).toFixed(0)} s of dialogue`,
     )
   }
   return { sys, oracle, countRight, dialogues }
