@@ -311,10 +311,16 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       if (d.diarizer && segments.every((x) => x.speaker === null)) {
         ctx.progress('diarizing', null)
         const started = Date.now()
-        const diarized = await d.diarizer.diarize({ wavPath: wav, segments, speakers: note.speakers, signal: ctx.signal })
+        try {
+          const diarized = await d.diarizer.diarize({ wavPath: wav, segments, speakers: note.speakers, signal: ctx.signal })
+          segments = diarized.segments
+          log(`[transcription ${workerId}] note ${note.noteId}: ${diarized.speakerCount} speaker(s) in ${duration.toFixed(0)} s of audio, diarized in ${Date.now() - started} ms`)
+        } catch (err) {
+          check()
+          // The words are worth more than their speakers: the note is ready without them.
+          log(`[transcription ${workerId}] note ${note.noteId}: diarization failed, the transcript has no speakers: ${(err as Error).message}`)
+        }
         check()
-        segments = diarized.segments
-        log(`[transcription ${workerId}] note ${note.noteId}: ${diarized.speakerCount} speaker(s) in ${duration.toFixed(0)} s of audio, diarized in ${Date.now() - started} ms`)
       }
     }
     if (published) segments = withoutNonSpeech(segments)
