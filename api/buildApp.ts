@@ -2,28 +2,25 @@
 // `app.inject`; `app/server.ts` listens. Every error leaves through one handler, in the spec's
 // shape: domain errors with their code, fastify's own rejections (bad JSON, content type, body
 // size) with the route's documented 400 code, anything unexpected as a logged 500.
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import type { Services } from '../app/services.ts'
-import { DomainError, isDomainError } from '../domain/errors.ts'
-import { errorBody, statusOf } from './errors.ts'
-import { restAuth } from './auth.ts'
+import type { Application } from '../commands/application.ts'
+import { restAuthentication } from './http/authentication.ts'
+import { errorHandling, frameworkErrors } from './http/errorHandling.ts'
 import { registerRoute, defineRoute, type RouteDef } from './route.ts'
 import { buildOpenApi } from './openapi.ts'
 import { featureRoutes } from './routes/index.ts'
 import { oauthRoutes } from './oauth/routes.ts'
-import { mcpBaseRoutes } from '../mcp/http.ts'
 import { dashboard } from './dashboard/index.ts'
 
 export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger']
+  /** More routes on this host, under the same error handling (app/http.ts mounts MCP's). */
+  mounts?: FastifyPluginAsync[]
 }
 
-// Errors a client causes by hanging up or sending a broken stream: not our failure.
-const CLIENT_STREAM_ERRORS = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'ECONNABORTED', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH'])
-
-export function allRoutes(s: Services): RouteDef[] {
+export function allRoutes(s: Application): RouteDef[] {
   const contract: RouteDef[] = []
   const meta: RouteDef[] = [
     defineRoute({
@@ -53,25 +50,22 @@ export function allRoutes(s: Services): RouteDef[] {
         description: 'The service is up.',
       },
       errors: [],
-      handle: async () => ({ status: 'ok' as const, version: s.version, projections: s.projections.map((p) => ({ name: p.name, position: p.position() })) }),
+      handle: async () => ({ status: 'ok' as const, version: s.settings.version, projections: s.projectionPositions() }),
     }),
   ]
   contract.push(...featureRoutes(s), ...meta)
-  const openapi = buildOpenApi(contract, { version: s.version, serverUrl: s.config.publicBaseUrl })
+  const openapi = buildOpenApi(contract, { version: s.settings.version, serverUrl: s.settings.publicBaseUrl })
   return contract
 }
 
-export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyInstance {
+export function buildApp(s: Application, options: BuildAppOptions = {}): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
-    // Errors the router raises before any route runs (malformed or overlong URLs).
-    frameworkErrors: (err, _req, reply) => {
-      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void sendDomainError(reply, new DomainError('not_found', 'Nothing has an id that long.'))
-      void sendDomainError(reply, new DomainError('invalid_request', `Malformed request: ${err.message}`))
-    },
+    frameworkErrors,
   })
+  app.register(errorHandling)
   const routes = allRoutes(s)
   // What fastify really serves, so a test can hold the contract against it.
   const served: { method: string; url: string }[] = []
@@ -81,7 +75,7 @@ export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyIns
   })
 
   app.register(async (v1) => {
-    restAuth(v1, { accounts: s.accounts, rateLimit: s.config.rateLimit, limits: s.limits })
+    await v1.register(restAuthentication, { app: s })
     for (const r of routes) if (!r.public) registerRoute(v1, r)
   })
   app.register(async (open) => {
@@ -92,29 +86,11 @@ export function buildApp(s: Services, options: BuildAppOptions = {}): FastifyIns
     for (const r of routes) if (r.public && r.rawBody) registerRoute(raw, r)
   })
 
-  // MCP on the REST host (POST /mcp/stream, GET /mcp/info) and its OAuth authorization server.
-  app.register(mcpBaseRoutes(s))
+  // The OAuth authorization server behind MCP (MCP itself is one of the mounts, from app/http.ts).
   app.register(oauthRoutes(s))
+  for (const m of options.mounts ?? []) app.register(m)
   // The web dashboard ({dashboard_url} = /app) and its JSON endpoints (/app/api): session cookies only.
   app.register(dashboard(s))
-
-  app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send(errorBody('not_found', `No route ${req.method} ${req.url.split('?')[0]}.`))
-  })
-
-  app.setErrorHandler((err, req, reply) => {
-    if (isDomainError(err)) return sendDomainError(reply, err)
-    const e = err as { statusCode?: number; code?: string; message?: string }
-    const invalidCode = req.routeOptions?.config?.invalidCode ?? 'invalid_request'
-    if (e.code && CLIENT_STREAM_ERRORS.has(e.code)) return sendDomainError(reply, new DomainError('invalid_request', 'The request body ended early or was malformed.'))
-    const status = e.statusCode ?? 500
-    if (status >= 400 && status < 500) {
-      const why = e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'The request body is larger than 1 MiB.' : `Invalid request: ${e.message ?? 'malformed'}`
-      return sendDomainError(reply, new DomainError(invalidCode, why))
-    }
-    req.log.error({ err }, 'request failed')
-    return reply.code(500).send(errorBody('internal_error', 'Something went wrong on our side; quote the requestId if you report it.', { requestId: req.id }))
-  })
 
   return app
 }
@@ -123,9 +99,4 @@ declare module 'fastify' {
   interface FastifyInstance {
     servedRoutes: { method: string; url: string }[]
   }
-}
-
-function sendDomainError(reply: import('fastify').FastifyReply, err: DomainError) {
-  if (err.code === 'rate_limit_exceeded' && typeof err.extra.retryAfter === 'number') reply.header('Retry-After', String(err.extra.retryAfter))
-  return reply.code(statusOf(err.code)).send(errorBody(err.code, err.message, err.extra))
 }

@@ -1,6 +1,6 @@
 // Configuration comes only from environment variables, the same inside and outside compose.
 import { join, resolve } from 'node:path'
-import { loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
+import { allowlist, loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
 import { loadS3Config, type S3Config } from './blobStore.ts'
 import { SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
 import { DEFAULT_DIARIZATION_THRESHOLD } from '../engines/diarization/diarizer.ts'
@@ -125,7 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
-    importAllowlist: list(env.IMPORT_ALLOW_HOSTS),
+    importAllowlist: allowlist(env.IMPORT_ALLOW_HOSTS),
     uploadUrlTtlSeconds: int(env.UPLOAD_URL_TTL_SECONDS, 3600, 'UPLOAD_URL_TTL_SECONDS') || 3600,
     uploadSigningSecret: env.UPLOAD_SIGNING_SECRET || null,
     s3: loadS3Config(env),

@@ -5,8 +5,8 @@ import type { Config } from './config.ts'
 import type { CommandHandler } from '../commands/handleCommand.ts'
 import type { CreditCommands } from '../commands/credits.ts'
 import { TranscriptionJobs } from '../commands/transcription.ts'
-import { exponentialBackoff, type LeaseTerms } from '../domain/notes/pipeline.ts'
-import { isPermittedAddress } from '../domain/notes/sourceUrl.ts'
+import { exponentialBackoff, type LeaseTerms } from '../domain/notes/transcriptionJob.ts'
+import { targetResolver } from '../commands/publicTarget.ts'
 import type { HostResolver } from '../ports/hostResolver.ts'
 import type { MediaProbe } from '../ports/mediaProbe.ts'
 import type { MediaTool } from '../ports/mediaTool.ts'
@@ -41,10 +41,6 @@ export interface Ingest {
 /** Backoff of the job policy with ±20 % jitter, so retries of many notes do not line up. */
 export const jittered = (f: (attempt: number) => number) => (attempt: number) => Math.round(f(attempt) * (0.8 + Math.random() * 0.4))
 
-export function addressPolicy(allowlist: readonly string[]) {
-  return (host: string, hostPort: string, ip: string) => isPermittedAddress(host, hostPort, ip, allowlist)
-}
-
 export function createEngine(config: Config, media: MediaTool): SpeechEngine {
   const asr = config.pipeline.asr
   if (asr.engine === 'openai-compatible') {
@@ -60,8 +56,7 @@ export function createIngest(
   const p = config.pipeline
   const terms: LeaseTerms = { leaseMs: p.jobs.leaseMs, maxAttempts: p.jobs.maxAttempts, backoffMs: jittered(exponentialBackoff(p.jobs.backoffBaseMs, p.jobs.backoffMaxMs)) }
   const http = safeHttpFetcher({
-    resolver: deps.resolver,
-    addressAllowed: addressPolicy(config.importAllowlist),
+    resolveTarget: targetResolver(deps.resolver, config.importAllowlist),
     connectTimeoutMs: p.downloads.connectTimeoutMs,
     idleTimeoutMs: p.downloads.idleTimeoutMs,
     totalTimeoutMs: p.downloads.totalTimeoutMs,

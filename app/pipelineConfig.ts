@@ -1,5 +1,6 @@
 // Configuration of the ingestion and transcription pipeline and of the webhooks, from
 // environment variables (README: "Ingestion and transcription" and "Webhooks").
+import { parseAllowlist } from '../domain/net/addressPolicy.ts'
 
 export interface PipelineConfig {
   asr:
@@ -38,6 +39,8 @@ const num = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => 
   return n
 }
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+/** An SSRF allowlist, refused at start when an entry is not a host, address or CIDR. */
+export const allowlist = (v: string | undefined) => (parseAllowlist(list(v)), list(v))
 
 export const DEFAULT_WEBHOOK_RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000]
 
@@ -86,7 +89,7 @@ export function loadPipelineConfig(env: NodeJS.ProcessEnv): PipelineConfig {
       retryDelaysMs: (retry.length > 0 ? retry : DEFAULT_WEBHOOK_RETRY_SECONDS).map((s) => Math.round(s * 1000)),
       timeoutMs: num(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
       pollMs: num(env, 'WEBHOOK_POLL_MS', 1000) || 1,
-      allowlist: list(env.WEBHOOK_ALLOW_HOSTS),
+      allowlist: allowlist(env.WEBHOOK_ALLOW_HOSTS),
       rotationGraceMs: num(env, 'WEBHOOK_ROTATION_GRACE_SECONDS', 24 * 3600) * 1000,
       secretKey: env.WEBHOOK_SECRET_KEY || null,
     },

@@ -6,9 +6,8 @@ import { createServices, type Services } from './services.ts'
 import { startWorkers, type RunningWorker } from './workers.ts'
 import { startProjection, type RunningProjection } from '../projections/runner.ts'
 import { READ_MODEL_PROJECTIONS } from './projections.ts'
-import { buildApp } from '../api/buildApp.ts'
-import { buildMcpApp } from '../mcp/http.ts'
-import { seedDemoDataset } from '../commands/demoDataset.ts'
+import { buildMcpHost, buildRestHost } from './http.ts'
+import { seedDemoDataset } from './demoDataset.ts'
 import { ffprobeMediaProbe } from '../adapters/ffprobe/mediaProbe.ts'
 import { systemResolver } from '../adapters/net/dnsResolver.ts'
 import type { FastifyInstance } from 'fastify'
@@ -40,8 +39,8 @@ export async function startService(config: Config, log: (msg: string) => void = 
   }
   const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: systemResolver, projections: running })
   const workers: RunningWorker[] = config.roles.has('workers') ? startWorkers(services) : []
-  const app = config.roles.has('api') ? buildApp(services, { logger: { level: config.logLevel } }) : null
-  const mcpApp = config.roles.has('api') ? buildMcpApp(services, { logger: { level: config.logLevel } }) : null
+  const app = config.roles.has('api') ? buildRestHost(services, { logger: { level: config.logLevel } }) : null
+  const mcpApp = config.roles.has('api') ? buildMcpHost(services, { logger: { level: config.logLevel } }) : null
   if (app && mcpApp) {
     // The demo endpoint's sample library, written once; later starts find it and change nothing.
     await seedDemoDataset(services)

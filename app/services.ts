@@ -14,11 +14,11 @@ import { AccountCommands } from '../commands/accounts.ts'
 import { NoteCommands } from '../commands/notes.ts'
 import { FolderCommands } from '../commands/folders.ts'
 import { OAuthCommands } from '../commands/oauth.ts'
-import { AccountStatusQueries } from '../commands/accountStatus.ts'
+import { OAuthGrants } from '../commands/oauthGrants.ts'
+import { AccountStatusQueries } from '../readmodels/accountStatus.ts'
 import type { LocalBlobStore } from '../adapters/local/blobStore.ts'
-import type { BlobStore } from '../ports/blobStore.ts'
 import { createBlobStore } from './blobStore.ts'
-import { readModelSync, type ReadModelSync } from '../projections/sync.ts'
+import { readModelSync } from '../projections/sync.ts'
 import type { LanguageEngine } from '../ports/languageEngine.ts'
 import { localLanguageEngine } from '../engines/language/localEngine.ts'
 import { openAiLanguageEngine } from '../adapters/openai/languageEngine.ts'
@@ -33,52 +33,33 @@ import { createTranscriptServices, speakerEmbedderFrom, type TranscriptServices 
 import { createIngest, type Ingest } from './pipeline.ts'
 import { SecretBox, WebhookCommands } from '../commands/webhooks.ts'
 import { ClipCommands } from '../commands/clips.ts'
-import { OperationLimits } from '../api/rateLimit.ts'
+import { OperationLimits } from '../commands/operationLimits.ts'
 import { ApiKeyUsage } from '../commands/apiKeyUsage.ts'
 import { PersonCommands } from '../commands/persons.ts'
-import { AuthorizedClients } from '../commands/authorizedClients.ts'
+import { AuthorizedClients } from '../readmodels/authorizedClients.ts'
+import { creditAudit } from '../readmodels/creditAudit.ts'
+import { readQueries } from '../readmodels/queries.ts'
+import type { Application } from '../commands/application.ts'
 
-export interface Services {
+/** The application (commands/application.ts) and what the workers, scripts and tests use besides. */
+export interface Services extends Application {
   config: Config
   version: string
   events: EventStore
   docs: DocumentStore
   handler: CommandHandler
   credits: CreditCommands
-  accounts: AccountCommands
-  notes: NoteCommands
-  folders: FolderCommands
-  /** The OAuth 2.1 authorization server behind MCP (spec part 5). */
-  oauth: OAuthCommands
-  /** Plan, credits and usage of an account (MCP founder_status). */
-  status: AccountStatusQueries
-  /** Uploads, media, deliverable files, voiceprints: the local directory or S3 (app/blobStore.ts). */
-  blobs: BlobStore
   /** The local store when this service serves the presigned upload URLs itself (PUT /uploads/:id); null with S3. */
   localUploads: LocalBlobStore | null
-  sync: ReadModelSync
   projections: RunningProjection[]
   /** The configured remote chat model, or null (features then use their local engines). */
   chat: ChatModel | null
-  /** Transcript exports and edits, translations, speakers, voice profiles. */
+  /** Transcript exports and edits, translations, speakers, voice profiles, and the translation queue. */
   transcriptFeatures: TranscriptServices
   /** The language engine of analyses, outlines, answers and deliverables (LANGUAGE_ENGINE). */
   language: LanguageEngine
-  analysis: AnalysisCommands
-  ask: AskCommands
-  deliverables: DeliverableCommands
   /** The ingestion pipeline's parts (jobs, fetcher, decoder, engines); the workers run them. */
   ingest: Ingest
-  /** Webhook endpoints and deliveries (Power plan). */
-  webhooks: WebhookCommands
-  /** MP3 clips of a note's audio (MCP extract_clip, REST GET /v1/notes/{id}/clip). */
-  clips: ClipCommands
-  /** Per-operation limits (domain/limits.ts), one count per credential shared by REST and MCP. */
-  limits: OperationLimits
-  /** People who sign in to the web dashboard, and their sessions. */
-  persons: PersonCommands
-  /** The AI clients an account authorised through OAuth: list and revoke (dashboard). */
-  authorizedClients: AuthorizedClients
 }
 
 export interface ServiceDeps {
@@ -103,18 +84,34 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const { blobs, localUploads } = createBlobStore(config, clock)
   const chat = config.llm ? openAiChatModel(config.llm) : null
   const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
-  const languageDeps = { handler, credits, docs: deps.docs, sync, engine: language, clock }
+  const queries = readQueries(deps.docs, { baseUrl: config.publicBaseUrl })
+  const languageDeps = { handler, credits, notes: queries.notes, sync, engine: language, clock }
   const speakerModel = speakerEmbedderFrom(config.transcripts.speakerEmbeddingModel, config.transcripts.speakerModelIsDefault)
   const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, speakerModel, clock })
   const oauth = new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock)
+  const transcriptFeatures = createTranscriptServices(config, { handler, credits, queries, sync, blobs, chat, speakerModel, clock })
   return {
     config,
     version: VERSION,
+    settings: {
+      version: VERSION,
+      publicBaseUrl: config.publicBaseUrl,
+      rateLimit: config.rateLimit,
+      mcp: config.mcp,
+      dashboard: config.dashboard,
+      secrets: {
+        oauth: signingSecret(config.dataDir, 'oauth', config.oauthSigningSecret),
+        dashboard: signingSecret(config.dataDir, 'dashboard', config.dashboard.signingSecret),
+      },
+    },
+    queries,
+    audit: creditAudit({ events: deps.events, docs: deps.docs, sync }),
+    projectionPositions: () => deps.projections.map((p) => ({ name: p.name, position: p.position() })),
     events: deps.events,
     docs: deps.docs,
     handler,
     credits,
-    accounts: new AccountCommands(handler, credits, clock, new ApiKeyUsage(deps.events, config.dashboard.keyUsageIntervalSeconds * 1000, clock)),
+    accounts: new AccountCommands(handler, credits, new OAuthGrants(deps.events, handler, clock), clock, new ApiKeyUsage(deps.events, config.dashboard.keyUsageIntervalSeconds * 1000, clock)),
     notes: new NoteCommands({
       handler,
       credits,
@@ -126,29 +123,33 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       config: { importAllowlist: config.importAllowlist, uploadUrlTtlSeconds: config.uploadUrlTtlSeconds },
       clock,
     }),
-    folders: new FolderCommands(handler, deps.docs, sync, clock),
+    folders: new FolderCommands(handler, queries.notes, sync, clock),
     oauth,
     status: new AccountStatusQueries(handler, deps.docs, clock),
     blobs,
     localUploads,
+    uploads: localUploads,
     sync,
     projections: deps.projections,
     chat,
-    transcriptFeatures: createTranscriptServices(config, { handler, credits, docs: deps.docs, sync, blobs, chat, speakerModel, clock }),
+    transcriptFeatures,
+    transcripts: transcriptFeatures.transcripts,
+    voice: transcriptFeatures.voice,
     language,
-    analysis: new AnalysisCommands({ ...languageDeps, log: (message, err) => console.error(`[analysis] ${message}:`, err) }),
-    ask: new AskCommands(languageDeps),
+    analysis: new AnalysisCommands({ ...languageDeps, analyses: queries.analysis, log: (message, err) => console.error(`[analysis] ${message}:`, err) }),
+    ask: new AskCommands({ ...languageDeps, segments: queries.segments }),
     deliverables: new DeliverableCommands({
       ...languageDeps,
+      analyses: queries.analysis,
+      deliverables: queries.deliverables,
       blobs,
       renderers: { document: docxRenderer(), slides: pptxRenderer(), email: emlRenderer({ from: 'Notes <no-reply@notes.invalid>', domain: new URL(config.publicBaseUrl).hostname || 'notes.invalid' }) },
-      baseUrl: config.publicBaseUrl,
     }),
     ingest,
     clips: new ClipCommands({ handler, credits, blobs, media: ingest.media }),
     webhooks: new WebhookCommands({
       handler,
-      docs: deps.docs,
+      reads: queries.webhooks,
       sync,
       resolver: deps.resolver,
       allowlist: config.pipeline.webhooks.allowlist,

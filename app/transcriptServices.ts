@@ -5,15 +5,15 @@ import { existsSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Config } from './config.ts'
 import type { ChatModel } from '../ports/chatModel.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { Translator } from '../ports/translator.ts'
 import type { CommandHandler } from '../commands/handleCommand.ts'
 import type { CreditCommands } from '../commands/credits.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
+import type { ReadQueries } from '../readmodels/queries.ts'
 import { TranscriptCommands } from '../commands/transcripts.ts'
 import { VoiceCommands } from '../commands/voice.ts'
-import { selectTranslator } from '../engines/translation/select.ts'
+import { selectTranslator } from './translation.ts'
 import { rulesSpeakerNamer } from '../engines/speakers/rulesNamer.ts'
 import { chatSpeakerNamer } from '../engines/speakers/chatNamer.ts'
 import { loadGe2eEncoder, type Ge2eEncoder } from '../adapters/ge2e/speakerEncoder.ts'
@@ -53,7 +53,7 @@ export function speakerEmbedderFrom(path: string, isDefault = false): SpeakerMod
 
 export function createTranscriptServices(
   config: Config,
-  deps: { handler: CommandHandler; credits: CreditCommands; docs: DocumentStore; sync: ReadModelSync; blobs: BlobStore; chat: ChatModel | null; speakerModel: SpeakerModel; clock: () => Date },
+  deps: { handler: CommandHandler; credits: CreditCommands; queries: ReadQueries; sync: ReadModelSync; blobs: BlobStore; chat: ChatModel | null; speakerModel: SpeakerModel; clock: () => Date },
 ): TranscriptServices {
   let translator: Promise<Translator> | null = null
   const translationQueue: TranscriptServices['translationQueue'] = {
@@ -67,7 +67,7 @@ export function createTranscriptServices(
     transcripts: new TranscriptCommands({
       handler: deps.handler,
       credits: deps.credits,
-      docs: deps.docs,
+      reads: deps.queries.transcripts,
       sync: deps.sync,
       namer: deps.chat ? chatSpeakerNamer(deps.chat) : rulesSpeakerNamer,
       wakeTranslations: () => translationQueue.wake(),
@@ -75,7 +75,7 @@ export function createTranscriptServices(
     }),
     voice: new VoiceCommands({
       handler: deps.handler,
-      docs: deps.docs,
+      reads: deps.queries.voice,
       sync: deps.sync,
       blobs: deps.blobs,
       embedder,

@@ -1,11 +1,13 @@
 // Background workers (role `workers`): the processes that do queued work, such as transcription
 // jobs. A new kind of worker is added here and nowhere else.
 import type { Services } from './services.ts'
-import { startTranslationWorker } from '../commands/translationWorker.ts'
-import { voiceWorkProjection } from '../commands/voiceWorker.ts'
+import { startTranslationWorker } from '../workers/translation.ts'
+import { voiceWorkProjection } from '../workers/voice.ts'
 import { startProjection } from '../projections/runner.ts'
-import { transcriptionWorker } from './transcriptionWorker.ts'
-import { webhookWorker } from './webhookWorker.ts'
+import { startTranscriptionWorker } from '../workers/transcription.ts'
+import { startWebhookWorkers } from '../workers/webhooks.ts'
+import { safeWebhookTransport } from '../adapters/net/safeHttp.ts'
+import { targetResolver } from '../commands/publicTarget.ts'
 import { startAudioRetention } from '../workers/audioRetention.ts'
 
 export interface RunningWorker {
@@ -14,6 +16,39 @@ export interface RunningWorker {
 }
 
 export type WorkerFactory = (s: Services) => RunningWorker
+
+/** Transcription jobs (also started alone by test/support/workerProcess.ts). */
+export function transcriptionWorker(s: Services, options: { workerId?: string; log?: (msg: string) => void } = {}): RunningWorker {
+  const j = s.config.pipeline.jobs
+  return startTranscriptionWorker({
+    jobs: s.ingest.jobs,
+    credits: s.credits,
+    docs: s.docs,
+    blobs: s.blobs,
+    probe: s.ingest.probe,
+    media: s.ingest.media,
+    sources: s.ingest.sources,
+    engine: s.ingest.engine,
+    diarizer: s.ingest.diarizer,
+    activity: s.ingest.activity,
+    config: { concurrency: j.concurrency, pollMs: j.pollMs, leaseMs: j.leaseMs, progressIntervalMs: j.progressIntervalMs, maxDownloadBytes: s.config.pipeline.downloads.maxBytes, ...(options.workerId ? { workerId: options.workerId } : {}) },
+    log: options.log ?? ((m) => console.error(m)),
+  })
+}
+
+/** Webhook deliveries. */
+export function webhookWorker(s: Services): RunningWorker {
+  const w = s.config.pipeline.webhooks
+  return startWebhookWorkers({
+    events: s.events,
+    docs: s.docs,
+    handler: s.handler,
+    webhooks: s.webhooks,
+    transport: safeWebhookTransport({ resolveTarget: targetResolver(s.ingest.resolver, w.allowlist), connectTimeoutMs: w.timeoutMs, idleTimeoutMs: w.timeoutMs, totalTimeoutMs: w.timeoutMs }),
+    config: { retryDelaysMs: w.retryDelaysMs, timeoutMs: w.timeoutMs, pollMs: w.pollMs },
+    log: (m) => console.error(m),
+  })
+}
 
 /** Translations: queued by POST /transcript/translation, done through the language engine. */
 const translations: WorkerFactory = (s) => {

@@ -31,7 +31,7 @@ if (mode === 'bare') {
   for (let i = 0; i < notes; i++) {
     const noteId = randomUUID()
     const at = new Date(base + i * 1000).toISOString()
-    const r = await s.events.appendToStream(noteStream(noteId), [
+    const r = await s.events.appendToStream(noteStream.of(noteId), [
       {
         id: randomUUID(),
         type: 'NoteCreated',

@@ -86,20 +86,20 @@ async function commandHandlerCharges(): Promise<{ open: Stats; charge: Stats; ho
   try {
     // Opening appends two events per account (opened + cycle started) in one commit.
     const open = await measure((i) =>
-      handler.handle(creditsStream(account(i)), { type: 'OpenCreditAccount', accountId: account(i), plan: 'power', now: at() } satisfies CreditCommand, ledgerDecider),
+      handler.handle(creditsStream.of(account(i)), { type: 'OpenCreditAccount', accountId: account(i), plan: 'power', now: at() } satisfies CreditCommand, ledgerDecider),
     )
     const charge = await measure((i) =>
       handler.handle(
-        creditsStream(account(i)),
+        creditsStream.of(account(i)),
         { type: 'ChargeCredits', chargeId: randomUUID(), operation: 'bench', cost: 1, noteId: null, requestId: null, now: at() } satisfies CreditCommand,
         ledgerDecider,
       ),
     )
     const hotAccount = 'bench-hot'
-    await handler.handle(creditsStream(hotAccount), { type: 'OpenCreditAccount', accountId: hotAccount, plan: 'power', now: at() } satisfies CreditCommand, ledgerDecider)
+    await handler.handle(creditsStream.of(hotAccount), { type: 'OpenCreditAccount', accountId: hotAccount, plan: 'power', now: at() } satisfies CreditCommand, ledgerDecider)
     const hotCharge = await measure(() =>
       handler.handle(
-        creditsStream(hotAccount),
+        creditsStream.of(hotAccount),
         { type: 'ChargeCredits', chargeId: randomUUID(), operation: 'bench', cost: 1, noteId: null, requestId: null, now: at() } satisfies CreditCommand,
         ledgerDecider,
       ),

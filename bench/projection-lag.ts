@@ -113,7 +113,7 @@ async function run(label: string, inner: Projection): Promise<RunResult> {
   // Open the accounts before measuring, and let the projection catch up on them.
   let last = -1
   for (let i = 0; i < ACCOUNTS; i++) {
-    const r = await handler.handle(creditsStream(account(i)), { type: 'OpenCreditAccount', accountId: account(i), plan: 'power', now: at() } satisfies CreditCommand, ledgerDecider)
+    const r = await handler.handle(creditsStream.of(account(i)), { type: 'OpenCreditAccount', accountId: account(i), plan: 'power', now: at() } satisfies CreditCommand, ledgerDecider)
     last = r.position ?? last
   }
   appendedAt.clear()
@@ -146,7 +146,7 @@ async function run(label: string, inner: Projection): Promise<RunResult> {
         inFlight.push(
           handler
             .handle(
-              creditsStream(account(i % ACCOUNTS)),
+              creditsStream.of(account(i % ACCOUNTS)),
               { type: 'ChargeCredits', chargeId: randomUUID(), operation: 'bench', cost: 1, noteId: null, requestId: null, now: at() } satisfies CreditCommand,
               ledgerDecider,
             )

@@ -10,19 +10,18 @@ import { PRICES } from '../domain/credits/prices.ts'
 import { analysisDecider, analysisStream, outlineProblems, type AnalysisCommand, type TemplateResult } from '../domain/analysis/analysis.ts'
 import { audioDurationMs } from '../domain/language/content.ts'
 import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
 import { AnalysisContent, type AnalysisList, type Outline, type Template } from '../contract/analysis.ts'
-import { listAnalyses, readOutline } from '../readmodels/analysis.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
 import type { Caller } from './context.ts'
-import { readyNote, readySource } from './noteSource.ts'
+import type { AnalysisReads, NoteReads } from './reads.ts'
 
 export interface AnalysisCommandsDeps {
   handler: CommandHandler
   credits: CreditCommands
-  docs: DocumentStore
+  notes: Pick<NoteReads, 'ready'>
+  analyses: Pick<AnalysisReads, 'list' | 'outline'>
   sync: ReadModelSync
   engine: LanguageEngine
   clock?: () => Date
@@ -62,7 +61,7 @@ export class AnalysisCommands {
   private now = () => this.clock().toISOString()
 
   private async record(caller: Caller, noteId: string, command: AnalysisCommand) {
-    const result = await this.d.handler.handle(analysisStream(noteId), command, analysisDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    const result = await this.d.handler.handle(analysisStream.of(noteId), command, analysisDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
     await this.d.sync.waitFor('analysis', result.position)
     return result
   }
@@ -76,7 +75,7 @@ export class AnalysisCommands {
    * in the order given. Answers the persisted analyses with a report of what came out.
    */
   async generate(caller: Caller, noteId: string, templates: readonly Template[]): Promise<AnalysisList> {
-    const { source } = await readySource(this.d.docs, caller.accountId, noteId)
+    const { source } = await this.d.notes.ready(caller.accountId, noteId)
     const cost = PRICES.analysis.credits
     const charges: { template: Template; chargeId: string }[] = []
     try {
@@ -122,7 +121,7 @@ export class AnalysisCommands {
     if (ok.length === 0) {
       throw new DomainError('llm_invalid_json', `Every requested template failed (${failed.map((f) => `${f.template}: ${f.message}`).join('; ')}); the credits were refunded.`, { failed })
     }
-    const list = await listAnalyses(this.d.docs, caller.accountId, noteId)
+    const list = await this.d.analyses.list(caller.accountId, noteId)
     return { ...list, report: { ok, failed } }
   }
 
@@ -133,11 +132,11 @@ export class AnalysisCommands {
    */
   async outline(caller: Caller, noteId: string, generate: boolean): Promise<Outline> {
     if (!generate) {
-      await readyNote(this.d.docs, caller.accountId, noteId)
-      return readOutline(this.d.docs, caller.accountId, noteId)
+      await this.d.notes.ready(caller.accountId, noteId)
+      return this.d.analyses.outline(caller.accountId, noteId)
     }
-    const { source } = await readySource(this.d.docs, caller.accountId, noteId)
-    const current = await readOutline(this.d.docs, caller.accountId, noteId)
+    const { source } = await this.d.notes.ready(caller.accountId, noteId)
+    const current = await this.d.analyses.outline(caller.accountId, noteId)
     if (current.generated) return current
     const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: PRICES.outline.operation, cost: PRICES.outline.credits, noteId, requestId: caller.requestId })
     const durationMs = audioDurationMs(source)
@@ -151,7 +150,7 @@ export class AnalysisCommands {
       if (!(err instanceof LanguageEngineError)) this.d.log?.(`outline of note ${noteId} failed`, err)
       await this.refund(caller, chargeId, `outline failed: ${reason}`)
       await this.record(caller, noteId, { type: 'RecordOutlineFailure', noteId, accountId: caller.accountId, reason: reason.slice(0, 500), ...this.d.engine.info, chargeId, now: this.now() })
-      return readOutline(this.d.docs, caller.accountId, noteId)
+      return this.d.analyses.outline(caller.accountId, noteId)
     }
     try {
       const result = await this.record(caller, noteId, { type: 'RecordOutline', noteId, accountId: caller.accountId, chapters: made.chapters, durationMs, ...made.info, chargeId, now: this.now() })
@@ -164,14 +163,14 @@ export class AnalysisCommands {
       await this.refund(caller, chargeId, 'the outline could not be stored')
       throw err
     }
-    return readOutline(this.d.docs, caller.accountId, noteId)
+    return this.d.analyses.outline(caller.accountId, noteId)
   }
 
   /** The outline another request recorded, once the read model shows it (bounded wait). */
   private async generatedOutline(caller: Caller, noteId: string): Promise<Outline> {
     const deadline = Date.now() + 5000
     for (;;) {
-      const o = await readOutline(this.d.docs, caller.accountId, noteId)
+      const o = await this.d.analyses.outline(caller.accountId, noteId)
       if (o.generated || Date.now() > deadline) return o
       await new Promise((r) => setTimeout(r, 20))
     }

@@ -28,7 +28,7 @@ export class ApiKeyUsage {
     this.recorded.set(keyId, now.getTime())
     if (this.recorded.size > REMEMBERED_KEYS) this.recorded.delete(this.recorded.keys().next().value!)
     const event: ApiKeyUsed = { type: 'ApiKeyUsed', data: { keyId, accountId, at: now.toISOString() } }
-    this.events.appendToStream(apiKeyUsageStream(keyId), [{ id: randomUUID(), ...event }], { expectedRevision: 'any' }).catch((err: unknown) => {
+    this.events.appendToStream(apiKeyUsageStream.of(keyId), [{ id: randomUUID(), ...event }], { expectedRevision: 'any' }).catch((err: unknown) => {
       // Try again on the next request rather than wait a whole interval.
       this.recorded.delete(keyId)
       this.log(`[api-key-usage] could not record the use of ${keyId}: ${(err as Error).message}`)

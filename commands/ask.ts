@@ -1,6 +1,6 @@
 // Questions with citations: POST /v1/notes/{id}/ask, POST /v1/ask, MCP ask_note. 10 credits
 // each, refunded (502 chat_failed) when the engine does not answer. Retrieval is BM25 over the
-// caller's own transcript segments (readmodels/retrieval.ts); the answer quotes the passages it
+// caller's own transcript segments (the segment index's `SegmentReads`); the answer quotes the passages it
 // uses as [mm:ss] (one note) or [Note title | mm:ss] (library), and `citedSegments` are exactly
 // the quoted passages. A `sessionId` continues a conversation: the engine sees the earlier turns
 // and retrieval leans on their questions too.
@@ -12,19 +12,18 @@ import { askDecider, askStream, ownedSession, type CitedNote, type Turn } from '
 import { termFrequencies } from '../domain/search/terms.ts'
 import type { Passage } from '../domain/language/content.ts'
 import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
-import { searchSegments, segmentTexts } from '../readmodels/retrieval.ts'
 import { mmss } from '../domain/language/time.ts'
 import type { Answer, AskRequest, GlobalAnswer, GlobalAskRequest } from '../contract/ask.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
 import type { Caller } from './context.ts'
-import { readyNote } from './noteSource.ts'
+import type { NoteReads, SegmentReads } from './reads.ts'
 
 export interface AskCommandsDeps {
   handler: CommandHandler
   credits: CreditCommands
-  docs: DocumentStore
+  notes: Pick<NoteReads, 'ready'>
+  segments: SegmentReads
   engine: LanguageEngine
   clock?: () => Date
 }
@@ -52,7 +51,7 @@ export class AskCommands {
 
   /** POST /v1/notes/{id}/ask, MCP ask_note. */
   async askNote(caller: Caller, noteId: string, body: AskRequest): Promise<Answer> {
-    await readyNote(this.d.docs, caller.accountId, noteId)
+    await this.d.notes.ready(caller.accountId, noteId)
     const r = await this.ask(caller, noteId, body.question, body.sessionId)
     return { noteId, question: body.question, answer: r.answer, citedSegments: r.citedSegments, sessionId: r.sessionId }
   }
@@ -65,13 +64,13 @@ export class AskCommands {
 
   private async ask(caller: Caller, noteId: string | null, question: string, givenSession: string | undefined) {
     let history: Turn[] = []
-    if (givenSession) history = ownedSession((await this.d.handler.load(askStream(givenSession), askDecider)).state, caller.accountId).turns
+    if (givenSession) history = ownedSession((await this.d.handler.load(askStream.of(givenSession), askDecider)).state, caller.accountId).turns
     const sessionId = givenSession ?? randomUUID()
     const price = noteId ? PRICES.askNote : PRICES.askLibrary
     const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId })
     try {
-      const hits = await searchSegments(this.d.docs, { accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
-      const passages: Passage[] = (await segmentTexts(this.d.docs, caller.accountId, hits)).map((s) => ({
+      const hits = await this.d.segments.search({ accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
+      const passages: Passage[] = (await this.d.segments.texts(caller.accountId, hits)).map((s) => ({
         ...s,
         label: noteId ? `[${mmss(s.startMs)}]` : `[${labelTitle(s.noteTitle)} | ${mmss(s.startMs)}]`,
       }))
@@ -90,7 +89,7 @@ export class AskCommands {
         if (!citedNotes.some((n) => n.noteId === p.noteId)) citedNotes.push({ noteId: p.noteId, title: p.noteTitle })
       }
       await this.d.handler.handle(
-        askStream(sessionId),
+        askStream.of(sessionId),
         {
           type: 'RecordAnswer',
           sessionId,

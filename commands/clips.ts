@@ -34,7 +34,7 @@ export class ClipCommands {
   ) {}
 
   async extract(caller: Caller, r: { noteId: string; startMs: number; endMs: number }): Promise<Clip> {
-    const { state } = await this.d.handler.load(noteStream(r.noteId), noteDecider)
+    const { state } = await this.d.handler.load(noteStream.of(r.noteId), noteDecider)
     const note = ownedNote(state, caller.accountId)
     if (note.phase !== 'ready') throw new DomainError('note_not_ready', 'Clips are cut from ready notes; this one is not ready yet.')
     const blobKey = audioBlobOf(note)

@@ -15,7 +15,7 @@ export class CreditCommands {
 
   private run(accountId: string, command: Without<CreditCommand, 'now'>, requestId?: string): Promise<HandleResult<CreditEvent, LedgerState>> {
     const full = { ...command, now: this.clock().toISOString() } as CreditCommand
-    return this.handler.handle(creditsStream(accountId), full, ledgerDecider, requestId ? { metadata: { requestId } } : {})
+    return this.handler.handle(creditsStream.of(accountId), full, ledgerDecider, requestId ? { metadata: { requestId } } : {})
   }
 
   open(accountId: string, plan: Plan) {
@@ -68,6 +68,6 @@ export class CreditCommands {
   }
 
   state(accountId: string) {
-    return this.handler.load(creditsStream(accountId), ledgerDecider)
+    return this.handler.load(creditsStream.of(accountId), ledgerDecider)
   }
 }

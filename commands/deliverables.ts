@@ -9,31 +9,26 @@ import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { DELIVERABLE_BASIS, DELIVERABLE_FILES, deliverableDecider, deliverableStream } from '../domain/deliverables/deliverable.ts'
-import type { AnalysisDraft } from '../domain/language/content.ts'
 import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
 import type { FileRenderer } from '../ports/fileRenderer.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
-import { ANALYSES, type AnalysisDoc } from '../projections/analysis.ts'
-import { DELIVERABLES, type DeliverableDoc } from '../projections/deliverables.ts'
 import type { CreateDeliverableRequest, Deliverable } from '../contract/deliverables.ts'
-import { findDeliverable, listDeliverables, toDeliverable } from '../readmodels/deliverables.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
 import type { Caller } from './context.ts'
-import { readySource } from './noteSource.ts'
+import type { AnalysisReads, DeliverableReads, NoteReads } from './reads.ts'
 
 export interface DeliverableCommandsDeps {
   handler: CommandHandler
   credits: CreditCommands
-  docs: DocumentStore
+  notes: Pick<NoteReads, 'ready'>
+  analyses: Pick<AnalysisReads, 'latestDraft'>
+  deliverables: DeliverableReads
   sync: ReadModelSync
   blobs: BlobStore
   engine: LanguageEngine
   renderers: Record<'email' | 'document' | 'slides', FileRenderer>
-  /** Where clients reach the API (download links). */
-  baseUrl: string
   clock?: () => Date
 }
 
@@ -59,7 +54,7 @@ export class DeliverableCommands {
   }
 
   async create(caller: Caller, noteId: string, body: CreateDeliverableRequest): Promise<{ deliverable: Deliverable }> {
-    const { note, source } = await readySource(this.d.docs, caller.accountId, noteId)
+    const { note, source } = await this.d.notes.ready(caller.accountId, noteId)
     const id = randomUUID()
     const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: PRICES.deliverable.operation, cost: PRICES.deliverable.credits, noteId, requestId: caller.requestId })
     const file = DELIVERABLE_FILES[body.kind]
@@ -67,14 +62,7 @@ export class DeliverableCommands {
     let stored = false
     try {
       const basis = DELIVERABLE_BASIS[body.template]!
-      const persisted = await this.d.docs.collection<AnalysisDoc>(ANALYSES).findOne({ noteId, accountId: caller.accountId, template: basis, latest: true })
-      let analysis: AnalysisDraft
-      if (persisted) {
-        const { template: _t, model: _m, updatedAt: _u, ...draft } = persisted.analysis
-        analysis = draft
-      } else {
-        analysis = (await this.engine((e) => e.analyze(source, basis))).draft
-      }
+      const analysis = (await this.d.analyses.latestDraft(caller.accountId, noteId, basis)) ?? (await this.engine((e) => e.analyze(source, basis))).draft
       const createdAt = this.clock().toISOString()
       const { draft, info } = await this.engine((e) =>
         e.deliverable({ kind: body.kind, template: body.template, locale: body.locale, transcript: source, analysis, date: note.recordedAt ?? note.createdAt }),
@@ -83,7 +71,7 @@ export class DeliverableCommands {
       const blob = await this.d.blobs.put(blobKey, Readable.from(bytes), { contentType: file.contentType, maxBytes: 100 * 1024 * 1024 })
       stored = true
       const result = await this.d.handler.handle(
-        deliverableStream(id),
+        deliverableStream.of(id),
         {
           type: 'CreateDeliverable',
           deliverableId: id,
@@ -104,9 +92,9 @@ export class DeliverableCommands {
         { metadata: { requestId: caller.requestId, accountId: caller.accountId } },
       )
       await this.d.sync.waitFor('deliverables', result.position)
-      const doc = await this.d.docs.collection<DeliverableDoc>(DELIVERABLES).findOne({ _id: id })
-      if (!doc) throw new Error('the deliverable read model did not catch up')
-      return { deliverable: toDeliverable(doc, this.d.baseUrl) }
+      const deliverable = await this.d.deliverables.get(caller.accountId, id)
+      if (!deliverable) throw new Error('the deliverable read model did not catch up')
+      return { deliverable }
     } catch (err) {
       if (stored) await this.d.blobs.delete(blobKey).catch(() => {})
       await this.d.credits.refund(caller.accountId, chargeId, `deliverable failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500), uuidFromName('refund', chargeId))
@@ -125,13 +113,13 @@ export class DeliverableCommands {
   }
 
   list(caller: Caller, noteId: string) {
-    return listDeliverables(this.d.docs, caller.accountId, noteId, this.d.baseUrl)
+    return this.d.deliverables.list(caller.accountId, noteId)
   }
 
   /** The stored file of a deliverable (GET .../deliverables/{id}/file). */
   async file(caller: Caller, noteId: string, deliverableId: string): Promise<{ body: Readable; fileName: string; contentType: string; sizeBytes: number }> {
-    const doc = await findDeliverable(this.d.docs, caller.accountId, noteId, deliverableId)
-    const body = await this.d.blobs.read(doc.file.blobKey)
-    return { body, fileName: doc.file.fileName, contentType: doc.file.contentType, sizeBytes: doc.file.sizeBytes }
+    const file = await this.d.deliverables.file(caller.accountId, noteId, deliverableId)
+    const body = await this.d.blobs.read(file.blobKey)
+    return { body, fileName: file.fileName, contentType: file.contentType, sizeBytes: file.sizeBytes }
   }
 }

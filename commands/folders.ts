@@ -3,22 +3,21 @@
 import { randomUUID } from 'node:crypto'
 import { folderDecider, folderStream, ownedFolder, type FolderCommand } from '../domain/folders/folder.ts'
 import { noteDecider, noteStream } from '../domain/notes/note.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
-import { NOTES } from '../projections/notes.ts'
+import type { NoteReads } from './reads.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { Caller } from './context.ts'
 
 export class FolderCommands {
   constructor(
     private readonly handler: CommandHandler,
-    private readonly docs: DocumentStore,
+    private readonly notes: Pick<NoteReads, 'idsInFolder'>,
     private readonly sync: ReadModelSync,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
   private async run(caller: Caller, folderId: string, command: FolderCommand) {
-    const r = await this.handler.handle(folderStream(folderId), command, folderDecider, { metadata: { requestId: caller.requestId } })
+    const r = await this.handler.handle(folderStream.of(folderId), command, folderDecider, { metadata: { requestId: caller.requestId } })
     await this.sync.waitFor('folders', r.position)
     return r
   }
@@ -35,14 +34,13 @@ export class FolderCommands {
 
   async delete(caller: Caller, folderId: string): Promise<void> {
     // Checks ownership before touching any note.
-    const { state } = await this.handler.load(folderStream(folderId), folderDecider)
+    const { state } = await this.handler.load(folderStream.of(folderId), folderDecider)
     const deletedByCaller = state.status === 'deleted' && state.accountId === caller.accountId
     if (!deletedByCaller) ownedFolder(state, caller.accountId)
-    const inFolder = await this.docs.collection(NOTES).find({ accountId: caller.accountId, folderId }, { projection: { _id: 1 } })
     let last: number | null = null
-    for (const n of inFolder) {
+    for (const noteId of await this.notes.idsInFolder(caller.accountId, folderId)) {
       const r = await this.handler.handle(
-        noteStream(n._id),
+        noteStream.of(noteId),
         { type: 'EditNote', accountId: caller.accountId, changes: { folderId: null }, now: this.clock().toISOString() },
         noteDecider,
         { metadata: { requestId: caller.requestId } },

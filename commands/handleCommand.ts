@@ -4,7 +4,7 @@
 // bounded number of times on fresh state.
 import { randomUUID } from 'node:crypto'
 import type { Decider, DomainEvent } from '../domain/decider.ts'
-import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../ports/eventStore.ts'
+import { WrongExpectedRevisionError, toDomainEvent, type EventStore } from '../ports/eventStore.ts'
 
 export interface HandleResult<Event extends DomainEvent, State> {
   events: Event[]
@@ -119,4 +119,3 @@ export class CommandHandler {
   }
 }
 
-export const toDomainEvent = <Event extends DomainEvent>(e: RecordedEvent): Event => ({ type: e.type, data: e.data }) as Event

@@ -7,7 +7,7 @@ import { DomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { PRICES } from '../domain/credits/prices.ts'
-import { audioBlobOf, noteDecider, noteStream, ownedNote, type NoteCommand } from '../domain/notes/note.ts'
+import { audioBlobOf, noteDecider, noteStream, ownedNote, statusOf, type NoteCommand } from '../domain/notes/note.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
 import { refusedTarget } from './publicTarget.ts'
 import { minutesFor, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
@@ -26,7 +26,7 @@ import type { Caller } from './context.ts'
 export const IMPORT_RESERVE_CREDITS = PRICES.import.credits
 
 export interface NoteCommandsConfig {
-  /** Hosts, IPs or IPv4 CIDRs that imports may reach although they are not public (self-hosting, tests). */
+  /** Hosts, IPs or CIDRs that imports may reach although they are not public (self-hosting, tests; domain/net/addressPolicy.ts). */
   importAllowlist: readonly string[]
   uploadUrlTtlSeconds: number
 }
@@ -44,7 +44,10 @@ export interface NoteCommandsDeps {
 }
 
 const MEDIA_TYPE = /^(audio|video)\/[a-z0-9][a-z0-9!#$&^_.+-]{0,80}$/i
+/** Where a client PUTs an upload's bytes (the presigned URL's key); they may change there until finalize. */
 export const uploadKey = (noteId: string) => `uploads/${noteId}`
+/** The bytes one finalize checked, copied out of the upload key: nothing else ever writes here. */
+const boundUploadKey = (noteId: string) => `uploads/${noteId}.bound-${randomUUID()}`
 
 async function sha256OfFile(path: string): Promise<string> {
   const hash = createHash('sha256')
@@ -61,9 +64,16 @@ export class NoteCommands {
   private now = () => this.clock().toISOString()
 
   private async run(caller: Caller, noteId: string, command: NoteCommand) {
-    const result = await this.d.handler.handle(noteStream(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    const result = await this.d.handler.handle(noteStream.of(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
     await this.d.sync.waitFor('notes', result.position)
     return result
+  }
+
+  /** Refuses an upload's bytes unless the note exists and still waits for them (PUT /uploads/:id). */
+  async expectUpload(noteId: string): Promise<void> {
+    const { state } = await this.d.handler.load(noteStream.of(noteId), noteDecider)
+    if (!state.exists) throw new DomainError('not_found', 'No such note.')
+    if (state.phase !== 'awaiting_upload') throw new DomainError('invalid_state', 'This note is not waiting for an upload any more.', { current: statusOf(state.phase) })
   }
 
   /**
@@ -72,7 +82,7 @@ export class NoteCommands {
    * transcription and dropped), so they have none.
    */
   async audio(caller: Caller, noteId: string): Promise<{ blobKey: string; contentType: string; sizeBytes: number } | null> {
-    const { state } = await this.d.handler.load(noteStream(noteId), noteDecider)
+    const { state } = await this.d.handler.load(noteStream.of(noteId), noteDecider)
     const key = audioBlobOf(ownedNote(state, caller.accountId))
     const blob = key ? await this.d.blobs.stat(key) : null
     return key && blob ? { blobKey: key, contentType: blob.contentType, sizeBytes: blob.sizeBytes } : null
@@ -134,7 +144,7 @@ export class NoteCommands {
     if (declared !== null && declared > limits.maxFileBytes) {
       throw new DomainError('file_too_large', `The ${caller.plan} plan accepts files up to ${limits.maxFileBytes} bytes; this one is ${declared}.`, { maxBytes: limits.maxFileBytes })
     }
-    const stored = (await this.d.handler.load(usageStream(caller.accountId), usageDecider)).state.storedBytes
+    const stored = (await this.d.handler.load(usageStream.of(caller.accountId), usageDecider)).state.storedBytes
     if (stored + (declared ?? 1) > limits.storageBytes) {
       throw new DomainError('file_too_large', `The storage quota of the ${caller.plan} plan (${limits.storageBytes} bytes) is used up (${stored} bytes stored).`, {
         storageBytes: limits.storageBytes,
@@ -169,27 +179,19 @@ export class NoteCommands {
   }
 
   private usage(caller: Caller, command: UsageCommand) {
-    return this.d.handler.handle(usageStream(caller.accountId), command, usageDecider, { metadata: { requestId: caller.requestId } })
+    return this.d.handler.handle(usageStream.of(caller.accountId), command, usageDecider, { metadata: { requestId: caller.requestId } })
   }
 
-  /** POST /v1/notes/{id}/finalize: checks the uploaded bytes, prices them in minutes, queues the job. */
+  /**
+   * POST /v1/notes/{id}/finalize: binds the uploaded bytes (bindUpload), checks them, prices them
+   * in minutes, queues the job.
+   */
   async finalize(caller: Caller, noteId: string, body: { title?: string }): Promise<{ noteId: string; jobId: string; status: 'processing' }> {
-    const stream = noteStream(noteId)
+    const stream = noteStream.of(noteId)
     const { state } = await this.d.handler.load(stream, noteDecider)
     const note = ownedNote(state, caller.accountId)
     const jobId = uuidFromName(`job:${noteId}`, 'transcription')
-    if (note.phase === 'awaiting_upload' && !note.received) {
-      const key = uploadKey(noteId)
-      const blob = await this.d.blobs.stat(key)
-      if (blob) {
-        await this.refuseWrongSize(caller, key, blob.sizeBytes, note.upload?.declaredBytes ?? null)
-        const { info, sha256 } = await this.d.blobs.withLocalFile(key, async (path) => ({ info: await this.d.probe.probe(path), sha256: blob.sha256 ?? (await sha256OfFile(path)) }))
-        if (!info || !info.hasAudio) {
-          throw new DomainError('unsupported_media_type', info ? 'The uploaded file has no audio track.' : 'The uploaded bytes are not an audio or video file we can read; PUT a media file again.')
-        }
-        await this.run(caller, noteId, { type: 'RecordUpload', accountId: caller.accountId, blobKey: key, sizeBytes: blob.sizeBytes, contentType: blob.contentType, sha256, durationSeconds: info.durationSeconds, now: this.now() })
-      }
-    }
+    if (note.phase === 'awaiting_upload') await this.bindUpload(caller, noteId, note.upload?.declaredBytes ?? null, note.received?.blobKey ?? null)
     const { state: current } = await this.d.handler.load(stream, noteDecider)
     const fresh = ownedNote(current, caller.accountId)
     // Storage and minutes are taken only for a note that will really be finalized now.
@@ -200,7 +202,7 @@ export class NoteCommands {
       try {
         await this.usage(caller, { type: 'ReserveMinutes', noteId, minutes, quota: limits.monthlyMinutes, now: this.now() })
         try {
-          await this.run(caller, noteId, { type: 'FinalizeUpload', accountId: caller.accountId, jobId, title: body.title ?? null, minutes, now: this.now() })
+          await this.run(caller, noteId, { type: 'FinalizeUpload', accountId: caller.accountId, jobId, title: body.title ?? null, minutes, blobKey: fresh.received.blobKey, now: this.now() })
         } catch (err) {
           await this.usage(caller, { type: 'ReleaseMinutes', noteId, reason: 'finalize refused', now: this.now() }).catch(() => {})
           throw err
@@ -209,11 +211,42 @@ export class NoteCommands {
         await this.usage(caller, { type: 'FreeStorage', noteId, reason: 'finalize refused', now: this.now() }).catch(() => {})
         throw err
       }
+      // The note has its own copy now; what is left under the upload key is read by no one.
+      if (fresh.received.blobKey !== uploadKey(noteId)) await this.d.blobs.delete(uploadKey(noteId)).catch(() => {})
     } else {
       // Refused: the decider says why (not waiting for an upload, or no bytes yet).
-      await this.run(caller, noteId, { type: 'FinalizeUpload', accountId: caller.accountId, jobId, title: body.title ?? null, minutes: 0, now: this.now() })
+      await this.run(caller, noteId, { type: 'FinalizeUpload', accountId: caller.accountId, jobId, title: body.title ?? null, minutes: 0, blobKey: null, now: this.now() })
     }
     return { noteId, jobId, status: 'processing' }
+  }
+
+  /**
+   * Copies the bytes under the upload key, as they are at this moment, to a key of their own
+   * (BlobStore.snapshot), checks that copy and records it as the note's upload. A PUT still
+   * running when finalize runs (the local route, or a presigned S3 PUT nobody can stop) may land
+   * on the upload key afterwards: it changes nothing the note uses, so what is transcribed is
+   * exactly what was measured, priced and counted here. Each finalize binds afresh, so a PUT
+   * after a refused finalize (415, 402, 413) is the one taken next time. Nothing under the upload
+   * key: the earlier recorded upload, if any, stands.
+   */
+  private async bindUpload(caller: Caller, noteId: string, declared: number | null, previous: string | null): Promise<void> {
+    const bound = boundUploadKey(noteId)
+    const blob = await this.d.blobs.snapshot(uploadKey(noteId), bound)
+    if (!blob) return
+    let recorded = false
+    try {
+      await this.refuseWrongSize(caller, uploadKey(noteId), blob.sizeBytes, declared)
+      const { info, sha256 } = await this.d.blobs.withLocalFile(bound, async (path) => ({ info: await this.d.probe.probe(path), sha256: blob.sha256 ?? (await sha256OfFile(path)) }))
+      if (!info || !info.hasAudio) {
+        throw new DomainError('unsupported_media_type', info ? 'The uploaded file has no audio track.' : 'The uploaded bytes are not an audio or video file we can read; PUT a media file again.')
+      }
+      await this.run(caller, noteId, { type: 'RecordUpload', accountId: caller.accountId, blobKey: bound, sizeBytes: blob.sizeBytes, contentType: blob.contentType, sha256, durationSeconds: info.durationSeconds, now: this.now() })
+      recorded = true
+    } finally {
+      if (!recorded) await this.d.blobs.delete(bound).catch(() => {})
+    }
+    // An upload recorded by an earlier, refused finalize is replaced: its copy goes.
+    if (previous && previous !== uploadKey(noteId)) await this.d.blobs.delete(previous).catch(() => {})
   }
 
   /**
@@ -244,7 +277,7 @@ export class NoteCommands {
   /** PATCH /v1/notes/{id}. */
   async edit(caller: Caller, noteId: string, patch: PatchNoteRequest): Promise<void> {
     if (patch.folderId) {
-      const { state } = await this.d.handler.load(folderStream(patch.folderId), folderDecider)
+      const { state } = await this.d.handler.load(folderStream.of(patch.folderId), folderDecider)
       ownedFolder(state, caller.accountId)
     }
     const changes = {

@@ -5,9 +5,9 @@
 // responses, the streams keep their SHA-256.
 import { randomBytes, randomUUID } from 'node:crypto'
 import { OAuthError } from '../domain/oauth/errors.ts'
-import { oauthClientDecider, oauthClientStream, type ClientRegistration, type GrantType, type OAuthClientState, type TokenEndpointAuthMethod } from '../domain/oauth/client.ts'
+import { oauthClientDecider, oauthClientStream, redirectUriMatches, type ClientRegistration, type GrantType, type OAuthClientState, type TokenEndpointAuthMethod } from '../domain/oauth/client.ts'
 import { consentCovers, oauthConsentDecider, oauthConsentStream } from '../domain/oauth/consent.ts'
-import { accessTokenOwner, oauthGrantDecider, oauthGrantStream, type OAuthGrantEvent, type OAuthGrantState } from '../domain/oauth/grant.ts'
+import { accessTokenOwner, oauthGrantDecider, oauthGrantStream, type GrantApprover, type OAuthGrantEvent, type OAuthGrantState } from '../domain/oauth/grant.ts'
 import { DEFAULT_SCOPE, formatToken, hashTokenSecret, isS256Challenge, parseToken, sameHash, scopeList, unknownScopes } from '../domain/oauth/tokens.ts'
 import { accountDecider, accountStream } from '../domain/accounts/account.ts'
 import { apiKeyDecider, apiKeyStream } from '../domain/accounts/apiKey.ts'
@@ -29,18 +29,21 @@ export type RegisteredClient = Extract<OAuthClientState, { registered: true }>
 export interface ValidAuthorization {
   client: RegisteredClient
   redirectUri: string
+  /** The request named redirect_uri (else the only registered one is used): the token request must name it too. */
+  redirectUriGiven: boolean
   codeChallenge: string
   scope: string
   resource: string
   state: string | null
 }
 
-export type CheckedAuthorization =
-  | { ok: true; request: ValidAuthorization }
-  /** The client or its redirect URI cannot be trusted: show the error, never redirect (RFC 6749 section 4.1.2.1). */
-  | { ok: false; fatal: string }
-  /** Everything else goes back to the client at its redirect URI. */
-  | { ok: false; redirect: string }
+/**
+ * A refused request is shown on our error page, never redirected: an unknown client or redirect
+ * URI cannot be trusted (RFC 6749 section 4.1.2.1), and neither can a redirect URI anyone may
+ * register, before the person has signed in and consented (RFC 9700 section 4.11.2: otherwise a
+ * deliberately wrong request makes this server an open redirector to the registrant's site).
+ */
+export type CheckedAuthorization = { ok: true; request: ValidAuthorization } | { ok: false; error: string; description: string }
 
 export interface OAuthCaller {
   accountId: string
@@ -48,6 +51,8 @@ export interface OAuthCaller {
   grantId: string
   clientId: string
   scope: string
+  /** The resource (RFC 8707 audience) the token was issued for. */
+  resource: string
 }
 
 /** Client credentials as presented at the token or revocation endpoint. */
@@ -58,7 +63,7 @@ export interface PresentedClient {
 }
 
 const newSecret = () => randomBytes(32).toString('base64url')
-const trimSlash = (u: string) => u.replace(/\/+$/, '')
+export const trimSlash = (u: string) => u.replace(/\/+$/, '')
 
 export class OAuthCommands {
   private readonly clock: () => Date
@@ -100,7 +105,7 @@ export class OAuthCommands {
       softwareVersion: req.software_version ?? null,
     }
     const now = this.now()
-    await this.handler.handle(oauthClientStream(clientId), { type: 'RegisterClient', registration, now }, oauthClientDecider)
+    await this.handler.handle(oauthClientStream.of(clientId), { type: 'RegisterClient', registration, now }, oauthClientDecider)
     return {
       client_id: clientId,
       ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
@@ -119,7 +124,7 @@ export class OAuthCommands {
 
   async client(clientId: string): Promise<RegisteredClient | null> {
     if (!/^[0-9a-f-]{36}$/.test(clientId)) return null
-    const { state } = await this.handler.load(oauthClientStream(clientId), oauthClientDecider)
+    const { state } = await this.handler.load(oauthClientStream.of(clientId), oauthClientDecider)
     return state.registered ? state : null
   }
 
@@ -128,24 +133,24 @@ export class OAuthCommands {
   /** The checks of RFC 6749 section 4.1.1, OAuth 2.1 (PKCE S256 required) and RFC 8707. */
   async checkAuthorizationRequest(q: AuthorizationRequest): Promise<CheckedAuthorization> {
     const client = q.client_id ? await this.client(q.client_id) : null
-    if (!client) return { ok: false, fatal: 'Unknown client: the application asking for access is not registered here.' }
+    if (!client) return { ok: false, error: 'invalid_client', description: 'Unknown client: the application asking for access is not registered here.' }
     const redirectUri = q.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0]! : undefined)
-    if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
-      return { ok: false, fatal: 'The redirect_uri is missing or is not one the application registered.' }
+    if (!redirectUri || !client.redirectUris.some((registered) => redirectUriMatches(registered, redirectUri))) {
+      return { ok: false, error: 'invalid_request', description: 'The redirect_uri is missing or is not one the application registered.' }
     }
-    const back = (error: string, description: string) => ({ ok: false as const, redirect: this.redirectWith(redirectUri, { error, error_description: description, state: q.state }) })
-    if (q.response_type !== 'code') return back('unsupported_response_type', 'Only response_type=code is supported.')
-    if (!q.code_challenge) return back('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.')
+    const refused = (error: string, description: string) => ({ ok: false as const, error, description })
+    if (q.response_type !== 'code') return refused('unsupported_response_type', 'Only response_type=code is supported.')
+    if (!q.code_challenge) return refused('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.')
     if (q.code_challenge_method !== 'S256') {
-      return back('invalid_request', `code_challenge_method must be S256${q.code_challenge_method ? `; ${q.code_challenge_method} is refused` : ' (plain, the default, is refused)'}.`)
+      return refused('invalid_request', `code_challenge_method must be S256${q.code_challenge_method ? `; ${q.code_challenge_method} is refused` : ' (plain, the default, is refused)'}.`)
     }
-    if (!isS256Challenge(q.code_challenge)) return back('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code_verifier.')
+    if (!isS256Challenge(q.code_challenge)) return refused('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code_verifier.')
     const scope = q.scope ? scopeList(q.scope).join(' ') : client.scope
     const unknown = unknownScopes(scope)
-    if (unknown.length > 0 || !scope) return back('invalid_scope', `Unknown scope: ${unknown.join(' ')}. Supported: ${DEFAULT_SCOPE}.`)
+    if (unknown.length > 0 || !scope) return refused('invalid_scope', `Unknown scope: ${unknown.join(' ')}. Supported: ${DEFAULT_SCOPE}.`)
     const resource = q.resource === undefined ? this.config.resources[0]! : this.config.resources.find((r) => trimSlash(r) === trimSlash(q.resource!))
-    if (!resource) return back('invalid_target', `resource must be one of ${this.config.resources.join(', ')}.`)
-    return { ok: true, request: { client, redirectUri, codeChallenge: q.code_challenge, scope, resource, state: q.state ?? null } }
+    if (!resource) return refused('invalid_target', `resource must be one of ${this.config.resources.join(', ')}.`)
+    return { ok: true, request: { client, redirectUri, redirectUriGiven: q.redirect_uri !== undefined, codeChallenge: q.code_challenge, scope, resource, state: q.state ?? null } }
   }
 
   /** The redirect back to the client, with `iss` (RFC 9207) so it can tell authorization servers apart. */
@@ -157,30 +162,30 @@ export class OAuthCommands {
   }
 
   async hasConsent(accountId: string, clientId: string, scope: string): Promise<boolean> {
-    const { state } = await this.handler.load(oauthConsentStream(accountId), oauthConsentDecider)
+    const { state } = await this.handler.load(oauthConsentStream.of(accountId), oauthConsentDecider)
     return consentCovers(state, clientId, scope)
   }
 
   async accountName(accountId: string): Promise<string | null> {
-    const { state } = await this.handler.load(accountStream(accountId), accountDecider)
+    const { state } = await this.handler.load(accountStream.of(accountId), accountDecider)
     return state.opened ? state.name : null
   }
 
   /** Whether a consent-page sign-in with API key `keyId` still stands: the key is live and the account's. */
   async signedIn(accountId: string, keyId: string): Promise<boolean> {
     if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(keyId)) return false
-    const { state } = await this.handler.load(apiKeyStream(keyId), apiKeyDecider)
+    const { state } = await this.handler.load(apiKeyStream.of(keyId), apiKeyDecider)
     return state.status === 'active' && state.accountId === accountId
   }
 
-  /** The user approved: remember the consent for this client, open a grant, hand out its code. */
-  async approve(accountId: string, req: ValidAuthorization): Promise<{ redirect: string; grantId: string }> {
+  /** The user approved (`approvedBy`): remember the consent for this client, open a grant, hand out its code. */
+  async approve(accountId: string, req: ValidAuthorization, approvedBy: GrantApprover): Promise<{ redirect: string; grantId: string }> {
     const now = this.now()
-    await this.handler.handle(oauthConsentStream(accountId), { type: 'GiveConsent', accountId, clientId: req.client.clientId, scope: req.scope, now }, oauthConsentDecider)
+    await this.handler.handle(oauthConsentStream.of(accountId), { type: 'GiveConsent', accountId, clientId: req.client.clientId, scope: req.scope, now }, oauthConsentDecider)
     const grantId = randomUUID()
     const secret = newSecret()
     await this.handler.handle(
-      oauthGrantStream(grantId),
+      oauthGrantStream.of(grantId),
       {
         type: 'GrantAuthorization',
         grantId,
@@ -189,8 +194,10 @@ export class OAuthCommands {
         scope: req.scope,
         resource: req.resource,
         redirectUri: req.redirectUri,
+        redirectUriGiven: req.redirectUriGiven,
         codeChallenge: req.codeChallenge,
         codeHash: hashTokenSecret(secret),
+        approvedBy,
         now,
       },
       oauthGrantDecider,
@@ -219,11 +226,12 @@ export class OAuthCommands {
     if (!form.code_verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE).')
     const code = parseToken('code', form.code)
     if (!code) throw new OAuthError('invalid_grant', 'The authorization code is not valid.')
+    await this.endIfApproverRevoked(code.grantId)
     const access = newSecret()
     const refresh = client.grantTypes.includes('refresh_token') ? newSecret() : null
     const now = this.now()
     const r = await this.handler.handle(
-      oauthGrantStream(code.grantId),
+      oauthGrantStream.of(code.grantId),
       {
         type: 'RedeemCode',
         clientId: client.clientId,
@@ -245,15 +253,16 @@ export class OAuthCommands {
     if (!form.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required.')
     const presented = parseToken('refresh', form.refresh_token)
     if (!presented) throw new OAuthError('invalid_grant', 'The refresh token is not valid.')
+    await this.endIfApproverRevoked(presented.grantId)
     if (form.scope) {
-      const { state } = await this.handler.load(oauthGrantStream(presented.grantId), oauthGrantDecider)
+      const { state } = await this.handler.load(oauthGrantStream.of(presented.grantId), oauthGrantDecider)
       if (state.status !== 'none' && scopeList(form.scope).some((s) => !scopeList(state.scope).includes(s))) throw new OAuthError('invalid_scope', 'A refresh cannot widen the scope.')
     }
     const access = newSecret()
     const refresh = newSecret()
     const now = this.now()
     const r = await this.handler.handle(
-      oauthGrantStream(presented.grantId),
+      oauthGrantStream.of(presented.grantId),
       {
         type: 'RefreshTokens',
         clientId: client.clientId,
@@ -274,6 +283,24 @@ export class OAuthCommands {
     const known = this.config.resources.find((r) => trimSlash(r) === trimSlash(resource))
     if (!known) throw new OAuthError('invalid_target', `resource must be one of ${this.config.resources.join(', ')}.`)
     return known
+  }
+
+  /**
+   * A grant approved with an API key ends with that key. The key's revocation revokes such grants
+   * by events (OAuthGrants.revokeApprovedByKey); this check makes it hold from the very moment the
+   * key is revoked, in every process, and records the revocation if it was missed.
+   */
+  private async approverRevoked(g: { accountId: string; approvedBy: GrantApprover | null }): Promise<boolean> {
+    if (g.approvedBy?.kind !== 'api_key') return false
+    const { state } = await this.handler.load(apiKeyStream.of(g.approvedBy.keyId), apiKeyDecider)
+    return !(state.status === 'active' && state.accountId === g.accountId)
+  }
+
+  private async endIfApproverRevoked(grantId: string) {
+    const { state } = await this.handler.load(oauthGrantStream.of(grantId), oauthGrantDecider)
+    if (state.status !== 'active' || !(await this.approverRevoked(state))) return
+    await this.handler.handle(oauthGrantStream.of(grantId), { type: 'RevokeGrant', reason: 'api_key_revoked', now: this.now() }, oauthGrantDecider)
+    throw new OAuthError('invalid_grant', 'The API key that approved this authorization was revoked; authorize again.')
   }
 
   private refuseIfRevoked(events: OAuthGrantEvent[], why: string) {
@@ -315,41 +342,41 @@ export class OAuthCommands {
     if (!form.token) throw new OAuthError('invalid_request', 'token is required.')
     const parsed = parseToken('refresh', form.token) ?? parseToken('access', form.token)
     if (!parsed) return
-    const { state } = await this.handler.load(oauthGrantStream(parsed.grantId), oauthGrantDecider)
+    const { state } = await this.handler.load(oauthGrantStream.of(parsed.grantId), oauthGrantDecider)
     if (state.status !== 'active' || state.clientId !== client.clientId) return
     const hash = hashTokenSecret(parsed.secret)
     const known = sameHash(state.access?.hash, hash) || sameHash(state.refresh?.hash, hash) || state.retiredRefreshHashes.some((h) => sameHash(h, hash))
     if (!known) return
-    await this.handler.handle(oauthGrantStream(parsed.grantId), { type: 'RevokeGrant', reason: 'revoked_by_client', now: this.now() }, oauthGrantDecider)
+    await this.handler.handle(oauthGrantStream.of(parsed.grantId), { type: 'RevokeGrant', reason: 'revoked_by_client', now: this.now() }, oauthGrantDecider)
   }
 
   // ---- the account's own revocation (dashboard) ------------------------------------------------
 
   /** Withdraws the account's approval of a client: its next authorization shows the consent screen again. */
   async withdrawConsent(accountId: string, clientId: string): Promise<number | null> {
-    const r = await this.handler.handle(oauthConsentStream(accountId), { type: 'WithdrawConsent', accountId, clientId, now: this.now() }, oauthConsentDecider)
+    const r = await this.handler.handle(oauthConsentStream.of(accountId), { type: 'WithdrawConsent', accountId, clientId, now: this.now() }, oauthConsentDecider)
     return r.position
   }
 
   /** Revokes one of the account's grants (every token issued under it stops working at once). */
   async revokeGrantOf(accountId: string, grantId: string): Promise<number | null> {
-    const { state } = await this.handler.load(oauthGrantStream(grantId), oauthGrantDecider)
+    const { state } = await this.handler.load(oauthGrantStream.of(grantId), oauthGrantDecider)
     if (state.status !== 'active' || state.accountId !== accountId) return null
-    const r = await this.handler.handle(oauthGrantStream(grantId), { type: 'RevokeGrant', reason: 'revoked_by_user', now: this.now() }, oauthGrantDecider)
+    const r = await this.handler.handle(oauthGrantStream.of(grantId), { type: 'RevokeGrant', reason: 'revoked_by_user', now: this.now() }, oauthGrantDecider)
     return r.position
   }
 
   // ---- resource server side ---------------------------------------------------------------------
 
-  /** The caller behind an access token, or null: unknown, expired, rotated away, revoked, or past the 90 days. */
+  /** The caller behind an access token, or null: unknown, expired, rotated away, revoked, or past the 90 days. The edge checks `resource`. */
   async authenticateAccessToken(token: string): Promise<OAuthCaller | null> {
     const parsed = parseToken('access', token)
     if (!parsed) return null
-    const { state } = await this.handler.load(oauthGrantStream(parsed.grantId), oauthGrantDecider)
+    const { state } = await this.handler.load(oauthGrantStream.of(parsed.grantId), oauthGrantDecider)
     const grant = accessTokenOwner(state, hashTokenSecret(parsed.secret), this.now())
-    if (!grant) return null
+    if (!grant || (await this.approverRevoked(grant))) return null
     const { state: ledger } = await this.credits.state(grant.accountId)
     if (!ledger.opened) return null
-    return { accountId: grant.accountId, plan: ledger.plan, grantId: grant.grantId, clientId: grant.clientId, scope: grant.scope }
+    return { accountId: grant.accountId, plan: ledger.plan, grantId: grant.grantId, clientId: grant.clientId, scope: grant.scope, resource: grant.resource }
   }
 }

@@ -59,19 +59,19 @@ export class PersonCommands {
 
   private async person(email: string): Promise<PersonState> {
     if (!isEmail(email)) return { status: 'none' }
-    return (await this.handler.load(personStream(personIdFor(email)), personDecider)).state
+    return (await this.handler.load(personStream.of(personIdFor(email)), personDecider)).state
   }
 
   /** A person who signs in to `accountId` with this email and password. */
   async register(o: { accountId: string; email: string; password: string; name?: string }): Promise<PersonView> {
-    const { state: account } = await this.handler.load(accountStream(o.accountId), accountDecider)
+    const { state: account } = await this.handler.load(accountStream.of(o.accountId), accountDecider)
     if (!account.opened) throw new DomainError('not_found', 'No such account.')
     if (!isEmail(o.email)) throw new DomainError('invalid_request', 'That is not an email address.')
     checkPasswordPolicy(o.password)
     const email = normalizeEmail(o.email)
     const personId = personIdFor(email)
     const name = o.name?.trim() || email.split('@')[0]!
-    const r = await this.handler.handle(personStream(personId), { type: 'RegisterPerson', accountId: o.accountId, email, name, passwordHash: await hashPassword(o.password), now: this.now() }, personDecider)
+    const r = await this.handler.handle(personStream.of(personId), { type: 'RegisterPerson', accountId: o.accountId, email, name, passwordHash: await hashPassword(o.password), now: this.now() }, personDecider)
     if (r.state.status !== 'active') throw new Error('person not registered')
     return { personId, accountId: o.accountId, email, name: r.state.name }
   }
@@ -80,7 +80,7 @@ export class PersonCommands {
   async setPassword(email: string, password: string): Promise<PersonView> {
     checkPasswordPolicy(password)
     if (!isEmail(email)) throw new DomainError('invalid_request', 'That is not an email address.')
-    const r = await this.handler.handle(personStream(personIdFor(email)), { type: 'ChangePassword', passwordHash: await hashPassword(password), now: this.now() }, personDecider)
+    const r = await this.handler.handle(personStream.of(personIdFor(email)), { type: 'ChangePassword', passwordHash: await hashPassword(password), now: this.now() }, personDecider)
     if (r.state.status !== 'active') throw new DomainError('not_found', 'No person with this email.')
     this.cache.clear()
     return { personId: r.state.personId, accountId: r.state.accountId, email: r.state.email, name: r.state.name }
@@ -100,7 +100,7 @@ export class PersonCommands {
     const secret = randomBytes(32).toString('base64url')
     const expiresAt = new Date(this.clock().getTime() + this.config.sessionSeconds * 1000).toISOString()
     await this.handler.handle(
-      sessionStream(sessionId),
+      sessionStream.of(sessionId),
       {
         type: 'StartSession',
         sessionId,
@@ -125,11 +125,11 @@ export class PersonCommands {
     const cached = this.cache.get(token!)
     if (cached && cached.until > nowMs && Date.parse(cached.auth.expiresAt) > this.clock().getTime()) return cached.auth
     this.cache.delete(token!)
-    const { state: s } = await this.handler.load(sessionStream(parsed.sessionId), sessionDecider)
+    const { state: s } = await this.handler.load(sessionStream.of(parsed.sessionId), sessionDecider)
     if (s.status !== 'active' || !sessionSecretMatches(parsed.secret, s.secretHash)) return null
-    const { state: p } = await this.handler.load(personStream(s.personId), personDecider)
+    const { state: p } = await this.handler.load(personStream.of(s.personId), personDecider)
     if (p.status !== 'active' || p.accountId !== s.accountId || !sessionStands(s, this.now(), p.credentialsVersion)) return null
-    const [{ state: ledger }, { state: account }] = await Promise.all([this.credits.state(s.accountId), this.handler.load(accountStream(s.accountId), accountDecider)])
+    const [{ state: ledger }, { state: account }] = await Promise.all([this.credits.state(s.accountId), this.handler.load(accountStream.of(s.accountId), accountDecider)])
     if (!ledger.opened || !account.opened) return null
     const auth: DashboardAuth = { personId: p.personId, accountId: p.accountId, email: p.email, name: p.name, sessionId: s.sessionId, expiresAt: s.expiresAt, plan: ledger.plan, accountName: account.name }
     this.cache.set(token!, { until: nowMs + SESSION_CACHE_MS, auth })
@@ -140,10 +140,10 @@ export class PersonCommands {
   async signOut(token: string | undefined): Promise<void> {
     const parsed = parseSessionToken(token)
     if (!parsed) return
-    const { state } = await this.handler.load(sessionStream(parsed.sessionId), sessionDecider)
+    const { state } = await this.handler.load(sessionStream.of(parsed.sessionId), sessionDecider)
     // Only the holder of the secret can end a session.
     if (state.status !== 'active' || !sessionSecretMatches(parsed.secret, state.secretHash)) return
-    await this.handler.handle(sessionStream(parsed.sessionId), { type: 'EndSession', reason: 'signed_out', now: this.now() }, sessionDecider)
+    await this.handler.handle(sessionStream.of(parsed.sessionId), { type: 'EndSession', reason: 'signed_out', now: this.now() }, sessionDecider)
     this.cache.delete(token!)
   }
 }

@@ -1,12 +1,12 @@
 // The transcription job's commands, used by the workers: claim (at the expected revision, so one
 // worker wins), report progress (which renews the lease), describe the source, capture the
 // import's price, complete, fail, and settle a failed note's credits and minutes. Each is a
-// decision of the note stream's pipeline decider (domain/notes/pipeline.ts).
-import type { Decider } from '../domain/decider.ts'
-import { DomainError, isDomainError } from '../domain/errors.ts'
+// decision of the note stream's pipeline decider (domain/notes/transcriptionDecider.ts).
+import { isDomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
-import { evolveNote, noteStream, type NoteEvent, type NoteState } from '../domain/notes/note.ts'
-import { decidePipeline, type LeaseTerms, type PipelineCommand, type PipelineStage } from '../domain/notes/pipeline.ts'
+import { noteStream, type NoteState } from '../domain/notes/note.ts'
+import type { LeaseTerms, TranscriptionCommand, PipelineStage } from '../domain/notes/transcriptionJob.ts'
+import { transcriptionDecider } from '../domain/notes/transcriptionDecider.ts'
 import type { Transcript } from '../domain/notes/transcript.ts'
 import { minutesFor, usageDecider, usageStream } from '../domain/usage/usage.ts'
 import { PRICES } from '../domain/credits/prices.ts'
@@ -17,15 +17,6 @@ import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
 
 export type ExistingNote = Extract<NoteState, { exists: true }>
-
-export const transcriptionDecider: Decider<PipelineCommand, NoteEvent, NoteState> = {
-  decide(c, s) {
-    if (!s.exists) throw new DomainError('not_found', 'No such note.')
-    return decidePipeline(c, s)
-  },
-  evolve: evolveNote,
-  initialState: () => ({ exists: false }),
-}
 
 /** The import price: 50 credits per started minute of audio. */
 export const importCost = (durationSeconds: number): number => PRICES.import.credits * minutesFor(durationSeconds)
@@ -52,8 +43,8 @@ export class TranscriptionJobs {
 
   private now = () => this.clock().toISOString()
 
-  private async run(noteId: string, command: PipelineCommand, workerId?: string) {
-    return this.handler.handle(noteStream(noteId), command, transcriptionDecider, { metadata: workerId ? { workerId } : {} })
+  private async run(noteId: string, command: TranscriptionCommand, workerId?: string) {
+    return this.handler.handle(noteStream.of(noteId), command, transcriptionDecider, { metadata: workerId ? { workerId } : {} })
   }
 
   /** Claims the note's job, or turns it into its failure when the attempts are used up. */
@@ -94,7 +85,7 @@ export class TranscriptionJobs {
     const { state } = await this.credits.state(note.accountId)
     try {
       await this.handler.handle(
-        usageStream(note.accountId),
+        usageStream.of(note.accountId),
         { type: 'AllocateStorage', noteId: note.noteId, bytes, quota: PLAN_LIMITS[state.plan].storageBytes, now: this.now() },
         usageDecider,
       )
@@ -148,7 +139,7 @@ export class TranscriptionJobs {
    * leaves the settlement to the next one.
    */
   async settle(noteId: string): Promise<void> {
-    const { state } = await this.handler.load(noteStream(noteId), transcriptionDecider)
+    const { state } = await this.handler.load(noteStream.of(noteId), transcriptionDecider)
     if (!state.exists || state.phase !== 'failed' || !state.job || state.job.settled) return
     const reason = `transcription failed: ${state.errorCode ?? 'unknown'}`
     let credits: 'none' | 'released' | 'refunded' = 'none'
@@ -170,13 +161,13 @@ export class TranscriptionJobs {
     }
     let minutesReleased = false
     if (state.sourceType === 'upload') {
-      const r = await this.handler.handle(usageStream(state.accountId), { type: 'ReleaseMinutes', noteId, reason, now: this.now() }, usageDecider)
+      const r = await this.handler.handle(usageStream.of(state.accountId), { type: 'ReleaseMinutes', noteId, reason, now: this.now() }, usageDecider)
       minutesReleased = r.events.length > 0
     }
     await this.run(noteId, { type: 'SettleTranscription', credits, creditsReturned, minutesReleased, now: this.now() })
   }
 
   load(noteId: string) {
-    return this.handler.load(noteStream(noteId), transcriptionDecider)
+    return this.handler.load(noteStream.of(noteId), transcriptionDecider)
   }
 }

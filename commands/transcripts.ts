@@ -1,27 +1,27 @@
 // Transcript commands and charged reads: the export read (1 credit), replace-in-transcript,
 // translation requests, speaker renames, name suggestions and voice exclusion. REST routes
 // and MCP tools call these; the rules live in domain/notes/noteTranscript.ts.
+import { transcriptPreviewFor } from '../domain/transcripts/preview.ts'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import { noteTranscriptDecider, type TranscriptCommand, type TranscriptNoteState } from '../domain/notes/noteTranscript.ts'
 import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
 import type { TranslationLanguage } from '../domain/languages.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
 import type { SpeakerNamer } from '../ports/speakerNamer.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
-import { exportTranscript, findTranscript, getSpeakers, getTranslation, rosterFor, type ExportOptions, type ExportedTranscript } from '../readmodels/transcripts.ts'
 import type { ReplaceInTranscriptRequest, ReplaceInTranscriptResponse, SpeakerList, TranslationState } from '../contract/transcripts.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
 import type { Caller } from './context.ts'
+import type { ExportOptions, ExportedTranscript, TranscriptReads } from './reads.ts'
 
 type Without<C, K extends string> = C extends unknown ? Omit<C, K> : never
 
 export interface TranscriptCommandsDeps {
   handler: CommandHandler
   credits: CreditCommands
-  docs: DocumentStore
+  reads: TranscriptReads
   sync: ReadModelSync
   namer: SpeakerNamer
   /** Tells the translation worker that work was queued (it also polls). */
@@ -36,7 +36,7 @@ export class TranscriptCommands {
   }
 
   private async run(caller: Caller | null, noteId: string, command: Without<TranscriptCommand, 'now'>, projections: string[]) {
-    const result = await this.d.handler.handle(noteStream(noteId), { ...command, now: this.clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, {
+    const result = await this.d.handler.handle(noteStream.of(noteId), { ...command, now: this.clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, {
       metadata: caller ? { requestId: caller.requestId, accountId: caller.accountId } : { actor: 'system' },
     })
     for (const p of projections) await this.d.sync.waitFor(p, result.position)
@@ -44,18 +44,18 @@ export class TranscriptCommands {
   }
 
   private async load(noteId: string) {
-    return (await this.d.handler.load(noteStream(noteId), noteTranscriptDecider)).state
+    return (await this.d.handler.load(noteStream.of(noteId), noteTranscriptDecider)).state
   }
 
   /**
    * GET /v1/notes/{id}/transcript: 1 credit per read, charged in the ledger after the note and its
    * transcript are found (a 404 costs nothing) and refunded by an event if rendering then fails.
    */
-  async readTranscript(caller: Caller, noteId: string, o: ExportOptions): Promise<ExportedTranscript> {
-    await findTranscript(this.d.docs, caller.accountId, noteId)
+  async readTranscript(caller: Caller, noteId: string, o: Omit<ExportOptions, 'limit'>): Promise<ExportedTranscript> {
+    await this.d.reads.require(caller.accountId, noteId)
     const price = PRICES.transcriptRead
     return this.d.credits.chargedOperation(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId }, () =>
-      exportTranscript(this.d.docs, caller.accountId, noteId, o),
+      this.d.reads.export(caller.accountId, noteId, { ...o, limit: transcriptPreviewFor(caller.plan) }),
     )
   }
 
@@ -64,12 +64,27 @@ export class TranscriptCommands {
     const r = await this.run(caller, noteId, { type: 'ReplaceInTranscript', accountId: caller.accountId, ...req }, ['notes', 'speakers', 'translations'])
     const e = r.events[0]
     if (!e || e.type !== 'TranscriptTextReplaced') return { noteId, occurrences: 0, changedSegments: [], staleTranslations: [] }
+    const changed = e.data.changes.map((c) => ({ sequence: c.sequence, before: c.before, after: c.after }))
+    const shown = await this.withinPreview(caller, noteId, changed)
     return {
       noteId,
       occurrences: e.data.occurrences,
-      changedSegments: e.data.changes.map((c) => ({ sequence: c.sequence, before: c.before, after: c.after })),
+      changedSegments: shown,
       staleTranslations: e.data.staleTranslations as ReplaceInTranscriptResponse['staleTranslations'],
+      ...(shown.length < changed.length ? { truncated: true } : {}),
     }
+  }
+
+  /**
+   * The echo of an edit shows segment text too: on a plan with a preview only the changed
+   * segments inside the preview (of the transcript after the edit) come back, cut like it, or a
+   * find-and-replace of a common letter would read out the whole transcript.
+   */
+  private async withinPreview(caller: Caller, noteId: string, changed: ReplaceInTranscriptResponse['changedSegments']) {
+    const limit = transcriptPreviewFor(caller.plan)
+    if (!limit) return changed
+    const visible = await this.d.reads.previewLengths(caller.accountId, noteId, limit)
+    return changed.filter((c) => visible.has(c.sequence)).map((c) => ({ ...c, before: c.before.slice(0, limit.maxChars), after: c.after.slice(0, visible.get(c.sequence)) }))
   }
 
   /**
@@ -81,7 +96,7 @@ export class TranscriptCommands {
     const t = r.state.exists ? r.state.translations[language] : undefined
     const done = r.events.length === 0 && t?.status === 'ready'
     if (r.events.length > 0) this.d.wakeTranslations?.()
-    return { queued: !done, state: await getTranslation(this.d.docs, caller.accountId, noteId, language) }
+    return { queued: !done, state: await this.d.reads.translation(caller.accountId, noteId, language, transcriptPreviewFor(caller.plan)) }
   }
 
   /** PATCH speakers/{label}: the user's name for a speaker, remembered for the note's source. */
@@ -90,13 +105,13 @@ export class TranscriptCommands {
     const sourceKey = state.exists ? sourceKeyOf({ provider: state.provider, sourceUrl: state.sourceUrl, metadata: state.metadata }) : null
     await this.run(caller, noteId, { type: 'RenameSpeaker', accountId: caller.accountId, label, name, sourceKey }, ['speakers'])
     if (voiceExcluded !== undefined) await this.setVoiceExclusion(caller, noteId, label, voiceExcluded)
-    return getSpeakers(this.d.docs, caller.accountId, noteId)
+    return this.d.reads.speakers(caller.accountId, noteId)
   }
 
   /** 'Do not recognise this person' for one speaker of one note. */
   async setVoiceExclusion(caller: Caller, noteId: string, label: string, excluded: boolean): Promise<SpeakerList> {
     await this.run(caller, noteId, { type: 'SetSpeakerVoiceExclusion', accountId: caller.accountId, label, excluded }, ['speakers'])
-    return getSpeakers(this.d.docs, caller.accountId, noteId)
+    return this.d.reads.speakers(caller.accountId, noteId)
   }
 
   /**
@@ -108,7 +123,7 @@ export class TranscriptCommands {
     if (!state.exists || state.accountId !== caller.accountId) throw new DomainError('not_found', 'No note with that id belongs to you.')
     if (state.phase !== 'ready' || !state.transcript) throw new DomainError('note_not_ready', 'Speaker names can be suggested once the note is ready.')
     const note = state as TranscriptNoteState & { transcript: NonNullable<TranscriptNoteState['transcript']> }
-    const roster = await rosterFor(this.d.docs, caller.accountId, sourceKeyOf({ provider: note.provider, sourceUrl: note.sourceUrl, metadata: note.metadata }), noteId)
+    const roster = await this.d.reads.roster(caller.accountId, sourceKeyOf({ provider: note.provider, sourceUrl: note.sourceUrl, metadata: note.metadata }), noteId)
     let suggestions
     try {
       suggestions = await this.d.namer.suggest({
@@ -121,7 +136,7 @@ export class TranscriptCommands {
       throw new DomainError('speaker_naming_failed', `Speaker names could not be inferred; nothing was changed. ${(err as Error).message}`)
     }
     await this.run(caller, noteId, { type: 'RecordNameSuggestions', accountId: caller.accountId, engine: this.d.namer.engine, model: this.d.namer.model, suggestions }, ['speakers'])
-    return getSpeakers(this.d.docs, caller.accountId, noteId)
+    return this.d.reads.speakers(caller.accountId, noteId)
   }
 
   /** For the pipeline: show or channel metadata of the note's source (feeds the roster key and the namer). */

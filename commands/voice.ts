@@ -21,10 +21,9 @@ import {
   type VoiceState,
 } from '../domain/voice/voiceProfiles.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
 import type { SpeakerEmbedder } from '../ports/speakerEmbedder.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
-import { getVoiceProfiles } from '../readmodels/transcripts.ts'
+import type { VoiceReads } from './reads.ts'
 import type { VoiceProfiles } from '../contract/transcripts.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { Caller } from './context.ts'
@@ -64,7 +63,7 @@ export class VoiceprintVault {
 
 export interface VoiceCommandsDeps {
   handler: CommandHandler
-  docs: DocumentStore
+  reads: VoiceReads
   sync: ReadModelSync
   blobs: BlobStore
   /** Null when no speaker-embedding model is configured: no voice matching. */
@@ -92,7 +91,7 @@ export class VoiceCommands {
   }
 
   private async run(accountId: string, c: Without<VoiceCommand, 'now'>, requestId?: string) {
-    const r = await this.d.handler.handle(voiceStream(accountId), { ...c, now: this.clock().toISOString() } as VoiceCommand, voiceDecider, {
+    const r = await this.d.handler.handle(voiceStream.of(accountId), { ...c, now: this.clock().toISOString() } as VoiceCommand, voiceDecider, {
       metadata: requestId ? { requestId } : { actor: 'voice-worker' },
     })
     await this.d.sync.waitFor('voice-profiles', r.position)
@@ -100,11 +99,11 @@ export class VoiceCommands {
   }
 
   private state(accountId: string): Promise<VoiceState> {
-    return this.d.handler.load(voiceStream(accountId), voiceDecider).then((r) => r.state)
+    return this.d.handler.load(voiceStream.of(accountId), voiceDecider).then((r) => r.state)
   }
 
   profiles(caller: Caller): Promise<VoiceProfiles> {
-    return getVoiceProfiles(this.d.docs, caller.accountId, this.matching)
+    return this.d.reads.profiles(caller.accountId, this.matching)
   }
 
   /** The dashboard's grant; refused for any other caller (an API key can never grant it). */
@@ -152,7 +151,7 @@ export class VoiceCommands {
 
   /** Audio of a note and the speech ranges of one speaker, if both exist. */
   private async speakerAudio(noteId: string, label: string) {
-    const [{ state: note }, { state: t }] = await Promise.all([this.d.handler.load(noteStream(noteId), noteDecider), this.d.handler.load(noteStream(noteId), noteTranscriptDecider)])
+    const [{ state: note }, { state: t }] = await Promise.all([this.d.handler.load(noteStream.of(noteId), noteDecider), this.d.handler.load(noteStream.of(noteId), noteTranscriptDecider)])
     if (!note.exists || !t.exists || !t.transcript) return null
     const blobKey = note.received?.blobKey
     if (!blobKey) return null
@@ -177,7 +176,7 @@ export class VoiceCommands {
 
   /** Compares each speaker of a ready note with the account's profiles and records resemblances. */
   async matchNote(noteId: string): Promise<number> {
-    const { state: t } = await this.d.handler.load(noteStream(noteId), noteTranscriptDecider)
+    const { state: t } = await this.d.handler.load(noteStream.of(noteId), noteTranscriptDecider)
     if (!this.d.embedder || !t.exists || !t.transcript) return 0
     const voice = await this.state(t.accountId)
     if (!consentInForce(voice)) return 0
@@ -200,7 +199,7 @@ export class VoiceCommands {
         if (!best || similarity > best.similarity) best = { profileId: p.profileId, profileName: p.name, similarity: Math.round(similarity * 1000) / 1000 }
       }
       const match = best && best.similarity >= this.d.matchThreshold ? best : null
-      await this.d.handler.handle(noteStream(noteId), { type: 'RecordVoiceMatch', label, match, now: this.clock().toISOString() }, noteTranscriptDecider, { metadata: { actor: 'voice-worker' } })
+      await this.d.handler.handle(noteStream.of(noteId), { type: 'RecordVoiceMatch', label, match, now: this.clock().toISOString() }, noteTranscriptDecider, { metadata: { actor: 'voice-worker' } })
       if (match) matched++
     }
     return matched
@@ -208,7 +207,7 @@ export class VoiceCommands {
 
   /** Adds a confirmed speaker's voice to the profile of that name (created if needed). */
   async enroll(noteId: string, label: string, name: string): Promise<boolean> {
-    const { state: t } = await this.d.handler.load(noteStream(noteId), noteTranscriptDecider)
+    const { state: t } = await this.d.handler.load(noteStream.of(noteId), noteTranscriptDecider)
     if (!this.d.embedder || !t.exists) return false
     const voice = await this.state(t.accountId)
     if (!consentInForce(voice)) return false

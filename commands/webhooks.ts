@@ -10,13 +10,12 @@ import { SECRET_PREFIX } from '../domain/webhooks/signing.ts'
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, signingSecrets, webhookEndpointDecider, webhookStream, type WebhookEndpointCommand } from '../domain/webhooks/endpoint.ts'
 import { deliveryStream, webhookDeliveryDecider, type WebhookDeliveryCommand } from '../domain/webhooks/delivery.ts'
 import type { Plan } from '../domain/credits/plans.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
 import type { HostResolver } from '../ports/hostResolver.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
-import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/webhooks.ts'
-import type { CreateWebhookRequest, WebhookEndpoint, WebhookTestPayload } from '../contract/webhooks.ts'
+import type { CreateWebhookRequest, WebhookTestPayload } from '../contract/webhooks.ts'
 import type { CommandHandler } from './handleCommand.ts'
 import type { Caller } from './context.ts'
+import type { WebhookReads } from './reads.ts'
 
 export const WEBHOOKS_PLAN: Plan = 'power'
 export const MAX_WEBHOOK_ENDPOINTS = 10
@@ -48,7 +47,7 @@ export class SecretBox {
 
 export interface WebhookCommandsDeps {
   handler: CommandHandler
-  docs: DocumentStore
+  reads: WebhookReads
   sync: ReadModelSync
   resolver: HostResolver
   allowlist: readonly string[]
@@ -60,8 +59,6 @@ export interface WebhookCommandsDeps {
 const deliveryIdOf = (endpointId: string, messageId: string) => uuidFromName(`webhook-delivery:${endpointId}`, messageId)
 
 export const newWebhookSecret = () => `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`
-
-const toEndpoint = (d: WebhookEndpointDoc): WebhookEndpoint => ({ id: d._id, url: d.url, events: d.eventTypes as WebhookEndpoint['events'], description: d.description, createdAt: d.createdAt })
 
 export class WebhookCommands {
   private readonly clock: () => Date
@@ -78,7 +75,7 @@ export class WebhookCommands {
   }
 
   private async endpointCommand(caller: Caller, endpointId: string, command: WebhookEndpointCommand) {
-    const r = await this.d.handler.handle(webhookStream(endpointId), command, webhookEndpointDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    const r = await this.d.handler.handle(webhookStream.of(endpointId), command, webhookEndpointDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
     await this.d.sync.waitFor('webhooks', r.position)
     return r
   }
@@ -100,7 +97,7 @@ export class WebhookCommands {
   async create(caller: Caller, body: CreateWebhookRequest) {
     this.requirePlan(caller)
     const url = await this.checkUrl(body.url)
-    const existing = await this.d.docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).countDocuments({ accountId: caller.accountId, deleted: false })
+    const existing = (await this.d.reads.endpoints(caller.accountId)).length
     if (existing >= MAX_WEBHOOK_ENDPOINTS) throw new DomainError('invalid_request', `At most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints per account; delete one first.`)
     const endpointId = randomUUID()
     const secret = newWebhookSecret()
@@ -120,8 +117,7 @@ export class WebhookCommands {
 
   async list(caller: Caller) {
     this.requirePlan(caller)
-    const docs = await this.d.docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).find({ accountId: caller.accountId, deleted: false }, { sort: { createdAt: 1 } })
-    return { webhooks: docs.map(toEndpoint) }
+    return { webhooks: await this.d.reads.endpoints(caller.accountId) }
   }
 
   async remove(caller: Caller, endpointId: string) {
@@ -139,25 +135,9 @@ export class WebhookCommands {
 
   async deliveries(caller: Caller, endpointId: string) {
     this.requirePlan(caller)
-    const ep = await this.d.docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).findOne({ _id: endpointId, accountId: caller.accountId })
-    if (!ep) throw new DomainError('not_found', 'No webhook endpoint with that id belongs to you.')
-    const list = await this.d.docs.collection<WebhookDeliveryDoc>(WEBHOOK_DELIVERIES).find({ endpointId }, { sort: { createdAt: -1 }, limit: 100 })
-    return {
-      deliveries: list.map((x) => ({
-        id: x._id,
-        messageId: x.messageId,
-        eventType: x.eventType as 'note.ready' | 'note.failed' | typeof WEBHOOK_TEST_EVENT,
-        noteId: x.noteId,
-        status: x.status,
-        attempts: x.attempts,
-        lastStatusCode: x.lastStatusCode,
-        lastError: x.lastError,
-        nextAttemptAt: x.status === 'pending' ? x.dueAt : null,
-        tries: x.tries ?? [],
-        createdAt: x.createdAt,
-        updatedAt: x.updatedAt,
-      })),
-    }
+    const deliveries = await this.d.reads.deliveries(caller.accountId, endpointId)
+    if (!deliveries) throw new DomainError('not_found', 'No webhook endpoint with that id belongs to you.')
+    return { deliveries }
   }
 
   /**
@@ -183,7 +163,7 @@ export class WebhookCommands {
   // ---- used by the workers -------------------------------------------------------------------
 
   endpoint(endpointId: string) {
-    return this.d.handler.load(webhookStream(endpointId), webhookEndpointDecider)
+    return this.d.handler.load(webhookStream.of(endpointId), webhookEndpointDecider)
   }
 
   /** The clear secrets that sign a call made at `now`. */
@@ -195,12 +175,12 @@ export class WebhookCommands {
   /** One logical delivery per endpoint and message id: scheduling it again changes nothing. */
   schedule(d: { endpointId: string; accountId: string; messageId: string; eventType: string; noteId: string | null; payload: Record<string, unknown> }) {
     const deliveryId = deliveryIdOf(d.endpointId, d.messageId)
-    return this.d.handler.handle(deliveryStream(deliveryId), { type: 'ScheduleWebhookDelivery', deliveryId, ...d, now: this.now() }, webhookDeliveryDecider)
+    return this.d.handler.handle(deliveryStream.of(deliveryId), { type: 'ScheduleWebhookDelivery', deliveryId, ...d, now: this.now() }, webhookDeliveryDecider)
   }
 
   async startAttempt(deliveryId: string, workerId: string, leaseMs: number) {
     try {
-      const r = await this.d.handler.handle(deliveryStream(deliveryId), { type: 'StartWebhookAttempt', workerId, leaseMs, now: this.now() }, webhookDeliveryDecider)
+      const r = await this.d.handler.handle(deliveryStream.of(deliveryId), { type: 'StartWebhookAttempt', workerId, leaseMs, now: this.now() }, webhookDeliveryDecider)
       return r.state.running
     } catch (err) {
       if (isDomainError(err) && err.code === 'conflict') return null
@@ -209,10 +189,10 @@ export class WebhookCommands {
   }
 
   recordAttempt(deliveryId: string, c: Omit<Extract<WebhookDeliveryCommand, { type: 'RecordWebhookAttempt' }>, 'type' | 'now'>) {
-    return this.d.handler.handle(deliveryStream(deliveryId), { type: 'RecordWebhookAttempt', ...c, now: this.now() }, webhookDeliveryDecider)
+    return this.d.handler.handle(deliveryStream.of(deliveryId), { type: 'RecordWebhookAttempt', ...c, now: this.now() }, webhookDeliveryDecider)
   }
 
   loadDelivery(deliveryId: string) {
-    return this.d.handler.load(deliveryStream(deliveryId), webhookDeliveryDecider)
+    return this.d.handler.load(deliveryStream.of(deliveryId), webhookDeliveryDecider)
   }
 }

@@ -3,6 +3,7 @@
 import { z } from 'zod'
 import { DateTime, Uuid, intFromQuery } from './common.ts'
 import { Analysis, Chapter } from './analysis.ts'
+import { Truncation } from './transcripts.ts'
 import { NOTE_STATUSES, ORIGINS, PROVIDERS } from '../domain/notes/note.ts'
 
 export const NoteStatus = z.enum(NOTE_STATUSES)
@@ -48,7 +49,13 @@ export type NoteList = z.infer<typeof NoteList>
 
 export const NoteDetail = Note.extend({
   transcript: z
-    .object({ fullText: z.string(), languagesDetected: z.array(z.string()), speakerCount: z.number().int().nullable() })
+    .object({
+      fullText: z.string(),
+      languagesDetected: z.array(z.string()),
+      speakerCount: z.number().int().nullable(),
+      truncated: z.boolean().optional().meta({ description: 'extension: true when fullText is the free plan’s preview (as get_transcript_segments cuts it)' }),
+      truncation: Truncation.optional(),
+    })
     .nullable(),
   aiNotes: z.array(Analysis),
   outline: z.array(Chapter),

@@ -90,10 +90,10 @@ export const Truncation = z
     totalSegments: z.number().int(),
     shownCharacters: z.number().int().meta({ description: 'characters of segment text shown (of the translated text, for a translation)' }),
     totalCharacters: z.number().int(),
-    rule: z.string().optional().meta({ description: 'the rule that cut it (over MCP: the free-plan preview)' }),
+    rule: z.string().optional().meta({ description: 'the rule that cut it (the free-plan preview)' }),
     getTheRest: z.string().optional().meta({ description: 'how to get the whole content' }),
   })
-  .meta({ id: 'Truncation', description: 'Extension: how much of the content is shown when it was cut (free plan over MCP).' })
+  .meta({ id: 'Truncation', description: 'Extension: how much of the content is shown when it was cut (free plan).' })
 export type Truncation = z.infer<typeof Truncation>
 
 export const Transcript = z
@@ -108,7 +108,7 @@ export const Transcript = z
     speakers: z.array(Speaker),
     segments: z.array(Segment),
     translation: TranslationSummary.optional(),
-    truncated: z.boolean().optional().meta({ description: 'extension: true when the content was cut (free plan over MCP)' }),
+    truncated: z.boolean().optional().meta({ description: 'extension: true when the content was cut (free plan)' }),
     truncation: Truncation.optional(),
   })
   .meta({ id: 'Transcript' })
@@ -138,6 +138,7 @@ export const ReplaceInTranscriptResponse = z
     occurrences: z.number().int(),
     changedSegments: z.array(z.object({ sequence: z.number().int(), before: z.string(), after: z.string() })),
     staleTranslations: z.array(z.object({ language: TranslationLanguage, segments: z.array(z.number().int()) })),
+    truncated: z.boolean().optional().meta({ description: 'extension: true when changed segments outside the free plan’s preview are left out of changedSegments (they were changed all the same)' }),
   })
   .meta({ id: 'ReplaceInTranscriptResponse' })
 export type ReplaceInTranscriptResponse = z.infer<typeof ReplaceInTranscriptResponse>
@@ -164,7 +165,7 @@ export const TranslationState = z
     completedAt: DateTime.nullable(),
     updatedAt: DateTime.nullable(),
     segments: z.array(z.object({ sequence: z.number().int(), startMs: z.number().int(), endMs: z.number().int(), speakerLabel: z.string().nullable(), text: z.string().nullable() })),
-    truncated: z.boolean().optional().meta({ description: 'extension: true when the content was cut (free plan over MCP)' }),
+    truncated: z.boolean().optional().meta({ description: 'extension: true when the content was cut (free plan)' }),
     truncation: Truncation.optional(),
   })
   .meta({ id: 'TranslationState' })

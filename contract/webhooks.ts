@@ -67,6 +67,7 @@ export const WebhookDelivery = z
     updatedAt: DateTime,
   })
   .meta({ id: 'WebhookDelivery' })
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>
 
 export const WebhookTestQueued = z
   .object({ id: Uuid.meta({ description: 'the delivery: it shows in the delivery log' }), messageId: z.string(), eventType: z.literal(WEBHOOK_TEST_EVENT) })

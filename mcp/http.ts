@@ -6,37 +6,35 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import type { Services } from '../app/services.ts'
-import type { Caller } from '../commands/context.ts'
-import { demoCaller } from '../commands/demoDataset.ts'
+import type { Application } from '../commands/application.ts'
+import { demoCaller, type Caller } from '../commands/context.ts'
 import { errorBody } from '../api/errors.ts'
-import { FixedWindowLimiter } from '../api/rateLimit.ts'
-import { authenticateMcp, unauthorized } from './auth.ts'
+import { authenticateMcp, unauthorized, type McpAuth } from '../api/http/authentication.ts'
+import { errorHandling, frameworkErrors } from '../api/http/errorHandling.ts'
+import { limitPerCredential, memoryStore, type RateLimitStore } from '../api/http/rateLimit.ts'
 import { buildMcpServer } from './server.ts'
 import { DEMO_LIMIT, mcpInfo, mcpUrls, protectedResourceMetadata } from './info.ts'
 
-interface Limits {
-  perCredential: FixedWindowLimiter
-  demoPerIp: FixedWindowLimiter
-}
-
 // One set of counters per service instance, shared by both listeners: they are one server.
-const limits = new WeakMap<Services, Limits>()
-function limitsOf(s: Services): Limits {
-  let l = limits.get(s)
-  if (!l) {
-    l = { perCredential: new FixedWindowLimiter(s.config.rateLimit.max, s.config.rateLimit.windowSeconds), demoPerIp: new FixedWindowLimiter(DEMO_LIMIT.requests, DEMO_LIMIT.windowSeconds) }
-    limits.set(s, l)
-  }
+interface Stores {
+  perCredential: RateLimitStore
+  demoPerIp: RateLimitStore
+}
+const stores = new WeakMap<Application, Stores>()
+function storesOf(s: Application): Stores {
+  let l = stores.get(s)
+  if (!l) stores.set(s, (l = { perCredential: memoryStore(), demoPerIp: memoryStore() }))
   return l
 }
 
-function tooMany(reply: FastifyReply, retryAfter: number, message: string) {
-  return reply.code(429).header('Retry-After', String(retryAfter)).send(errorBody('rate_limit_exceeded', message, { retryAfter }))
+declare module 'fastify' {
+  interface FastifyRequest {
+    mcpAuth?: McpAuth
+  }
 }
 
 /** Hands the request to a fresh stateless MCP server acting for `caller`. */
-async function serve(s: Services, req: FastifyRequest, reply: FastifyReply, caller: (requestId: string) => Caller, credential: string, demo: boolean) {
+async function serve(s: Application, req: FastifyRequest, reply: FastifyReply, caller: (requestId: string) => Caller, credential: string, demo: boolean) {
   reply.hijack()
   const log = (err: unknown, msg: string) => req.log.error({ err }, msg)
   const server = buildMcpServer(s, { caller, credential, demo, log })
@@ -61,31 +59,56 @@ function methodNotAllowed(_req: FastifyRequest, reply: FastifyReply) {
   return reply.code(405).header('Allow', 'POST').send(errorBody('method_not_allowed', 'This MCP endpoint is stateless: POST JSON-RPC messages to it (no standalone SSE stream, no sessions).'))
 }
 
-/** An authenticated MCP endpoint at `path`; a 401 points at `resourceMetadataUrl`. */
-function mcpEndpoint(app: FastifyInstance, s: Services, path: string, resourceMetadataUrl: string) {
-  app.post(path, async (req, reply) => {
-    const auth = await authenticateMcp(s, req.headers.authorization)
-    if (!auth) return unauthorized(reply, resourceMetadataUrl, req.headers.authorization !== undefined)
-    const hit = limitsOf(s).perCredential.hit(auth.limiterKey)
-    if (!hit.ok) return tooMany(reply, hit.retryAfter, `Too many requests for this credential; retry in ${hit.retryAfter} s.`)
-    return serve(s, req, reply, (requestId) => ({ ...auth.caller, requestId }), auth.limiterKey, false)
+/** An authenticated MCP endpoint at `path`, the resource `resource`; a 401 points at `resourceMetadataUrl`. */
+function mcpEndpoint(app: FastifyInstance, s: Application, path: string, resource: string, resourceMetadataUrl: string) {
+  app.register(async (scope) => {
+    scope.addHook('onRequest', async (req, reply) => {
+      if (req.method !== 'POST') return
+      const auth = await authenticateMcp(s, req.headers.authorization, resource)
+      if (!auth) return unauthorized(reply, resourceMetadataUrl, req.headers.authorization !== undefined)
+      req.mcpAuth = auth
+    })
+    await scope.register(limitPerCredential, {
+      max: s.settings.rateLimit.max,
+      windowSeconds: s.settings.rateLimit.windowSeconds,
+      keyOf: (req) => req.mcpAuth!.limiterKey,
+      message: (retryAfter) => `Too many requests for this credential; retry in ${retryAfter} s.`,
+      store: storesOf(s).perCredential,
+    })
+    scope.post(path, async (req, reply) => {
+      const auth = req.mcpAuth!
+      return serve(s, req, reply, (requestId) => ({ ...auth.caller, requestId }), auth.limiterKey, false)
+    })
+    scope.get(path, { config: { rateLimit: false } }, methodNotAllowed)
+    scope.delete(path, { config: { rateLimit: false } }, methodNotAllowed)
   })
-  app.get(path, methodNotAllowed)
-  app.delete(path, methodNotAllowed)
 }
 
-/** The public demo: no key, read-only tools over the sample library, 10 requests per 10 minutes per IP. */
-function demoEndpoint(app: FastifyInstance, s: Services, path: string) {
-  app.post(path, async (req, reply) => {
+/**
+ * The public demo: no key, read-only tools over the sample library, 10 requests per 10 minutes
+ * per IP. One JSON-RPC message per request: a batch would carry any number of tool calls in one
+ * counted request (the MCP protocol of 2025-06-18 has no batches either).
+ */
+function demoEndpoint(app: FastifyInstance, s: Application, path: string) {
+  app.register(async (scope) => {
     // Whatever the request carries (an API key, a token), the demo acts for the sample library only.
-    const hit = limitsOf(s).demoPerIp.hit(req.ip)
-    if (!hit.ok) {
-      return tooMany(reply, hit.retryAfter, `The demo allows ${DEMO_LIMIT.requests} requests per ${DEMO_LIMIT.windowSeconds / 60} minutes per IP address; retry in ${hit.retryAfter} s, or use your own API key at the main endpoint.`)
-    }
-    return serve(s, req, reply, demoCaller, `demo:${req.ip}`, true)
+    await scope.register(limitPerCredential, {
+      max: DEMO_LIMIT.requests,
+      windowSeconds: DEMO_LIMIT.windowSeconds,
+      keyOf: (req) => req.ip,
+      message: (retryAfter) =>
+        `The demo allows ${DEMO_LIMIT.requests} requests per ${DEMO_LIMIT.windowSeconds / 60} minutes per IP address; retry in ${retryAfter} s, or use your own API key at the main endpoint.`,
+      store: storesOf(s).demoPerIp,
+    })
+    scope.post(path, async (req, reply) => {
+      if (Array.isArray(req.body)) {
+        return reply.code(400).send(errorBody('invalid_request', `The demo takes one JSON-RPC message per request, not a batch: each counts against its ${DEMO_LIMIT.requests} requests per ${DEMO_LIMIT.windowSeconds / 60} minutes.`))
+      }
+      return serve(s, req, reply, demoCaller, `demo:${req.ip}`, true)
+    })
+    scope.get(path, { config: { rateLimit: false } }, methodNotAllowed)
+    scope.delete(path, { config: { rateLimit: false } }, methodNotAllowed)
   })
-  app.get(path, methodNotAllowed)
-  app.delete(path, methodNotAllowed)
 }
 
 /** fastify's trustProxy; a hop count becomes the function it stands for. */
@@ -93,10 +116,10 @@ const trustProxy = (t: boolean | number | string): boolean | string | ((address:
   typeof t === 'number' ? (_address, hop) => hop < t : t
 
 /** On the REST host: POST /mcp/stream, GET /mcp/info, and the stream's resource metadata. */
-export function mcpBaseRoutes(s: Services) {
+export function mcpBaseRoutes(s: Application) {
   return async (app: FastifyInstance) => {
     const u = mcpUrls(s)
-    mcpEndpoint(app, s, '/mcp/stream', u.streamResourceMetadata)
+    mcpEndpoint(app, s, '/mcp/stream', u.stream, u.streamResourceMetadata)
     app.get('/mcp/info', async () => mcpInfo(s))
     app.get('/.well-known/oauth-protected-resource/mcp/stream', async () => protectedResourceMetadata(s, u.stream))
   }
@@ -106,19 +129,13 @@ export function mcpBaseRoutes(s: Services) {
  * The {mcp_url} listener: the MCP server at its root, the demo at /demo, the same info at /info,
  * and the resource metadata at /.well-known/oauth-protected-resource.
  */
-export function buildMcpApp(s: Services, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.config.mcp.trustProxy) })
+export function buildMcpApp(s: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.settings.mcp.trustProxy), frameworkErrors })
+  app.register(errorHandling)
   const u = mcpUrls(s)
-  mcpEndpoint(app, s, '/', u.mcpResourceMetadata)
+  mcpEndpoint(app, s, '/', u.mcp, u.mcpResourceMetadata)
   demoEndpoint(app, s, '/demo')
   app.get('/info', async () => mcpInfo(s))
   app.get('/.well-known/oauth-protected-resource', async () => protectedResourceMetadata(s, u.mcp))
-  app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody('not_found', `No route ${req.method} ${req.url.split('?')[0]}.`)))
-  app.setErrorHandler((err, req, reply) => {
-    const status = (err as { statusCode?: number }).statusCode ?? 500
-    if (status >= 400 && status < 500) return reply.code(400).send(errorBody('invalid_request', `Invalid request: ${(err as Error).message}`))
-    req.log.error({ err }, 'request failed')
-    return reply.code(500).send(errorBody('internal_error', 'Something went wrong on our side; quote the requestId if you report it.', { requestId: req.id }))
-  })
   return app
 }

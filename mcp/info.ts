@@ -1,7 +1,7 @@
 // The documents that describe the MCP server: GET {base_url}/mcp/info (name, version, tools with
 // their cost classes, auth methods) and the protected resource metadata (RFC 9728) of each MCP
 // endpoint, which names the authorization server.
-import type { Services } from '../app/services.ts'
+import type { Application } from '../commands/application.ts'
 import { COST_CLASSES, TOOL_COSTS } from '../domain/mcp/tools.ts'
 import { OAUTH_LIFETIMES, OAUTH_SCOPES, PKCE_METHODS } from '../domain/oauth/tokens.ts'
 import type { McpInfo } from '../contract/mcp.ts'
@@ -12,9 +12,9 @@ import { TOOLS } from './tools/index.ts'
 export const DEMO_LIMIT = { requests: 10, windowSeconds: 600 } as const
 
 /** Where each MCP endpoint and its metadata live. */
-export function mcpUrls(s: Services) {
-  const base = s.config.publicBaseUrl
-  const mcp = s.config.mcp.publicUrl
+export function mcpUrls(s: Application) {
+  const base = s.settings.publicBaseUrl
+  const mcp = s.settings.mcp.publicUrl
   return {
     stream: `${base}/mcp/stream`,
     info: `${base}/mcp/info`,
@@ -28,12 +28,12 @@ export function mcpUrls(s: Services) {
   }
 }
 
-export function mcpInfo(s: Services): McpInfo {
+export function mcpInfo(s: Application): McpInfo {
   const u = mcpUrls(s)
   const demoTools = new Set(toolsFor(true).map((t) => t.name))
   return {
     name: MCP_SERVER_NAME,
-    version: s.version,
+    version: s.settings.version,
     protocol: { transport: 'streamable-http', stateless: true },
     endpoints: { stream: u.stream, mcp: u.mcp, demo: u.demo, info: u.info },
     tools: TOOLS.map((t) => {
@@ -71,7 +71,7 @@ export function mcpInfo(s: Services): McpInfo {
   }
 }
 
-export function protectedResourceMetadata(s: Services, resource: string): ProtectedResourceMetadata {
+export function protectedResourceMetadata(s: Application, resource: string): ProtectedResourceMetadata {
   const u = mcpUrls(s)
   return {
     resource,

@@ -9,10 +9,10 @@ import { z } from 'zod'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import type { Services } from '../app/services.ts'
+import type { Application } from '../commands/application.ts'
 import type { Caller } from '../commands/context.ts'
 import { isDomainError } from '../domain/errors.ts'
-import { TOOL_COSTS, costLine, truncatesFor } from '../domain/mcp/tools.ts'
+import { TOOL_COSTS, costLine } from '../domain/mcp/tools.ts'
 import { errorBody } from '../api/errors.ts'
 import { TOOLS } from './tools/index.ts'
 import type { ToolContext, ToolDef } from './tool.ts'
@@ -28,7 +28,7 @@ const INSTRUCTIONS =
 export interface McpServerOptions {
   /** The account every call acts for, given the call's request id. */
   caller: (requestId: string) => Caller
-  /** What the per-operation limits count by (mcp/auth.ts `limiterKey`). */
+  /** What the per-operation limits count by (api/http/authentication.ts `limiterKey`). */
   credential: string
   /** Read-only tools only, over the sample library. */
   demo: boolean
@@ -54,8 +54,8 @@ export function toolError(err: unknown, log: McpServerOptions['log']): CallToolR
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }
 }
 
-export function buildMcpServer(s: Services, o: McpServerOptions): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, title: 'Notes: transcripts and analysis of audio and video', version: s.version }, { instructions: INSTRUCTIONS })
+export function buildMcpServer(s: Application, o: McpServerOptions): McpServer {
+  const server = new McpServer({ name: MCP_SERVER_NAME, title: 'Notes: transcripts and analysis of audio and video', version: s.settings.version }, { instructions: INSTRUCTIONS })
   for (const tool of toolsFor(o.demo)) {
     const cost = TOOL_COSTS[tool.name]
     server.registerTool(
@@ -76,7 +76,6 @@ export function buildMcpServer(s: Services, o: McpServerOptions): McpServer {
           caller,
           credential: o.credential,
           cost,
-          truncated: truncatesFor(tool.name, caller.plan),
           demo: o.demo,
           signal: extra.signal,
           async progress(p) {

@@ -3,7 +3,7 @@
 // that calls the same command or query as the REST route it mirrors. `mcp/server.ts` registers
 // every tool in `mcp/tools/index.ts` with `McpServer.registerTool`; `/mcp/info` lists them.
 import type { z } from 'zod'
-import type { Services } from '../app/services.ts'
+import type { Application } from '../commands/application.ts'
 import type { Caller } from '../commands/context.ts'
 import type { ToolCost, ToolName } from '../domain/mcp/tools.ts'
 
@@ -15,7 +15,7 @@ export interface ToolProgress {
 }
 
 export interface ToolContext {
-  s: Services
+  s: Application
   /** The account the call acts for: the key's or the OAuth grant's, or the demo library's. */
   caller: Caller
   /**
@@ -25,8 +25,6 @@ export interface ToolContext {
   credential: string
   /** This tool's row of the spec's cost-class table. */
   cost: ToolCost
-  /** The cost class says content is cut short for this caller's plan (free plan, truncating tools). */
-  truncated: boolean
   /** Called through the public demo endpoint. */
   demo: boolean
   /** Aborted when the client cancels or hangs up. */

@@ -49,6 +49,13 @@ export interface BlobStore {
    */
   put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<StoredBlob>
   stat(key: string): Promise<BlobInfo | null>
+  /**
+   * Copies the blob under `from`, exactly as it is at this moment, to `to`, a key nothing else
+   * writes: a put to `from` that lands later (a client's presigned PUT still running) never
+   * changes `to`. Null, and nothing under `to`, when there is no blob under `from`. This is how
+   * finalize binds the bytes it checked to the note (NoteCommands.finalize).
+   */
+  snapshot(from: string, to: string): Promise<BlobInfo | null>
   /** Runs `fn` with a local file holding the blob (the file itself, or a temporary copy removed afterwards). */
   withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T>
   /** The blob's bytes, or only those from `start` to `end` inclusive (HTTP range requests); rejects when there is no such blob. */
@@ -62,4 +69,23 @@ export class BlobTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
     super(`the body is larger than the ${maxBytes} bytes allowed`)
   }
+}
+
+/** What a presigned upload URL allows: the content type, the size rule. */
+export interface PutGrant {
+  contentType: string
+  maxBytes: number
+  exactBytes: number | null
+}
+
+export type SignatureCheck = { ok: true; grant: PutGrant } | { ok: false; expired: boolean; reason: string }
+
+/**
+ * A store that serves its own presigned upload URLs (the local directory; S3 serves its own): it
+ * checks a URL's signature and takes the streamed body.
+ */
+export interface SignedUploadTarget {
+  verify(key: string, query: Record<string, unknown>): SignatureCheck
+  put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<StoredBlob>
+  delete(key: string): Promise<void>
 }

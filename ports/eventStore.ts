@@ -1,5 +1,6 @@
 // The event-store port. Names follow Emmett (appendToStream, readStream, expected revision) so
 // the SQLite and EventStoreDB adapters are interchangeable behind one conformance suite.
+import type { DomainEvent } from '../domain/decider.ts'
 
 /** Stream revisions start at 0 for the first event of a stream. */
 export type StreamRevision = number
@@ -113,3 +114,6 @@ export const matchesFilter = (event: Pick<RecordedEvent, 'type' | 'streamName'>,
   if (filter.eventTypes && !filter.eventTypes.includes(event.type)) return false
   return true
 }
+
+/** A recorded event as the domain sees it (what deciders fold and projections apply): its type and data. */
+export const toDomainEvent = <Event extends DomainEvent>(e: RecordedEvent): Event => ({ type: e.type, data: e.data }) as Event

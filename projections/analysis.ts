@@ -4,7 +4,7 @@
 // Idempotent: generations are keyed by event id and carry their stream revision; the outline
 // document carries the revision it reflects.
 import type { DocumentStore } from '../ports/documentStore.ts'
-import type { RecordedEvent } from '../ports/eventStore.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { AnalysisEvent } from '../domain/analysis/analysis.ts'
 import type { AnalysisDraft, ChapterDraft } from '../domain/language/content.ts'
 import type { Projection } from './runner.ts'
@@ -53,7 +53,7 @@ export const analysisProjection: Projection = {
 }
 
 async function apply(recorded: RecordedEvent, docs: DocumentStore) {
-  const e = { type: recorded.type, data: recorded.data } as AnalysisEvent
+  const e = toDomainEvent<AnalysisEvent>(recorded)
   const d = e.data
   if (e.type === 'AnalysisGenerated') {
     const analyses = docs.collection<AnalysisDoc>(ANALYSES)

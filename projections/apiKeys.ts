@@ -2,6 +2,7 @@
 // key's last use from its usage stream (throttled `ApiKeyUsed` events, commands/apiKeyUsage.ts).
 import type { ApiKeyEvent, ApiKeyUsed } from '../domain/accounts/apiKey.ts'
 import type { Projection } from './runner.ts'
+import { toDomainEvent } from '../ports/eventStore.ts'
 
 export const API_KEYS = 'api_keys'
 
@@ -35,7 +36,7 @@ export const apiKeysProjection: Projection = {
         await keys.updateOne({ _id: u.keyId }, { $max: { lastUsedAt: u.at } })
         continue
       }
-      const e = { type: recorded.type, data: recorded.data } as ApiKeyEvent
+      const e = toDomainEvent<ApiKeyEvent>(recorded)
       const doc = await keys.findOne({ _id: e.data.keyId })
       if (doc && doc.revision >= recorded.revision) continue
       if (e.type === 'ApiKeyCreated') {

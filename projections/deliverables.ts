@@ -1,6 +1,6 @@
 // The deliverables read model: one document per deliverable, listed per note newest first.
 // Keyed by deliverable id (created once), so re-applying the event changes nothing.
-import type { RecordedEvent } from '../ports/eventStore.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { DeliverableEvent, DeliverableFile } from '../domain/deliverables/deliverable.ts'
 import type { DeliverableSection } from '../domain/language/content.ts'
 import { deliverableMarkdown } from '../domain/deliverables/deliverable.ts'
@@ -38,7 +38,7 @@ export const deliverablesProjection: Projection = {
   async handle(events, docs) {
     for (const e of events) await apply(e)
     async function apply(recorded: RecordedEvent) {
-      const e = { type: recorded.type, data: recorded.data } as DeliverableEvent
+      const e = toDomainEvent<DeliverableEvent>(recorded)
       if (e.type !== 'DeliverableCreated') return
       const d = e.data
       const doc: DeliverableDoc = {

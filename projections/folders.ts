@@ -1,6 +1,8 @@
 // The folders read model: one document per live folder.
 import type { FolderEvent } from '../domain/folders/folder.ts'
 import type { Projection } from './runner.ts'
+import { folderStream } from '../domain/folders/folder.ts'
+import { toDomainEvent } from '../ports/eventStore.ts'
 
 export const FOLDERS = 'folders'
 
@@ -24,8 +26,8 @@ export const foldersProjection: Projection = {
   async handle(events, docs) {
     const folders = docs.collection<FolderDoc>(FOLDERS)
     for (const recorded of events) {
-      const e = { type: recorded.type, data: recorded.data } as FolderEvent
-      const id = recorded.streamName.slice('folder-'.length)
+      const e = toDomainEvent<FolderEvent>(recorded)
+      const id = folderStream.idOf(recorded.streamName)
       const doc = await folders.findOne({ _id: id })
       if (doc && doc.revision >= recorded.revision) continue
       switch (e.type) {

@@ -2,9 +2,10 @@
 // and one summary document per account. Entries are keyed by event id and the summary is
 // guarded by stream revision, so re-applying an event changes nothing.
 import type { DocumentStore } from '../ports/documentStore.ts'
-import type { RecordedEvent } from '../ports/eventStore.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { balanceDelta, type CreditEvent } from '../domain/credits/ledger.ts'
 import type { Projection } from './runner.ts'
+import { creditsStream } from '../domain/credits/ledger.ts'
 
 export const LEDGER_ENTRIES = 'ledger_entries'
 export const CREDIT_ACCOUNTS = 'credit_accounts'
@@ -41,7 +42,7 @@ export interface CreditAccountDoc {
   updatedAt: string
 }
 
-const accountIdOf = (streamName: string) => streamName.slice('credits-'.length)
+const accountIdOf = (streamName: string) => creditsStream.idOf(streamName)
 
 export const ledgerProjection: Projection = {
   name: 'credit-ledger',
@@ -56,7 +57,7 @@ export const ledgerProjection: Projection = {
 }
 
 async function applyLedgerEvent(recorded: RecordedEvent, docs: DocumentStore) {
-  const e = { type: recorded.type, data: recorded.data } as CreditEvent
+  const e = toDomainEvent<CreditEvent>(recorded)
   const accountId = accountIdOf(recorded.streamName)
   const accounts = docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS)
   const account = await accounts.findOne({ _id: accountId })

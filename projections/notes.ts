@@ -2,13 +2,14 @@
 // `transcripts` (segments and full text per note). Guarded by stream revision, so re-applying an
 // event changes nothing.
 import type { DocumentStore } from '../ports/documentStore.ts'
-import type { RecordedEvent } from '../ports/eventStore.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { statusOf, type NoteEvent, type Phase } from '../domain/notes/note.ts'
 import { fullTextOf, speakerStats, type Transcript, type SpeakerStats } from '../domain/notes/transcript.ts'
 import { uniqueTokens } from '../domain/search/tokens.ts'
 import type { TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
 import type { Projection } from './runner.ts'
 import type { Note } from '../contract/notes.ts'
+import { noteStream } from '../domain/notes/note.ts'
 
 export const NOTES = 'notes'
 export const TRANSCRIPTS = 'transcripts'
@@ -95,10 +96,10 @@ export const notesProjection: Projection = {
   },
 }
 
-const noteIdOf = (streamName: string) => streamName.slice('note-'.length)
+const noteIdOf = (streamName: string) => noteStream.idOf(streamName)
 
 async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
-  const e = { type: recorded.type, data: recorded.data } as NoteEvent | TranscriptTextReplaced
+  const e = toDomainEvent<NoteEvent | TranscriptTextReplaced>(recorded)
   const notes = docs.collection<NoteDoc>(NOTES)
   const id = noteIdOf(recorded.streamName)
   const doc = await notes.findOne({ _id: id })
@@ -198,7 +199,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       set.progress = null
       set.errorCode = e.data.errorCode
       break
-    // The transcription pipeline (domain/notes/pipeline.ts): progress while processing.
+    // The transcription pipeline (domain/notes/transcriptionJob.ts): progress while processing.
     case 'TranscriptionStarted':
       set.phase = 'processing'
       set.progress = { stage: doc.sourceType === 'url' ? 'downloading' : 'decoding', percent: null, attempt: e.data.attempt }

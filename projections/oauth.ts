@@ -4,10 +4,10 @@
 // were last issued, hard expiry; never a token hash). Guarded by stream revision (grants) or by
 // the event's time (approvals, whose stream holds every client of an account).
 import type { DocumentStore } from '../ports/documentStore.ts'
-import type { RecordedEvent } from '../ports/eventStore.ts'
-import type { OAuthClientEvent } from '../domain/oauth/client.ts'
-import type { OAuthConsentEvent } from '../domain/oauth/consent.ts'
-import type { OAuthGrantEvent, RevocationReason } from '../domain/oauth/grant.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
+import { oauthClientStream, type OAuthClientEvent } from '../domain/oauth/client.ts'
+import { oauthConsentStream, type OAuthConsentEvent } from '../domain/oauth/consent.ts'
+import { oauthGrantStream, type OAuthGrantEvent, type RevocationReason } from '../domain/oauth/grant.ts'
 import type { Projection } from './runner.ts'
 
 export const OAUTH_CLIENTS = 'oauth_clients'
@@ -60,15 +60,15 @@ export const oauthProjection: Projection = {
   },
   async handle(events, docs) {
     for (const e of events) {
-      if (e.streamName.startsWith('oauthclient-')) await applyClient(e, docs)
-      else if (e.streamName.startsWith('oauthconsent-')) await applyConsent(e, docs)
+      if (oauthClientStream.owns(e.streamName)) await applyClient(e, docs)
+      else if (oauthConsentStream.owns(e.streamName)) await applyConsent(e, docs)
       else await applyGrant(e, docs)
     }
   },
 }
 
 async function applyClient(r: RecordedEvent, docs: DocumentStore) {
-  const e = { type: r.type, data: r.data } as OAuthClientEvent
+  const e = toDomainEvent<OAuthClientEvent>(r)
   if (e.type !== 'OAuthClientRegistered') return
   await docs
     .collection<OAuthClientDoc>(OAUTH_CLIENTS)
@@ -76,7 +76,7 @@ async function applyClient(r: RecordedEvent, docs: DocumentStore) {
 }
 
 async function applyConsent(r: RecordedEvent, docs: DocumentStore) {
-  const e = { type: r.type, data: r.data } as OAuthConsentEvent
+  const e = toDomainEvent<OAuthConsentEvent>(r)
   const c = docs.collection<OAuthConsentDoc>(OAUTH_CONSENTS)
   const id = `${e.data.accountId}:${e.data.clientId}`
   const doc = await c.findOne({ _id: id })
@@ -90,9 +90,9 @@ async function applyConsent(r: RecordedEvent, docs: DocumentStore) {
 }
 
 async function applyGrant(r: RecordedEvent, docs: DocumentStore) {
-  const e = { type: r.type, data: r.data } as OAuthGrantEvent
+  const e = toDomainEvent<OAuthGrantEvent>(r)
   const c = docs.collection<OAuthGrantDoc>(OAUTH_GRANTS)
-  const id = r.streamName.slice('oauthgrant-'.length)
+  const id = oauthGrantStream.idOf(r.streamName)
   const doc = await c.findOne({ _id: id })
   if (doc && doc.revision >= r.revision) return
   switch (e.type) {

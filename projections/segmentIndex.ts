@@ -11,11 +11,12 @@
 // account statistics are recomputed from the note documents, so re-applying an event (after a
 // crash between writes) converges to the same state.
 import type { DocumentStore } from '../ports/documentStore.ts'
-import type { RecordedEvent } from '../ports/eventStore.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import type { TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
 import { termFrequencies } from '../domain/search/terms.ts'
 import type { Projection } from './runner.ts'
+import { noteStream } from '../domain/notes/note.ts'
 
 export const SEGMENT_INDEX = 'segment_index'
 export const SEGMENT_STATS = 'segment_stats'
@@ -88,8 +89,8 @@ export const segmentIndexProjection: Projection = {
 }
 
 async function apply(recorded: RecordedEvent, docs: DocumentStore) {
-  const e = { type: recorded.type, data: recorded.data } as NoteEvent | TranscriptTextReplaced
-  const noteId = recorded.streamName.slice('note-'.length)
+  const e = toDomainEvent<NoteEvent | TranscriptTextReplaced>(recorded)
+  const noteId = noteStream.idOf(recorded.streamName)
   if (e.type === 'NoteCreated') {
     await docs.collection(OWNERS).updateOne({ _id: noteId }, { $set: { accountId: e.data.accountId } }, { upsert: true })
     return

@@ -7,13 +7,14 @@
 //   source, so later notes of the same podcast or channel can be offered those names.
 // Guarded by stream revision, so re-applying an event changes nothing.
 import type { DocumentStore } from '../ports/documentStore.ts'
-import type { RecordedEvent } from '../ports/eventStore.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import { evolveSpeakers, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
 import { speakerStats, type SpeakerStats, type TranscriptSegment } from '../domain/notes/transcript.ts'
 import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
 import type { SpeakerState } from '../domain/speakers/speakers.ts'
 import type { Projection } from './runner.ts'
+import { noteStream } from '../domain/notes/note.ts'
 
 export const SPEAKERS = 'speakers'
 export const SPEAKER_TIMELINES = 'speaker_timelines'
@@ -94,8 +95,8 @@ export const speakersProjection: Projection = {
 }
 
 async function apply(recorded: RecordedEvent, docs: DocumentStore) {
-  const e = { type: recorded.type, data: recorded.data } as NoteEvent | TranscriptEvent
-  const id = recorded.streamName.slice('note-'.length)
+  const e = toDomainEvent<NoteEvent | TranscriptEvent>(recorded)
+  const id = noteStream.idOf(recorded.streamName)
   const col = docs.collection<SpeakersDoc>(SPEAKERS)
   const doc = await col.findOne({ _id: id })
   if (doc ? doc.revision >= recorded.revision : e.type !== 'NoteCreated') return

@@ -3,9 +3,10 @@
 // due. Workers read it to find candidates cheaply; it is only a hint: the claim itself is decided
 // on the note stream at its expected revision, so a stale document can never cause double work.
 import type { DocumentStore } from '../ports/documentStore.ts'
-import type { RecordedEvent } from '../ports/eventStore.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import type { Projection } from './runner.ts'
+import { noteStream } from '../domain/notes/note.ts'
 
 export const TRANSCRIPTION_JOBS = 'transcription_jobs'
 
@@ -36,8 +37,8 @@ export const transcriptionJobsProjection: Projection = {
 
 async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   const jobs = docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS)
-  const noteId = recorded.streamName.slice('note-'.length)
-  const e = { type: recorded.type, data: recorded.data } as NoteEvent
+  const noteId = noteStream.idOf(recorded.streamName)
+  const e = toDomainEvent<NoteEvent>(recorded)
   const doc = await jobs.findOne({ _id: noteId })
   // Deleted documents leave no revision behind; a finished job never comes back, so re-applying
   // an old event of it would only re-create what a later event removed: the guard is the

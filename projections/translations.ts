@@ -2,11 +2,12 @@
 // translated segments (by `sequence`). The translation worker finds its work here (`pending`,
 // or `running` past its lease). Guarded by the note stream's revision per document.
 import type { DocumentStore } from '../ports/documentStore.ts'
-import type { RecordedEvent } from '../ports/eventStore.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import { evolveTranslation, translationAfterRetranscription, type TranscriptEvent, type TranslationState } from '../domain/notes/noteTranscript.ts'
 import type { TranslationLanguage } from '../domain/languages.ts'
 import type { Projection } from './runner.ts'
+import { noteStream } from '../domain/notes/note.ts'
 
 export const TRANSLATIONS = 'translations'
 
@@ -83,8 +84,8 @@ export const translationsProjection: Projection = {
 const OWNERS = '_translation_owners'
 
 async function apply(recorded: RecordedEvent, docs: DocumentStore) {
-  const e = { type: recorded.type, data: recorded.data } as NoteEvent | TranscriptEvent
-  const noteId = recorded.streamName.slice('note-'.length)
+  const e = toDomainEvent<NoteEvent | TranscriptEvent>(recorded)
+  const noteId = noteStream.idOf(recorded.streamName)
   const col = docs.collection<TranslationDoc>(TRANSLATIONS)
   switch (e.type) {
     case 'NoteCreated':

@@ -1,10 +1,11 @@
 // The voice-profiles read model, from `voice-<accountId>` streams: one consent document per
 // account and one document per profile. No vector ever reaches a read model. Guarded by the
 // stream revision kept on the consent document.
-import type { RecordedEvent } from '../ports/eventStore.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { evolveVoice, voiceDecider, type VoiceEvent, type VoiceState } from '../domain/voice/voiceProfiles.ts'
 import type { Projection } from './runner.ts'
+import { voiceStream } from '../domain/voice/voiceProfiles.ts'
 
 export const VOICE_CONSENTS = 'voice_consents'
 export const VOICE_PROFILES = 'voice_profiles'
@@ -45,8 +46,8 @@ export const voiceProfilesProjection: Projection = {
 }
 
 async function apply(recorded: RecordedEvent, docs: DocumentStore) {
-  const e = { type: recorded.type, data: recorded.data } as VoiceEvent
-  const accountId = recorded.streamName.slice('voice-'.length)
+  const e = toDomainEvent<VoiceEvent>(recorded)
+  const accountId = voiceStream.idOf(recorded.streamName)
   const consents = docs.collection<VoiceConsentDoc>(VOICE_CONSENTS)
   const profiles = docs.collection<VoiceProfileDoc>(VOICE_PROFILES)
   const consent = await consents.findOne({ _id: accountId })

@@ -2,9 +2,9 @@
 // reads; never the secret) and `webhook_deliveries` (the delivery log, and the queue the
 // delivery worker polls by `dueAt`). Guarded by stream revision.
 import type { DocumentStore } from '../ports/documentStore.ts'
-import type { RecordedEvent } from '../ports/eventStore.ts'
-import type { WebhookEndpointEvent } from '../domain/webhooks/endpoint.ts'
-import type { WebhookDeliveryEvent } from '../domain/webhooks/delivery.ts'
+import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
+import { webhookStream, type WebhookEndpointEvent } from '../domain/webhooks/endpoint.ts'
+import { deliveryStream, type WebhookDeliveryEvent } from '../domain/webhooks/delivery.ts'
 import type { Projection } from './runner.ts'
 
 export const WEBHOOK_ENDPOINTS = 'webhook_endpoints'
@@ -64,7 +64,7 @@ export const webhooksProjection: Projection = {
   },
   async handle(events, docs) {
     for (const e of events) {
-      if (e.streamName.startsWith('webhookdelivery-')) await applyDelivery(e, docs)
+      if (deliveryStream.owns(e.streamName)) await applyDelivery(e, docs)
       else await applyEndpoint(e, docs)
     }
   },
@@ -72,8 +72,8 @@ export const webhooksProjection: Projection = {
 
 async function applyEndpoint(r: RecordedEvent, docs: DocumentStore) {
   const c = docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS)
-  const id = r.streamName.slice('webhook-'.length)
-  const e = { type: r.type, data: r.data } as WebhookEndpointEvent
+  const id = webhookStream.idOf(r.streamName)
+  const e = toDomainEvent<WebhookEndpointEvent>(r)
   const doc = await c.findOne({ _id: id })
   if (doc && doc.revision >= r.revision) return
   if (e.type === 'WebhookEndpointCreated') {
@@ -86,8 +86,8 @@ async function applyEndpoint(r: RecordedEvent, docs: DocumentStore) {
 
 async function applyDelivery(r: RecordedEvent, docs: DocumentStore) {
   const c = docs.collection<WebhookDeliveryDoc>(WEBHOOK_DELIVERIES)
-  const id = r.streamName.slice('webhookdelivery-'.length)
-  const e = { type: r.type, data: r.data } as WebhookDeliveryEvent
+  const id = deliveryStream.idOf(r.streamName)
+  const e = toDomainEvent<WebhookDeliveryEvent>(r)
   const doc = await c.findOne({ _id: id })
   if (doc && doc.revision >= r.revision) return
   const at = e.data.at

@@ -4,6 +4,7 @@ import { DomainError } from '../domain/errors.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { ANALYSES, OUTLINES, type AnalysisDoc, type OutlineDoc } from '../projections/analysis.ts'
 import type { Analysis, AnalysisList, Outline } from '../contract/analysis.ts'
+import type { AnalysisDraft } from '../domain/language/content.ts'
 import { findNote } from './notes.ts'
 
 export async function listAnalyses(docs: DocumentStore, accountId: string, noteId: string, template?: string): Promise<AnalysisList> {
@@ -23,4 +24,12 @@ export async function analysisHistory(docs: DocumentStore, accountId: string, no
 export async function readOutline(docs: DocumentStore, accountId: string, noteId: string): Promise<Outline> {
   const doc = await docs.collection<OutlineDoc>(OUTLINES).findOne({ _id: noteId, accountId })
   return { noteId, outline: doc?.outline ?? [], attemptedAt: doc?.attemptedAt ?? null, generated: doc?.generated ?? false }
+}
+
+/** The persisted latest analysis of one template without what the API adds (template, model, time). */
+export async function latestAnalysisDraft(docs: DocumentStore, accountId: string, noteId: string, template: string): Promise<AnalysisDraft | null> {
+  const doc = await docs.collection<AnalysisDoc>(ANALYSES).findOne({ noteId, accountId, template, latest: true })
+  if (!doc) return null
+  const { template: _t, model: _m, updatedAt: _u, ...draft } = doc.analysis
+  return draft
 }

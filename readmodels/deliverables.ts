@@ -1,8 +1,9 @@
-// Queries over the deliverables read model.
+// Queries over the deliverables read model (download links on the configured base URL).
 import { DomainError } from '../domain/errors.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { DELIVERABLES, type DeliverableDoc } from '../projections/deliverables.ts'
 import type { Deliverable } from '../contract/deliverables.ts'
+import type { DeliverableFile } from '../domain/deliverables/deliverable.ts'
 import { findNote } from './notes.ts'
 
 export const deliverableDownloadPath = (noteId: string, id: string) => `/v1/notes/${noteId}/deliverables/${id}/file`
@@ -32,8 +33,14 @@ export async function listDeliverables(docs: DocumentStore, accountId: string, n
   return { items: found.map((d) => toDeliverable(d, baseUrl)) }
 }
 
-export async function findDeliverable(docs: DocumentStore, accountId: string, noteId: string, id: string): Promise<DeliverableDoc> {
+export async function getDeliverable(docs: DocumentStore, accountId: string, id: string, baseUrl: string): Promise<Deliverable | null> {
+  const d = await docs.collection<DeliverableDoc>(DELIVERABLES).findOne({ _id: id, accountId })
+  return d ? toDeliverable(d, baseUrl) : null
+}
+
+/** Where the file of one deliverable of the caller's note is kept. */
+export async function deliverableFile(docs: DocumentStore, accountId: string, noteId: string, id: string): Promise<DeliverableFile> {
   const d = await docs.collection<DeliverableDoc>(DELIVERABLES).findOne({ _id: id, noteId, accountId })
   if (!d) throw new DomainError('not_found', 'No deliverable with that id belongs to this note of yours.')
-  return d
+  return d.file
 }

@@ -12,6 +12,9 @@ import type { ListNotesQuery, Note, NoteDetail, NoteList } from '../contract/not
  * (`{ _id: noteId, accountId, outline, attemptedAt, generated }`).
  */
 import { ANALYSES, OUTLINES } from '../projections/analysis.ts'
+import { cut, type CutCounts } from './transcripts.ts'
+import type { ContentLimit } from '../commands/reads.ts'
+import { fullTextOf } from '../domain/notes/transcript.ts'
 export { ANALYSES, OUTLINES }
 
 export { toNote }
@@ -74,19 +77,32 @@ export async function findNote(docs: DocumentStore, accountId: string, noteId: s
   return doc
 }
 
-export async function getNoteDetail(docs: DocumentStore, accountId: string, noteId: string): Promise<NoteDetail> {
+/** Ids of the caller's notes filed in a folder. */
+export async function noteIdsInFolder(docs: DocumentStore, accountId: string, folderId: string): Promise<string[]> {
+  const found = await docs.collection<NoteDoc>(NOTES).find({ accountId, folderId }, { projection: { _id: 1 } })
+  return found.map((n) => n._id)
+}
+
+/** The note with its transcript's full text, cut to `limit` (the caller's plan's preview) like the segments are. */
+export async function getNoteDetail(docs: DocumentStore, accountId: string, noteId: string, limit: ContentLimit | undefined): Promise<NoteDetail> {
   const doc = await findNote(docs, accountId, noteId)
   const [transcript, analyses, outline] = await Promise.all([
-    docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId }, { projection: { fullText: 1, languagesDetected: 1, speakers: 1 } }),
+    docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId }, { projection: { fullText: 1, languagesDetected: 1, speakers: 1, ...(limit ? { segments: 1 } : {}) } }),
     docs.collection(ANALYSES).find({ noteId, accountId, latest: true }, { sort: { template: 1 } }),
     docs.collection(OUTLINES).findOne({ _id: noteId, accountId }),
   ])
   return {
     ...toNote(doc),
     transcript: transcript
-      ? { fullText: transcript.fullText, languagesDetected: transcript.languagesDetected, speakerCount: transcript.speakers.length > 0 ? transcript.speakers.length : null }
+      ? { ...fullTextWithin(transcript, limit), languagesDetected: transcript.languagesDetected, speakerCount: transcript.speakers.length > 0 ? transcript.speakers.length : null }
       : null,
     aiNotes: analyses.map((a) => a.analysis as Analysis),
     outline: (outline?.outline as Chapter[] | undefined) ?? [],
   }
+}
+
+function fullTextWithin(t: Pick<TranscriptDoc, 'fullText' | 'segments'>, limit: ContentLimit | undefined): { fullText: string; truncated?: true; truncation?: CutCounts } {
+  if (!limit) return { fullText: t.fullText }
+  const { shown, truncated, counts } = cut([...t.segments].sort((a, b) => a.sequence - b.sequence), limit)
+  return truncated ? { fullText: fullTextOf(shown), truncated: true, truncation: counts } : { fullText: t.fullText }
 }

@@ -2,25 +2,10 @@
 // read model. Only the caller's notes are ever read: every query is filtered by account.
 import { idf, termScore } from '../domain/search/bm25.ts'
 import { speakerNameMap } from '../domain/language/speakers.ts'
-import type { Passage } from '../domain/language/content.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
+import type { SegmentHit, SegmentSearch, SegmentText } from '../commands/reads.ts'
 import { SEGMENT_INDEX, SEGMENT_STATS, postingsField, type SegmentIndexDoc, type SegmentStatsDoc } from '../projections/segmentIndex.ts'
-
-export interface SegmentHit {
-  noteId: string
-  segmentId: string
-  score: number
-}
-
-export interface SegmentSearch {
-  accountId: string
-  /** Only this note; otherwise every note of the account. */
-  noteId?: string
-  /** Query terms and their weights (1 for the question, less for earlier turns). */
-  weights: ReadonlyMap<string, number>
-  limit: number
-}
 
 const MAX_TERMS = 64
 
@@ -71,9 +56,6 @@ export async function searchSegments(docs: DocumentStore, q: SegmentSearch): Pro
   }
   return [...scores.values()].sort((a, b) => b.score - a.score || a.segmentId.localeCompare(b.segmentId)).slice(0, q.limit)
 }
-
-/** A retrieved segment before the answer labels it for quoting. */
-export type SegmentText = Omit<Passage, 'label'>
 
 /** The segments behind the hits, with their note's title; notes not ready (or not the caller's) are left out. */
 export async function segmentTexts(docs: DocumentStore, accountId: string, hits: readonly SegmentHit[]): Promise<SegmentText[]> {

@@ -1,7 +1,7 @@
 // Queries over the transcript read models: the transcript in every format (with speaker names
 // resolved and a translation merged in), speakers, the speaker timeline, translation states and
-// voice profiles. Free of charge: the REST route charges for transcript reads; MCP tools call
-// the same functions with a `limit` to truncate content on the free plan.
+// voice profiles. Free of charge: the REST route charges for transcript reads. Every caller passes
+// the `limit` of its plan (domain/transcripts/preview.ts), which cuts the text on the free plan.
 import { DomainError } from '../domain/errors.ts'
 import { fullTextOf } from '../domain/notes/transcript.ts'
 import { viewSpeaker, emptySpeaker, type SpeakerView } from '../domain/speakers/speakers.ts'
@@ -15,14 +15,8 @@ import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../project
 import { ROSTER_ENTRIES, SPEAKERS, SPEAKER_TIMELINES, type RosterEntryDoc, type SpeakersDoc, type TimelineDoc } from '../projections/speakers.ts'
 import { TRANSLATIONS, translationId, type TranslationDoc } from '../projections/translations.ts'
 import { VOICE_CONSENTS, VOICE_PROFILES, type VoiceConsentDoc, type VoiceProfileDoc } from '../projections/voiceProfiles.ts'
+import type { ContentLimit, ExportOptions, ExportedTranscript, TranscriptReadOptions } from '../commands/reads.ts'
 import type { Speaker, SpeakerList, SpeakerTimeline, Transcript, TranslationState, VoiceProfiles } from '../contract/transcripts.ts'
-
-/** Cuts content for callers whose plan gets a preview only (MCP on the free plan). */
-export interface ContentLimit {
-  maxSegments?: number
-  /** Characters of segment text, summed over the segments shown. */
-  maxChars?: number
-}
 
 /** How much of the content a cut left: what the result's `truncation` reports. */
 export interface CutCounts {
@@ -30,9 +24,11 @@ export interface CutCounts {
   totalSegments: number
   shownCharacters: number
   totalCharacters: number
+  rule?: string
+  getTheRest?: string
 }
 
-function cut<T extends { text: string }>(segments: readonly T[], limit: ContentLimit | undefined): { shown: T[]; truncated: boolean; counts: CutCounts } {
+export function cut<T extends { text: string }>(segments: readonly T[], limit: ContentLimit | undefined): { shown: T[]; truncated: boolean; counts: CutCounts } {
   const totalCharacters = segments.reduce((n, s) => n + s.text.length, 0)
   const whole = { shown: [...segments], truncated: false, counts: { shownSegments: segments.length, totalSegments: segments.length, shownCharacters: totalCharacters, totalCharacters } }
   if (!limit) return whole
@@ -49,7 +45,8 @@ function cut<T extends { text: string }>(segments: readonly T[], limit: ContentL
   }
   const truncated = shown.length < segments.length || shown.some((s, i) => s.text !== segments[i]!.text)
   if (!truncated) return whole
-  return { shown, truncated, counts: { shownSegments: shown.length, totalSegments: segments.length, shownCharacters: shown.reduce((n, s) => n + s.text.length, 0), totalCharacters } }
+  const said = { ...(limit.rule ? { rule: limit.rule } : {}), ...(limit.getTheRest ? { getTheRest: limit.getTheRest } : {}) }
+  return { shown, truncated, counts: { shownSegments: shown.length, totalSegments: segments.length, shownCharacters: shown.reduce((n, s) => n + s.text.length, 0), totalCharacters, ...said } }
 }
 
 export async function findTranscript(docs: DocumentStore, accountId: string, noteId: string): Promise<TranscriptDoc> {
@@ -130,12 +127,14 @@ export async function rosterFor(docs: DocumentStore, accountId: string, sourceKe
   return [...people.values()].map((p) => ({ name: p.name, notes: p.notesSeen.size, firstSpeakerNotes: p.firstSeen.size }))
 }
 
-// ---- transcript -------------------------------------------------------------------------------
-
-export interface TranscriptReadOptions {
-  translation?: TranslationLanguage
-  limit?: ContentLimit
+/** Text length of each segment (by sequence) that the preview `limit` shows. */
+export async function previewLengths(docs: DocumentStore, accountId: string, noteId: string, limit: ContentLimit): Promise<Map<number, number>> {
+  const t = await findTranscript(docs, accountId, noteId)
+  const { shown } = cut([...t.segments].sort((a, b) => a.sequence - b.sequence), limit)
+  return new Map(shown.map((s) => [s.sequence, s.text.length]))
 }
+
+// ---- transcript -------------------------------------------------------------------------------
 
 async function translationDoc(docs: DocumentStore, noteId: string, language: TranslationLanguage | undefined): Promise<TranslationDoc | null> {
   if (!language) return null
@@ -151,7 +150,7 @@ function translatedBySequence(t: TranslationDoc | null, segments: TranscriptDoc[
   return out
 }
 
-export async function getTranscript(docs: DocumentStore, accountId: string, noteId: string, o: TranscriptReadOptions = {}): Promise<Transcript> {
+export async function getTranscript(docs: DocumentStore, accountId: string, noteId: string, o: TranscriptReadOptions): Promise<Transcript> {
   const t = await findTranscript(docs, accountId, noteId)
   const [{ views }, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, o.translation)])
   const translated = translatedBySequence(tr, t.segments)
@@ -184,18 +183,6 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
   }
 }
 
-export interface ExportOptions extends TranscriptReadOptions {
-  format: TranscriptFormat
-  translationMode?: TranslationMode
-}
-
-export interface ExportedTranscript {
-  contentType: string
-  body: Transcript | string
-  /** `none` when no translation was asked for. */
-  translationStatus: TranslationState['status'] | 'stale' | 'not_requested'
-}
-
 /** The transcript in the asked format; text formats are rendered from the same JSON view. */
 export async function exportTranscript(docs: DocumentStore, accountId: string, noteId: string, o: ExportOptions): Promise<ExportedTranscript> {
   const json = await getTranscript(docs, accountId, noteId, o)
@@ -209,7 +196,7 @@ export async function exportTranscript(docs: DocumentStore, accountId: string, n
 
 // ---- translation ------------------------------------------------------------------------------
 
-export async function getTranslation(docs: DocumentStore, accountId: string, noteId: string, language: TranslationLanguage, limit?: ContentLimit): Promise<TranslationState> {
+export async function getTranslation(docs: DocumentStore, accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState> {
   const t = await findTranscript(docs, accountId, noteId)
   const d = await translationDoc(docs, noteId, language)
   const translated = translatedBySequence(d, t.segments)

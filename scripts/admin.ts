@@ -5,7 +5,9 @@
 //   npm run --silent admin -- add-person --account <accountId> --email <email> [--password <pw>] [--name <name>] [--json]
 //   npm run --silent admin -- set-password --email <email> [--password <pw>]
 //   npm run --silent admin -- create-key --account <accountId> [--name <name>] [--json]
-//   npm run --silent admin -- revoke-key --account <accountId> --key <keyId>
+//   npm run --silent admin -- revoke-key --account <accountId> --key <keyId>   (also revokes the OAuth grants the key approved)
+//   npm run --silent admin -- list-grants --account <accountId> [--json]
+//   npm run --silent admin -- revoke-grant --account <accountId> --grant <grantId>
 //   npm run --silent admin -- change-plan --account <accountId> --plan <plan>
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../app/config.ts'
@@ -14,6 +16,7 @@ import { CommandHandler } from '../commands/handleCommand.ts'
 import { CreditCommands } from '../commands/credits.ts'
 import { AccountCommands } from '../commands/accounts.ts'
 import { PersonCommands } from '../commands/persons.ts'
+import { OAuthGrants } from '../commands/oauthGrants.ts'
 import { randomBytes } from 'node:crypto'
 import { checkPasswordPolicy } from '../domain/accounts/password.ts'
 import { isEmail } from '../domain/accounts/person.ts'
@@ -26,6 +29,8 @@ const USAGE = `usage:
   admin set-password --email <email> [--password <pw>]
   admin create-key --account <accountId> [--name <name>] [--json]
   admin revoke-key --account <accountId> --key <keyId>
+  admin list-grants --account <accountId> [--json]
+  admin revoke-grant --account <accountId> --grant <grantId>
   admin change-plan --account <accountId> --plan <plan>`
 
 function fail(message: string, code = 2): never {
@@ -45,6 +50,7 @@ try {
       password: { type: 'string' },
       account: { type: 'string' },
       key: { type: 'string' },
+      grant: { type: 'string' },
       json: { type: 'boolean' },
     },
   }).values
@@ -61,7 +67,8 @@ const account = (): string => (typeof values.account === 'string' ? values.accou
 const events = await openEventStore(loadConfig())
 const handler = new CommandHandler(events)
 const credits = new CreditCommands(handler)
-const accounts = new AccountCommands(handler, credits)
+const grants = new OAuthGrants(events, handler)
+const accounts = new AccountCommands(handler, credits, grants)
 const persons = new PersonCommands(handler, credits, { sessionSeconds: 0 })
 /** The password given, or a new random one (then printed once). */
 const password = () => (typeof values.password === 'string' ? { password: values.password, generated: false } : { password: randomBytes(12).toString('base64url'), generated: true })
@@ -110,8 +117,26 @@ try {
     }
     case 'revoke-key': {
       if (typeof values.key !== 'string') fail(`--key is required\n${USAGE}`)
-      await accounts.revokeApiKey(account(), values.key)
-      console.log(`revoked ${values.key}`)
+      const { grantsRevoked } = await accounts.revokeApiKey(account(), values.key)
+      console.log(`revoked ${values.key}; ${grantsRevoked} OAuth grant(s) it approved revoked`)
+      break
+    }
+    case 'list-grants': {
+      const list = await grants.list(account())
+      if (values.json) console.log(JSON.stringify({ grants: list }))
+      else if (list.length === 0) console.log('no OAuth grants')
+      else {
+        for (const g of list) {
+          const by = g.approvedBy ? (g.approvedBy.kind === 'api_key' ? `API key ${g.approvedBy.keyId}` : `person ${g.approvedBy.personId}`) : 'unrecorded'
+          console.log(`${g.grantId}  ${g.status}${g.revokedReason ? ` (${g.revokedReason})` : ''}  client ${g.clientName ?? g.clientId}  approved by ${by} at ${g.grantedAt}  ends ${g.expiresAt}`)
+        }
+      }
+      break
+    }
+    case 'revoke-grant': {
+      if (typeof values.grant !== 'string') fail(`--grant is required\n${USAGE}`)
+      if (!(await grants.revoke(account(), values.grant, 'revoked_by_admin'))) fail(`no active grant ${values.grant} of account ${values.account}`, 1)
+      console.log(`revoked grant ${values.grant}: its tokens stop working now`)
       break
     }
     case 'change-plan': {

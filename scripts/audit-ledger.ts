@@ -4,7 +4,7 @@
 //   npm run --silent audit-ledger -- <accountId> [--json]
 import { loadConfig } from '../app/config.ts'
 import { openDocumentStore, openEventStore } from '../app/infrastructure.ts'
-import { auditAccountLedger } from '../commands/creditAudit.ts'
+import { auditAccountLedger } from '../readmodels/creditAudit.ts'
 import { readModelSync } from '../projections/sync.ts'
 
 const args = process.argv.slice(2)

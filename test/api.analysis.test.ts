@@ -78,7 +78,7 @@ t.test('analysis', async (t) => {
     const fresh = await appendNote(s, a.accountId, { lines: MEETINGS[1]!.lines, language: 'es' })
     await post({ template: 'coaching' }, fresh.noteId)
     await post({ template: 'coaching' }, fresh.noteId)
-    const stream = await s.services.events.readStream(analysisStream(fresh.noteId))
+    const stream = await s.services.events.readStream(analysisStream.of(fresh.noteId))
     const generated = stream.events.filter((e) => e.type === 'AnalysisGenerated')
     t.equal(generated.length, 2)
     for (const e of generated) t.match(e.data, { template: 'coaching', engine: 'local', model: 'local-extractive', version: '1.0.0', chargeId: String })

@@ -65,7 +65,7 @@ t.test('remote language engine', async (t) => {
     t.equal(schemaName(req), 'analysis')
     t.match(req.json().response_format.json_schema.schema.properties, { summary: Object, anchors: Object })
     t.match(lastUser(req), /\[startMs=9000 \| 00:09 \| B\] We decided to launch in April/)
-    const events = (await s.services.events.readStream(analysisStream(noteId))).events
+    const events = (await s.services.events.readStream(analysisStream.of(noteId))).events
     t.match(events.at(-1), { type: 'AnalysisGenerated', data: { engine: 'openai-compatible', model: 'test-model-2026', version: 'prompts-1' } })
   })
 
@@ -95,7 +95,7 @@ t.test('remote language engine', async (t) => {
     t.equal(refunds.length, 1)
     t.equal(refunds[0]!.chargeId, charges.at(-1)!.chargeId)
     t.match(refunds[0]!.reason, /analysis legal failed/)
-    const events = (await s.services.events.readStream(analysisStream(noteId))).events
+    const events = (await s.services.events.readStream(analysisStream.of(noteId))).events
     t.match(events.at(-1), { type: 'AnalysisFailed', data: { template: 'legal', error: 'llm_invalid_json', engine: 'openai-compatible' } })
   })
 

@@ -237,7 +237,7 @@ t.test('uploads', async (t) => {
   t.test('given the monthly minutes are used up, then finalize is 402 quota_exceeded with remaining and needed', async (t) => {
     const b = await s.account('pro')
     await s.services.handler.handle(
-      usageStream(b.accountId),
+      usageStream.of(b.accountId),
       { type: 'ReserveMinutes', noteId: 'earlier', minutes: 2999, quota: 3000, now: new Date().toISOString() },
       usageDecider,
     )
@@ -256,7 +256,7 @@ t.test('uploads', async (t) => {
     const b = await s.account('pro')
     const quota = 50 * 1024 ** 3
     const wav = wavBytes(5)
-    await s.services.handler.handle(usageStream(b.accountId), { type: 'AllocateStorage', noteId: 'earlier', bytes: quota - wav.length + 1, quota, now: new Date().toISOString() }, usageDecider)
+    await s.services.handler.handle(usageStream.of(b.accountId), { type: 'AllocateStorage', noteId: 'earlier', bytes: quota - wav.length + 1, quota, now: new Date().toISOString() }, usageDecider)
     const declared = await create({ filename: 'a.wav', contentType: 'audio/wav', fileSizeBytes: wav.length }, b)
     t.equal(declared.statusCode, 413)
     t.match(declared.json(), { error: 'file_too_large', storageBytes: quota })
@@ -264,7 +264,7 @@ t.test('uploads', async (t) => {
     await put(undeclared.upload.url, wav, 'audio/wav')
     const r = await finalize(undeclared.noteId, {}, b)
     t.equal(r.statusCode, 413, 'the real size is checked once the bytes are there')
-    const { state } = await s.services.handler.load(usageStream(b.accountId), usageDecider)
+    const { state } = await s.services.handler.load(usageStream.of(b.accountId), usageDecider)
     t.same(state.minutesByNote, {}, 'no minutes were taken for the refused finalize')
   })
 

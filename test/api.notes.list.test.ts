@@ -46,8 +46,8 @@ async function scenario(t: Test, mongo: boolean) {
 
   // The transcript of the video mentions a word no title has.
   const events = s.services.events
-  const rev = (await events.readStream(noteStream(video))).currentRevision
-  const last = await events.appendToStream(noteStream(video), [
+  const rev = (await events.readStream(noteStream.of(video))).currentRevision
+  const last = await events.appendToStream(noteStream.of(video), [
     {
       id: randomUUID(),
       type: 'NoteTranscribed',

@@ -6,18 +6,51 @@
 import t, { type Test } from 'tap'
 import { createHash, randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
+import { request as httpRequest } from 'node:http'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { wavBytes } from './support/media.ts'
 import { S3_NOT_SET, listeningService, s3Bucket, s3TestServer } from './support/blobStores.ts'
 import { noteDecider, noteStream } from '../domain/notes/note.ts'
+import { usageDecider, usageStream } from '../domain/usage/usage.ts'
+import { blobDir } from '../adapters/local/blobStore.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import type { Caller } from '../commands/context.ts'
 
 const json = { 'content-type': 'application/json' }
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+const readAll = async (r: Readable) => {
+  const chunks: Buffer[] = []
+  for await (const c of r) chunks.push(c as Buffer)
+  return Buffer.concat(chunks)
+}
 const put = async (url: string, body: Buffer, contentType: string) => {
   const r = await fetch(url, { method: 'PUT', headers: { 'content-type': contentType }, body: new Uint8Array(body) })
   await r.arrayBuffer()
   return r.status
+}
+
+/** A PUT whose body goes out in pieces when the test says so: a client on a slow line. */
+function slowPut(url: string, body: Buffer, contentType: string) {
+  const u = new URL(url)
+  const req = httpRequest(u, { method: 'PUT', headers: { 'content-type': contentType, 'content-length': String(body.length) } })
+  const answer = new Promise<number>((resolve, reject) => {
+    req.on('response', (res) => (res.resume(), res.on('end', () => resolve(res.statusCode ?? 0))))
+    req.on('error', reject)
+  })
+  let offset = 0
+  return {
+    sent: (n: number) => new Promise<void>((resolve) => req.write(body.subarray(0, (offset = n)), () => resolve())),
+    finish: () => (req.end(body.subarray(offset)), answer),
+  }
+}
+const partials = async (dataDir: string, noteId: string) => (await readdir(join(blobDir(dataDir), 'uploads')).catch(() => [] as string[])).filter((f) => f.startsWith(`${noteId}.`) && f.endsWith('.partial'))
+const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
 
 t.test('local store', async (t) => {
@@ -44,7 +77,7 @@ async function suite(t: Test, backend: 'local' | 's3', env: Record<string, strin
   const finalize = (noteId: string) => s.inject({ method: 'POST', url: `/v1/notes/${noteId}/finalize`, headers: { ...a.headers, ...json }, payload: '{}' })
   const stage = async (noteId: string) => (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers: a.headers })).json().progress?.stage
   const noteState = async (noteId: string) => {
-    const { state } = await s.services.handler.load(noteStream(noteId), noteDecider)
+    const { state } = await s.services.handler.load(noteStream.of(noteId), noteDecider)
     if (!state.exists) throw new Error(`no note ${noteId}`)
     return state
   }
@@ -67,7 +100,10 @@ async function suite(t: Test, backend: 'local' | 's3', env: Record<string, strin
     t.equal(done.statusCode, 202, done.body)
     const note = (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers: a.headers })).json()
     t.match(note, { status: 'processing', durationSeconds: 90, progress: { stage: 'queued' } })
-    t.match(await received(noteId), { blobKey: `uploads/${noteId}`, sizeBytes: wav.length, contentType: 'audio/wav', sha256: sha(wav) }, 'the recorded SHA-256 is the bytes’')
+    const bound = await received(noteId)
+    t.match(bound, { blobKey: new RegExp(`^uploads/${noteId}\\.bound-[0-9a-f-]{36}$`), sizeBytes: wav.length, contentType: 'audio/wav', sha256: sha(wav) }, 'the recorded SHA-256 is the bytes’')
+    t.equal(sha(await readAll(await s.services.blobs.read(bound!.blobKey))), sha(wav), 'the note keeps its own copy of the bytes it checked')
+    t.equal(await s.services.blobs.stat(`uploads/${noteId}`), null, 'and the upload key is emptied')
   })
 
   t.test('bytes larger than the note was created for are deleted at finalize with 413, and the note waits for a PUT that fits', async (t) => {
@@ -107,6 +143,35 @@ async function suite(t: Test, backend: 'local' | 's3', env: Record<string, strin
     await t.rejects(s.services.notes.finalize(caller, noteId, {}), { code: backend === 'local' ? 'invalid_state' : 'file_too_large' })
     t.equal(await s.services.blobs.stat(`uploads/${noteId}`), null, 'nothing is kept')
     t.equal((await noteState(noteId)).phase, 'awaiting_upload', 'the note waits for a PUT that fits')
+  })
+
+  t.test('a slow PUT that began before finalize and ends after it changes nothing that is transcribed (issue 11, item 8)', async (t) => {
+    const short = wavBytes(2)
+    const long = wavBytes(600) // 9.6 MB: ten minutes
+    const { noteId, upload } = (await create({ filename: 'race.wav', contentType: 'audio/wav' })).json()
+    t.equal(await put(upload.url, short, 'audio/wav'), 200)
+
+    // The second PUT starts, sends its first chunk, and stalls.
+    const slow = slowPut(upload.url, long, 'audio/wav')
+    await slow.sent(64 * 1024)
+    if (backend === 'local') await until('the upload route to be receiving', async () => (await partials(s.config.dataDir, noteId)).length > 0)
+
+    const done = await finalize(noteId)
+    t.equal(done.statusCode, 202, done.body)
+    const checked = await received(noteId)
+    t.match(checked, { sizeBytes: short.length, sha256: sha(short), durationSeconds: 2 })
+
+    // Now the rest of the long body arrives.
+    const status = await slow.finish()
+    if (backend === 'local') t.equal(status, 409, 'the local route refuses a PUT that ends after finalize')
+    else t.equal(status, 200, 'a presigned S3 PUT cannot be stopped: it lands on the upload key')
+    t.same(await received(noteId), checked, 'the note still names the bytes finalize checked')
+    t.equal(sha(await readAll(await s.services.blobs.read(checked!.blobKey))), sha(short), 'and those bytes are unchanged: the transcription reads the short file')
+    const usage = (await s.services.handler.load(usageStream.of(a.accountId), usageDecider)).state
+    t.equal(usage.minutesByNote[noteId], 1, 'one minute reserved, as measured')
+    t.match(await s.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers: a.headers }), { statusCode: 200 })
+    t.equal((await s.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers: a.headers })).json().durationSeconds, 2)
+    if (backend === 'local') t.same(await partials(s.config.dataDir, noteId), [], 'nothing of the late PUT is left')
   })
 
   t.test('the upload route is served, and in the contract, only with the local store', async (t) => {

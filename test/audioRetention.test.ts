@@ -6,6 +6,7 @@ import { testService } from './support/service.ts'
 import { wavBytes } from './support/media.ts'
 import { startAudioRetention } from '../workers/audioRetention.ts'
 import { usageDecider, usageStream } from '../domain/usage/usage.ts'
+import { noteDecider, noteStream } from '../domain/notes/note.ts'
 
 const json = { 'content-type': 'application/json' }
 const DAY = 24 * 3600 * 1000
@@ -27,7 +28,12 @@ t.test('given uploads older than the window, when retention runs, then unkept au
     return noteId as string
   }
   const note = async (id: string) => (await s.inject({ method: 'GET', url: `/v1/notes/${id}`, headers: a.headers })).json()
-  const stored = async () => (await s.services.handler.load(usageStream(a.accountId), usageDecider)).state.storedBytes
+  /** The note's own copy of its upload (finalize binds one). */
+  const audioKey = async (id: string) => {
+    const { state } = await s.services.handler.load(noteStream.of(id), noteDecider)
+    return state.exists && state.received ? state.received.blobKey : 'none'
+  }
+  const stored = async () => (await s.services.handler.load(usageStream.of(a.accountId), usageDecider)).state.storedBytes
 
   const expiring = await upload()
   const keptAtCreate = await upload(true)
@@ -46,8 +52,8 @@ t.test('given uploads older than the window, when retention runs, then unkept au
   t.equal(await retention.runOnce(), 1, 'only the unkept audio past 30 days goes')
   await s.services.sync.waitFor('notes', (await s.services.events.readAll({ maxCount: 1_000_000 })).at(-1)!.globalPosition)
   t.match(await note(expiring), { audioDeletedAt: new Date(now).toISOString(), status: 'processing', title: 'a' })
-  t.equal(await s.services.blobs.stat(`uploads/${expiring}`), null, 'the bytes are gone')
-  for (const id of [keptAtCreate, keptLater, recent]) t.ok(await s.services.blobs.stat(`uploads/${id}`), 'kept or recent audio stays')
+  t.equal(await s.services.blobs.stat(await audioKey(expiring)), null, 'the bytes are gone')
+  for (const id of [keptAtCreate, keptLater, recent]) t.ok(await s.services.blobs.stat(await audioKey(id)), 'kept or recent audio stays')
   t.equal(await stored(), 3 * wav.length, 'its storage is freed')
   t.equal(await retention.runOnce(), 0, 'a second pass changes nothing')
   t.equal(await stored(), 3 * wav.length)
@@ -59,5 +65,5 @@ t.test('given uploads older than the window, when retention runs, then unkept au
   // Letting kept audio go makes it due at the next pass.
   await s.inject({ method: 'PATCH', url: `/v1/notes/${keptLater}`, headers: { ...a.headers, ...json }, payload: '{"keepAudio":false}' })
   t.equal(await retention.runOnce(), 1)
-  t.equal(await s.services.blobs.stat(`uploads/${keptLater}`), null)
+  t.equal(await s.services.blobs.stat(await audioKey(keptLater)), null)
 })

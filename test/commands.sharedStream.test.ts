@@ -14,14 +14,14 @@ t.test('note and transcript deciders share note-<id>', async (t) => {
   const noteId = randomUUID()
   const now = new Date().toISOString()
   await w.handler.handle(
-    noteStream(noteId),
+    noteStream.of(noteId),
     { type: 'CreateNote', noteId, accountId: 'acc', sourceType: 'upload', origin: 'audio', provider: null, sourceUrl: null, title: 'T', language: null, keepAudio: false, upload: null, jobId: null, reservationId: null, now },
     noteDecider,
   )
-  await w.events.appendToStream(noteStream(noteId), [{ id: randomUUID(), type: 'NoteTranscribed', data: { transcript: transcriptOf([['A', 0, 1000, 'Hola.']]) as never, at: now } }], { expectedRevision: 0 })
-  await w.handler.handle(noteStream(noteId), { type: 'RenameSpeaker', accountId: 'acc', label: 'A', name: 'Ana', sourceKey: null, now }, noteTranscriptDecider)
-  const edited = await w.handler.handle(noteStream(noteId), { type: 'EditNote', accountId: 'acc', changes: { title: 'New' }, now }, noteDecider)
+  await w.events.appendToStream(noteStream.of(noteId), [{ id: randomUUID(), type: 'NoteTranscribed', data: { transcript: transcriptOf([['A', 0, 1000, 'Hola.']]) as never, at: now } }], { expectedRevision: 0 })
+  await w.handler.handle(noteStream.of(noteId), { type: 'RenameSpeaker', accountId: 'acc', label: 'A', name: 'Ana', sourceKey: null, now }, noteTranscriptDecider)
+  const edited = await w.handler.handle(noteStream.of(noteId), { type: 'EditNote', accountId: 'acc', changes: { title: 'New' }, now }, noteDecider)
   t.match(edited.state, { exists: true, title: 'New', phase: 'queued' }, 'the note decider folds past the transcript events')
-  const { state } = await w.handler.load(noteStream(noteId), noteTranscriptDecider)
+  const { state } = await w.handler.load(noteStream.of(noteId), noteTranscriptDecider)
   t.match(state, { exists: true, title: 'New', speakers: { A: { confirmedName: 'Ana' } } }, 'the transcript decider sees the title edit')
 })

@@ -51,6 +51,11 @@ t.test('sign-in, the session cookie and sign-out', async (t) => {
   t.equal(ok.statusCode, 201, 'emails are case-insensitive')
   const cookie = [ok.headers['set-cookie']].flat().map(String).find((c) => c.startsWith('notes_session='))!
   t.match(cookie, /; Path=\/; Max-Age=43\d\d\d; HttpOnly; SameSite=Lax$/, 'HttpOnly, SameSite=Lax, 12 hours, no Secure on plain http')
+  t.same(
+    [ok.headers['set-cookie']].flat().map((c) => String(c).split('=')[0]),
+    ['notes_session', 'notes_presession'],
+    'each cookie is set once: the session, and the pre-session cleared',
+  )
   t.match(ok.json(), { signedIn: true, person: { email: a.email, name: 'Pat Example' }, account: { accountId: a.accountId, plan: 'pro' }, csrfToken: /.{20,}/ })
   t.notOk(anon.cookies.has('notes_presession'), 'the pre-session cookie is dropped')
   const token = anon.cookies.get('notes_session')!
@@ -180,7 +185,7 @@ t.test('API keys: shown once, listed by prefix with their last use, revoked', as
   t.notOk(JSON.stringify(list).includes(apiKey.slice(-20)), 'the list never shows the secret')
 
   for (let i = 0; i < 5; i++) t.equal((await s.inject({ method: 'GET', url: '/v1/notes', headers: { authorization: `Bearer ${apiKey}` } })).statusCode, 200)
-  const usage = async () => (await s.services.events.readStream(apiKeyUsageStream(id))).events
+  const usage = async () => (await s.services.events.readStream(apiKeyUsageStream.of(id))).events
   await until('the use is recorded', async () => (await usage()).length === 1)
   await until('the list shows it', async () => !!(await s.docs.collection<ApiKeyDoc>(API_KEYS).findOne({ _id: id }))?.lastUsedAt)
   const first = (await d.request('GET', '/app/api/keys')).json().keys.find((k: { id: string }) => k.id === id).lastUsedAt

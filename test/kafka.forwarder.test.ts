@@ -36,7 +36,7 @@ if (!brokersEnv) {
     const handler = new CommandHandler(events)
     const now = (i: number) => new Date(Date.UTC(2026, 2, 1, 12, 0, i)).toISOString()
     const run = (accountId: string, command: CreditCommand) =>
-      handler.handle(creditsStream(accountId), command, ledgerDecider, { metadata: { requestId: `req-${runId}-${randomUUID()}` } })
+      handler.handle(creditsStream.of(accountId), command, ledgerDecider, { metadata: { requestId: `req-${runId}-${randomUUID()}` } })
     for (const a of accounts) await run(a, { type: 'OpenCreditAccount', accountId: a, plan: 'pro', now: now(0) })
     for (let i = 1; i <= rounds; i++) {
       for (const [n, a] of accounts.entries()) {

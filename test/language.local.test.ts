@@ -4,7 +4,7 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { TEMPLATES, AnalysisContent } from '../contract/analysis.ts'
-import { PROFILES } from '../engines/language/templates.ts'
+import { PROFILES } from '../domain/language/templates.ts'
 import { localLanguageEngine } from '../engines/language/localEngine.ts'
 import { analyzeLocally } from '../engines/language/analyze.ts'
 import { outlineLocally } from '../engines/language/outline.ts'

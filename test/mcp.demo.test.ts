@@ -2,7 +2,7 @@
 // seeded sample library that is never the caller's, 10 requests per 10 minutes per IP, then 429.
 import t from 'tap'
 import { mcpTestService, structured, toolErrorBody } from './support/mcp.ts'
-import { seedDemoDataset } from '../commands/demoDataset.ts'
+import { seedDemoDataset } from '../app/demoDataset.ts'
 import { DEMO_ACCOUNT_ID, DEMO_FOLDERS, DEMO_NOTES, demoAnalysisDraft, demoChapters, demoDurationMs } from '../domain/demo/dataset.ts'
 import { outlineProblems } from '../domain/analysis/analysis.ts'
 import { AnalysisContent } from '../contract/analysis.ts'
@@ -196,6 +196,25 @@ t.test('10 requests per 10 minutes per IP address, then 429', async (t) => {
     const c = await s.connect(demoUrl, headers) // initialize + notifications/initialized: 2 requests
     for (let i = 0; i < 8; i++) structured(await c.callTool({ name: 'list_folders', arguments: {} }))
     await t.rejects(c.callTool({ name: 'list_folders', arguments: {} }), /429|rate_limit_exceeded/)
+  })
+
+  t.test('a JSON-RPC batch is refused, so the limit counts every tool call (issue 11, item 5)', async (t) => {
+    const batch = (ip: string, n: number) =>
+      fetch(demoUrl, {
+        method: 'POST',
+        headers: { ...json, accept: 'application/json, text/event-stream', 'x-forwarded-for': ip },
+        body: JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_folders', arguments: {} } }))),
+      })
+    for (const n of [100, 2]) {
+      const r = await batch('192.0.2.77', n)
+      t.equal(r.status, 400, `a batch of ${n} is not run`)
+      const body = await r.text()
+      t.match(JSON.parse(body), { error: 'invalid_request', message: /one JSON-RPC message per request/ })
+      t.notMatch(body, /Weekly product sync|folders/, 'and nothing of the library came back')
+    }
+    // Ten requests from that address in all: the refused batches counted as the requests they are.
+    for (let i = 0; i < 8; i++) t.equal((await call('192.0.2.77', 100 + i)).status, 200, `single ${i + 1}`)
+    t.equal((await call('192.0.2.77', 200)).status, 429, 'the eleventh request of the window')
   })
 
   t.test('the limit is the demo’s alone: keyed endpoints are not counted against it', async (t) => {

@@ -3,48 +3,16 @@
 // consent page, tokens, refresh with rotation, expiry, revocation; walked once by the SDK's own
 // client exactly as an AI client does it, and then failure by failure over plain HTTP.
 import t from 'tap'
-import { createHash, randomBytes } from 'node:crypto'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema, type OAuthClientInformationMixed, type OAuthClientMetadata, type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { mcpTestService, structured } from './support/mcp.ts'
+import { Browser, hiddenFields, pkce } from './support/oauthBrowser.ts'
 
 const MIN = 60_000
 const HOUR = 60 * MIN
 const DAY = 24 * HOUR
-
-const b64 = (n = 32) => randomBytes(n).toString('base64url')
-function pkce() {
-  const verifier = b64(48)
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') }
-}
-
-const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
-
-/** A user agent with a cookie jar: what the person at the consent page uses. */
-class Browser {
-  readonly cookies = new Map<string, string>()
-  private header() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
-  }
-  private keep(r: Response) {
-    for (const c of r.headers.getSetCookie()) {
-      const [pair] = c.split(';')
-      const i = pair!.indexOf('=')
-      this.cookies.set(pair!.slice(0, i), pair!.slice(i + 1))
-    }
-    return r
-  }
-  async get(url: string | URL) {
-    return this.keep(await fetch(url, { redirect: 'manual', headers: { cookie: this.header() } }))
-  }
-  async post(url: string, form: Record<string, string>) {
-    return this.keep(await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: this.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) }))
-  }
-}
-
-const hiddenFields = (html: string) => Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescapeHtml(m[2]!)]))
 
 /** The SDK's client-side OAuth state, kept in memory the way an AI client keeps it. */
 class TestClientProvider implements OAuthClientProvider {
@@ -258,16 +226,14 @@ t.test('OAuth 2.1 for AI clients', async (t) => {
     t.match(structured(await c.callTool({ name: 'founder_status', arguments: {} })), { accountId: free.accountId, plan: 'free' })
   })
 
-  t.test('PKCE: plain, a missing method and a missing challenge are refused back to the client', async (t) => {
+  t.test('PKCE: plain, a missing method and a missing challenge are refused on the error page', async (t) => {
     const client = (await register()).body.client_id as string
     const { verifier, challenge } = pkce()
     for (const p of [{ code_challenge: verifier, code_challenge_method: 'plain' }, { code_challenge: challenge, code_challenge_method: undefined }, { code_challenge: undefined }]) {
       const r = await new Browser().get(authorizeUrl(client, p))
-      t.equal(r.status, 302, JSON.stringify(p))
-      const back = new URL(r.headers.get('location')!)
-      t.equal(`${back.origin}${back.pathname}`, redirectUri)
-      t.match(Object.fromEntries(back.searchParams), { error: 'invalid_request', error_description: /S256|PKCE/, state: 'st-1', iss: s.base })
-      t.notOk(back.searchParams.has('code'))
+      t.equal(r.status, 400, JSON.stringify(p))
+      t.notOk(r.headers.get('location'), 'never redirected before the person signed in (RFC 9700 section 4.11.2)')
+      t.match(await r.text(), /S256|PKCE/)
     }
     t.same(
       (await grantEvents()).filter((e) => (e.data as { clientId?: string }).clientId === client),
@@ -330,7 +296,7 @@ t.test('OAuth 2.1 for AI clients', async (t) => {
     )
   })
 
-  t.test('the consent page: CSRF-protected, a wrong key is refused, deny goes back as access_denied, bad requests never redirect', async (t) => {
+  t.test('the consent page: CSRF-protected, a wrong key is refused, a deny before signing in is not redirected, bad requests never redirect', async (t) => {
     const client = (await register()).body.client_id as string
     const { challenge } = pkce()
     const url = authorizeUrl(client, { code_challenge: challenge })
@@ -347,15 +313,18 @@ t.test('OAuth 2.1 for AI clients', async (t) => {
     t.match(await wrongKey.text(), /not valid/)
     t.notOk(wrongKey.headers.get('location'))
     const denied = await browser.post(`${s.base}/oauth/authorize`, { ...form, decision: 'deny' })
-    t.equal(denied.status, 302)
-    t.match(Object.fromEntries(new URL(denied.headers.get('location')!).searchParams), { error: 'access_denied', state: 'st-1' })
+    t.equal(denied.status, 200)
+    t.notOk(denied.headers.get('location'))
+    t.match(await denied.text(), /You declined[\s\S]*error=access_denied/, 'the way back is a link the person may follow')
     for (const bad of [authorizeUrl('6f1c2f8e-2b5a-4c1e-9a57-0f1d2c3b4a59', { code_challenge: challenge }), authorizeUrl(client, { code_challenge: challenge, redirect_uri: 'http://127.0.0.1:9999/evil' })]) {
       const r = await new Browser().get(bad)
       t.equal(r.status, 400)
       t.notOk(r.headers.get('location'), 'an unknown client or redirect URI is never redirected to')
     }
     const target = await new Browser().get(authorizeUrl(client, { code_challenge: challenge, resource: 'https://elsewhere.example.com/mcp' }))
-    t.match(Object.fromEntries(new URL(target.headers.get('location')!).searchParams), { error: 'invalid_target' })
+    t.equal(target.status, 400)
+    t.notOk(target.headers.get('location'))
+    t.match(await target.text(), /invalid_target/)
   })
 
   t.test('registration: redirect URIs are checked; a confidential client authenticates at the token endpoint', async (t) => {

@@ -9,7 +9,7 @@ import { mcpTestService, structured, toolErrorBody, type McpTestService } from '
 import { readyNote, transcriptOf, eventually, type SegmentSpec } from './support/transcripts.ts'
 import { startOpenAiServer, chatCompletion } from './support/openaiServer.ts'
 import { balance, ledgerShape } from './support/ledger.ts'
-import { FREE_PLAN_GET_THE_REST, FREE_PLAN_PREVIEW, FREE_PLAN_PREVIEW_RULE } from '../domain/mcp/tools.ts'
+import { FREE_PLAN_GET_THE_REST, FREE_PLAN_PREVIEW, FREE_PLAN_PREVIEW_RULE } from '../domain/transcripts/preview.ts'
 
 const json = { 'content-type': 'application/json' }
 
@@ -37,7 +37,7 @@ async function oauthAccessToken(s: McpTestService, accountId: string): Promise<s
     resource: s.mcpUrl,
   })
   if (!checked.ok) throw new Error('authorization request refused')
-  const { redirect } = await s.services.oauth.approve(accountId, checked.request)
+  const { redirect } = await s.services.oauth.approve(accountId, checked.request, { kind: 'person', personId: 'test-person' })
   const code = new URL(redirect).searchParams.get('code')!
   const tokens = await s.services.oauth.token(
     { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: client.client_id },

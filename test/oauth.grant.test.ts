@@ -2,7 +2,7 @@
 // error. Pure: no store, no clock but the commands' `now`.
 import t from 'tap'
 import { decideGrant, evolveGrant, accessTokenOwner, type OAuthGrantEvent, type OAuthGrantState } from '../domain/oauth/grant.ts'
-import { oauthClientDecider, redirectUriProblem, type ClientRegistration } from '../domain/oauth/client.ts'
+import { oauthClientDecider, redirectUriMatches, redirectUriProblem, type ClientRegistration } from '../domain/oauth/client.ts'
 import { oauthConsentDecider } from '../domain/oauth/consent.ts'
 import { OAuthError } from '../domain/oauth/errors.ts'
 import { OAUTH_LIFETIMES, formatToken, hashTokenSecret, parseToken, s256, verifierMatches } from '../domain/oauth/tokens.ts'
@@ -28,6 +28,8 @@ const granted: OAuthGrantEvent = decideGrant(
     redirectUri: 'http://127.0.0.1:5000/cb',
     codeChallenge: s256(verifier),
     codeHash: hashTokenSecret('code-secret'),
+    redirectUriGiven: true,
+    approvedBy: { kind: 'api_key', keyId: '01K0000000000000000000000A' },
     now: T0,
   },
   { status: 'none' },
@@ -84,8 +86,37 @@ t.test('the code is refused when expired, for another client, another redirect_u
   t.equal(oauthCode(() => decideGrant(redeem({ now: at(10 * 60_000) }), s)), 'invalid_grant')
   t.equal(oauthCode(() => decideGrant(redeem({ clientId: 'client-2' }), s)), 'invalid_grant')
   t.equal(oauthCode(() => decideGrant(redeem({ redirectUri: 'http://127.0.0.1:5000/other' }), s)), 'invalid_grant')
+  t.equal(oauthCode(() => decideGrant(redeem({ redirectUri: null }), s)), 'invalid_request', 'the authorization request carried redirect_uri: the token request must too (RFC 6749 section 4.1.3)')
   t.equal(oauthCode(() => decideGrant(redeem({ resource: 'https://elsewhere.example.com' }), s)), 'invalid_target')
   t.equal(oauthCode(() => decideGrant(redeem({ codeHash: hashTokenSecret('guess') }), s)), 'invalid_grant')
+})
+
+t.test('a token request may leave redirect_uri out only when the authorization request did', async (t) => {
+  const withoutUri = { ...granted, data: { ...granted.data, redirectUriGiven: false } } as OAuthGrantEvent
+  t.equal(decideGrant(redeem({ redirectUri: null }), given([withoutUri]))[0]!.type, 'OAuthCodeRedeemed')
+  t.equal(oauthCode(() => decideGrant(redeem({ redirectUri: 'http://127.0.0.1:5000/other' }), given([withoutUri]))), 'invalid_grant')
+})
+
+t.test('loopback redirect URIs match on any port, nothing else does (RFC 8252 section 7.3)', async (t) => {
+  for (const [registered, presented] of [
+    ['http://127.0.0.1:43110/callback', 'http://127.0.0.1:51234/callback'],
+    ['http://127.0.0.1/callback', 'http://127.0.0.1:8080/callback'],
+    ['http://[::1]:3000/cb', 'http://[::1]:61000/cb'],
+    ['http://localhost:3000/cb?x=1', 'http://localhost:4000/cb?x=1'],
+    ['https://app.example.com/cb', 'https://app.example.com/cb'],
+  ]) t.ok(redirectUriMatches(registered!, presented!), `${registered} ~ ${presented}`)
+  for (const [registered, presented] of [
+    ['http://127.0.0.1:43110/callback', 'http://127.0.0.1:51234/other'],
+    ['http://127.0.0.1:43110/callback', 'http://localhost:43110/callback'],
+    ['http://127.0.0.1:43110/callback', 'https://127.0.0.1:43110/callback'],
+    ['http://127.0.0.1:43110/callback', 'http://127.0.0.1:51234/callback?x=1'],
+    ['http://127.0.0.1:43110/callback', 'http://127.0.0.1:51234/callback/../callback'],
+    ['http://127.0.0.1:43110/callback', 'http://user@127.0.0.1:51234/callback'],
+    ['http://127.0.0.1:43110/callback', 'http://127.0.0.2:43110/callback'],
+    ['https://app.example.com/cb', 'https://app.example.com:8443/cb'],
+    ['https://app.example.com/cb', 'https://app.example.com/cb/'],
+    ['com.example.app:/oauth', 'com.example.app:/oauth2'],
+  ]) t.notOk(redirectUriMatches(registered!, presented!), `${registered} !~ ${presented}`)
 })
 
 t.test('given a redeemed code, when it is presented again, then the grant is revoked', async (t) => {

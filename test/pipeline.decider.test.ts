@@ -3,7 +3,8 @@
 import t from 'tap'
 import { fold } from '../domain/decider.ts'
 import { noteDecider, type NoteEvent, type NoteState } from '../domain/notes/note.ts'
-import { decidePipeline, exponentialBackoff, type LeaseTerms, type PipelineCommand } from '../domain/notes/pipeline.ts'
+import { exponentialBackoff, type LeaseTerms, type TranscriptionCommand } from '../domain/notes/transcriptionJob.ts'
+import { decideTranscription } from '../domain/notes/transcriptionDecider.ts'
 import { DomainError } from '../domain/errors.ts'
 
 const T0 = '2026-03-01T10:00:00.000Z'
@@ -14,8 +15,8 @@ const created: NoteEvent = {
   data: { noteId: 'n1', accountId: 'acc', sourceType: 'url', origin: 'audio', provider: 'direct', sourceUrl: 'https://media.example.org/a.mp3', title: 'a', language: null, keepAudio: false, upload: null, jobId: 'job1', reservationId: 'res1', at: T0 },
 }
 const given = (...events: NoteEvent[]) => fold(noteDecider, events) as Extract<NoteState, { exists: true }>
-const when = (events: NoteEvent[], c: PipelineCommand) => decidePipeline(c, given(...events))
-const claim = (workerId: string, ms: number): PipelineCommand => ({ type: 'ClaimTranscription', workerId, terms, now: at(ms) })
+const when = (events: NoteEvent[], c: TranscriptionCommand) => decideTranscription(c, given(...events))
+const claim = (workerId: string, ms: number): TranscriptionCommand => ({ type: 'ClaimTranscription', workerId, terms, now: at(ms) })
 const started = (workerId: string, attempt: number, ms: number): NoteEvent => ({
   type: 'TranscriptionStarted',
   data: { jobId: 'job1', workerId, attempt, leaseExpiresAt: at(ms + 1000), retryAt: at(ms + 1000 + terms.backoffMs(attempt)), at: at(ms) },
@@ -44,7 +45,7 @@ t.test('given a lease that ran out (plus backoff), when another worker claims, t
 })
 
 t.test('given progress renewed the lease, then the job is not claimable until the new expiry', async (t) => {
-  const progressed = decidePipeline({ type: 'ReportProgress', workerId: 'w1', attempt: 1, stage: 'transcribing', percent: 50, terms, now: at(900) }, given(created, started('w1', 1, 0)))
+  const progressed = decideTranscription({ type: 'ReportProgress', workerId: 'w1', attempt: 1, stage: 'transcribing', percent: 50, terms, now: at(900) }, given(created, started('w1', 1, 0)))
   t.match(progressed, [{ type: 'TranscriptionProgressed', data: { leaseExpiresAt: at(1900), retryAt: at(2000) } }])
   refused(t, () => when([created, started('w1', 1, 0), ...progressed], claim('w2', 1500)))
 })
@@ -59,7 +60,7 @@ t.test('given another attempt took over, when the first worker reports, complete
 })
 
 t.test('given a passing failure with attempts left, then the attempt fails with a backoff; the last one fails the note', async (t) => {
-  const fail = (attempt: number, ms: number): PipelineCommand => ({ type: 'FailTranscription', workerId: 'w1', attempt, errorCode: 'download_failed', message: 'timeout', retriable: true, terms, now: at(ms) })
+  const fail = (attempt: number, ms: number): TranscriptionCommand => ({ type: 'FailTranscription', workerId: 'w1', attempt, errorCode: 'download_failed', message: 'timeout', retriable: true, terms, now: at(ms) })
   const first = when([created, started('w1', 1, 0)], fail(1, 10))
   t.same(first, [{ type: 'TranscriptionAttemptFailed', data: { jobId: 'job1', attempt: 1, errorCode: 'download_failed', message: 'timeout', retryAt: at(110), at: at(10) } }])
   refused(t, () => when([created, started('w1', 1, 0), ...first], claim('w1', 50)))
@@ -68,7 +69,7 @@ t.test('given a passing failure with attempts left, then the attempt fails with 
   t.match(second, [{ type: 'TranscriptionAttemptFailed', data: { retryAt: at(410) } }], 'the backoff doubles')
   const last = when([...h3, ...second, started('w1', 3, 500)], fail(3, 520))
   t.match(last, [{ type: 'NoteFailed', data: { errorCode: 'download_failed' } }])
-  t.match(when([created, started('w1', 1, 0)], { ...fail(1, 10), retriable: false } as PipelineCommand), [{ type: 'NoteFailed' }], 'a permanent failure fails at once')
+  t.match(when([created, started('w1', 1, 0)], { ...fail(1, 10), retriable: false } as TranscriptionCommand), [{ type: 'NoteFailed' }], 'a permanent failure fails at once')
 })
 
 t.test('given every attempt lost its lease, when the next claim comes, then the note fails with processing_timeout', async (t) => {
@@ -78,7 +79,7 @@ t.test('given every attempt lost its lease, when the next claim comes, then the 
 
 t.test('given a failed note, when it is settled twice, then once', async (t) => {
   const failed: NoteEvent = { type: 'NoteFailed', data: { errorCode: 'source_not_found', message: '404', at: at(10) } }
-  const settle: PipelineCommand = { type: 'SettleTranscription', credits: 'released', creditsReturned: 50, minutesReleased: false, now: at(20) }
+  const settle: TranscriptionCommand = { type: 'SettleTranscription', credits: 'released', creditsReturned: 50, minutesReleased: false, now: at(20) }
   const e = when([created, started('w1', 1, 0), failed], settle)
   t.match(e, [{ type: 'TranscriptionSettled', data: { credits: 'released', creditsReturned: 50 } }])
   t.same(when([created, started('w1', 1, 0), failed, ...e], settle), [])
@@ -89,5 +90,5 @@ t.test('the note stream folds the pipeline events: phase, source description', a
   const described: NoteEvent = { type: 'NoteSourceDescribed', data: { title: 'Episode 7', description: 'About things', recordedAt: '2025-01-01T00:00:00.000Z', durationSeconds: 61, at: at(5) } }
   const s = given(created, started('w1', 1, 0), described)
   t.match(s, { phase: 'processing', title: 'Episode 7', description: 'About things', recordedAt: '2025-01-01T00:00:00.000Z', durationSeconds: 61, job: { attempt: 1, workerId: 'w1', running: true } })
-  t.same(decidePipeline({ type: 'DescribeSource', workerId: 'w1', attempt: 1, title: 'Episode 7', now: at(6) }, s), [], 'nothing new, no event')
+  t.same(decideTranscription({ type: 'DescribeSource', workerId: 'w1', attempt: 1, title: 'Episode 7', now: at(6) }, s), [], 'nothing new, no event')
 })

@@ -144,7 +144,7 @@ t.test('an upload whose transcription fails gives its reserved minutes back', as
   t.equal((await s.inject({ method: 'POST', url: `/v1/notes/${noteId}/finalize`, headers: { ...a.headers, ...json }, payload: '{}' })).statusCode, 202)
   t.match((await waitForNote(s, a.headers, noteId)).note, { status: 'failed', errorCode: 'asr_failed' })
   const settled = (await s.services.events.readStream(`note-${noteId}`)).events.at(-1)!
-  const minutes = await s.services.events.readStream(usageStream(a.accountId))
+  const minutes = await s.services.events.readStream(usageStream.of(a.accountId))
   t.same(
     minutes.events.filter((e) => e.type.startsWith('Minutes')).map((e) => [e.type, (e.data as { usedAfter: number }).usedAfter]),
     [

@@ -6,7 +6,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import { readFile } from 'node:fs/promises'
 import { safeHttpFetcher, safeWebhookTransport } from '../adapters/net/safeHttp.ts'
-import { addressPolicy } from '../app/pipeline.ts'
+import { targetResolver } from '../commands/publicTarget.ts'
 import { isPipelineFailure } from '../ports/pipelineFailure.ts'
 import type { HostResolver } from '../ports/hostResolver.ts'
 import { startHttpServer } from './support/httpServer.ts'
@@ -39,7 +39,7 @@ const resolver: HostResolver = {
     return queue.length > 1 ? queue.shift()! : queue[0]!
   },
 }
-const http = safeHttpFetcher({ resolver, addressAllowed: addressPolicy(['127.0.0.1']), connectTimeoutMs: 2000, idleTimeoutMs: 300, totalTimeoutMs: 5000 })
+const http = safeHttpFetcher({ resolveTarget: targetResolver(resolver, ['127.0.0.1']), connectTimeoutMs: 2000, idleTimeoutMs: 300, totalTimeoutMs: 5000 })
 const failure = async (p: Promise<unknown>) => {
   const e = await p.catch((err: unknown) => err)
   return isPipelineFailure(e) ? { errorCode: e.errorCode, retriable: e.retriable } : { unexpected: String(e) }
@@ -57,7 +57,8 @@ t.test('the connection goes to the address that was checked, with one resolution
 t.test('a name with any non-public address is refused, unless allowlisted', async (t) => {
   answers['mixed.test'] = [['127.0.0.1', '10.0.0.9']]
   t.same(await failure(http.text(`http://mixed.test:${port}/ok`, { maxBytes: 1000 })), { errorCode: 'source_blocked', retriable: false })
-  t.same(await failure(http.text(`http://[::1]:${port}/ok`, { maxBytes: 1000 })), { errorCode: 'download_failed', retriable: true }, 'an unresolvable name is a passing failure')
+  t.same(await failure(http.text(`http://nowhere.test:${port}/ok`, { maxBytes: 1000 })), { errorCode: 'download_failed', retriable: true }, 'an unresolvable name is a passing failure')
+  t.same(await failure(http.text(`http://[::1]:${port}/ok`, { maxBytes: 1000 })), { errorCode: 'source_blocked', retriable: false }, 'an IP literal is checked as it is, without asking the resolver')
 })
 
 t.test('redirects are followed and each target checked again', async (t) => {
@@ -87,7 +88,7 @@ t.test('a server that stops sending is given up after the idle timeout', async (
 
 t.test('webhook calls: posted with the headers, never redirected, private addresses refused', async (t) => {
   web.routes.set('/hook', (req, body) => ({ status: 204, headers: { 'x-got': `${req.headers['webhook-id']}:${body.length}` } }))
-  const post = safeWebhookTransport({ resolver, addressAllowed: addressPolicy(['127.0.0.1']), connectTimeoutMs: 1000, idleTimeoutMs: 1000, totalTimeoutMs: 1000 })
+  const post = safeWebhookTransport({ resolveTarget: targetResolver(resolver, ['127.0.0.1']), connectTimeoutMs: 1000, idleTimeoutMs: 1000, totalTimeoutMs: 1000 })
   t.match(await post.post(web.url('/hook'), '{"a":1}', { 'webhook-id': 'msg_1' }, 1000), { statusCode: 204, error: null })
   t.equal(web.hits.at(-1)!.headers['webhook-id'], 'msg_1')
   t.match(await post.post(web.url('/to-ok'), '{}', {}, 1000), { statusCode: 301 }, 'a redirect is an answer, not followed')

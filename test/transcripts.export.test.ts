@@ -13,6 +13,7 @@ import { ledgerEntries } from '../readmodels/ledger.ts'
 import { clock, stamp } from '../domain/transcripts/formats.ts'
 import { TranscriptCommands } from '../commands/transcripts.ts'
 import { getTranscript, getTranslation } from '../readmodels/transcripts.ts'
+import { readQueries } from '../readmodels/queries.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'transcript')
@@ -219,7 +220,7 @@ t.test('exports', async (t) => {
       },
       close: async () => {},
     } as DocumentStore
-    const commands = new TranscriptCommands({ handler: s.services.handler, credits: s.services.credits, docs: broken, sync: s.services.sync, namer: { engine: 'x', model: null, suggest: async () => [] } })
+    const commands = new TranscriptCommands({ handler: s.services.handler, credits: s.services.credits, reads: readQueries(broken, { baseUrl: 'http://x' }).transcripts, sync: s.services.sync, namer: { engine: 'x', model: null, suggest: async () => [] } })
     const caller = { accountId: a.accountId, plan: 'pro' as const, keyId: null, requestId: 'req-refund', via: 'rest' as const }
     const before = (await s.services.credits.state(a.accountId)).state.balance
     await t.rejects(commands.readTranscript(caller, NOTE_ID, { format: 'txt' }), /disk on fire/)

@@ -4,6 +4,7 @@
 // the stream, so a keep that arrives meanwhile wins); then the blob is deleted and its storage
 // freed. Both are idempotent, so notes deleted recently are swept again in case a run died
 // between the event and the deletion.
+import { uploadKey } from '../commands/notes.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { CommandHandler } from '../commands/handleCommand.ts'
@@ -40,7 +41,7 @@ export function startAudioRetention(d: AudioRetentionDeps) {
     let expired = 0
     for (const n of due) {
       if (stopped) break
-      const r = await d.handler.handle(noteStream(n._id), { type: 'ExpireAudio', accountId: n.accountId, cutoff, now: now.toISOString() }, noteDecider)
+      const r = await d.handler.handle(noteStream.of(n._id), { type: 'ExpireAudio', accountId: n.accountId, cutoff, now: now.toISOString() }, noteDecider)
       if (r.events.length > 0) expired++
       await purge(n._id, n.accountId)
     }
@@ -50,10 +51,11 @@ export function startAudioRetention(d: AudioRetentionDeps) {
   }
 
   async function purge(noteId: string, accountId: string) {
-    const { state } = await d.handler.load(noteStream(noteId), noteDecider)
+    const { state } = await d.handler.load(noteStream.of(noteId), noteDecider)
     if (!state.exists || !state.audioDeletedAt) return
-    for (const key of new Set([state.audio?.blobKey, state.received?.blobKey])) if (key) await d.blobs.delete(key)
-    await d.handler.handle(usageStream(accountId), { type: 'FreeStorage', noteId, reason: 'audio retention window ended', now: clock().toISOString() }, usageDecider)
+    // The upload key too: a presigned S3 PUT cannot be revoked, so one made after finalize may have left bytes there.
+    for (const key of new Set([state.audio?.blobKey, state.received?.blobKey, state.sourceType === 'upload' ? uploadKey(noteId) : undefined])) if (key) await d.blobs.delete(key)
+    await d.handler.handle(usageStream.of(accountId), { type: 'FreeStorage', noteId, reason: 'audio retention window ended', now: clock().toISOString() }, usageDecider)
   }
 
   const tick = () => {

@@ -13,12 +13,12 @@ import { join } from 'node:path'
 import { captionFormatOf, parseCaptions, parseVtt, type Cue } from '../domain/notes/captions.ts'
 import { chooseEpisode } from '../domain/notes/episodes.ts'
 import { sniff } from '../domain/notes/sniff.ts'
-import { normalizeLanguage } from '../domain/notes/language.ts'
+import { normalizeLanguage } from '../domain/languages.ts'
 import type { HttpFetcher } from '../ports/httpFetcher.ts'
 import type { PodcastFeed, PodcastFeedParser, FeedEpisode } from '../ports/podcastFeed.ts'
 import type { VideoSite } from '../ports/videoSite.ts'
 import { PipelineFailure } from '../ports/pipelineFailure.ts'
-import type { PipelineStage } from '../domain/notes/pipeline.ts'
+import type { PipelineStage } from '../domain/notes/transcriptionJob.ts'
 
 export interface PublishedTranscript {
   cues: Cue[]

@@ -18,10 +18,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { assembleTranscript, type RawSegment } from '../domain/notes/assemble.ts'
 import { parseVtt } from '../domain/notes/captions.ts'
-import { normalizeLanguage, baseLanguage } from '../domain/notes/language.ts'
+import { normalizeLanguage, languageHint } from '../domain/languages.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
 import { mediaTypeOf } from '../domain/notes/sniff.ts'
-import { NOTE_ERROR_CODES, type PipelineStage } from '../domain/notes/pipeline.ts'
+import { NOTE_ERROR_CODES, type PipelineStage } from '../domain/notes/transcriptionJob.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
@@ -296,7 +296,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       const r = await d.engine.transcribe({
         wavPath: wav,
         durationSeconds: duration,
-        language: baseLanguage(forced),
+        language: languageHint(forced),
         signal: ctx.signal,
         workDir: ctx.workDir,
         onProgress: (p) => ctx.progress('transcribing', p),
@@ -343,7 +343,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
 
   /** The media's own subtitle track (the one in the note's language first) as a published transcript. */
   async function subtitleTrack(mediaPath: string, info: MediaInfo, note: ExistingNote, ctx: Ctx): Promise<PublishedTranscript | null> {
-    const want = baseLanguage(note.language)
+    const want = languageHint(note.language)
     const iso3: Record<string, string> = { eng: 'en', spa: 'es', deu: 'de', ger: 'de', fra: 'fr', fre: 'fr', ita: 'it', por: 'pt' }
     const lang = (l: string | null) => (l ? (iso3[l.toLowerCase()] ?? normalizeLanguage(l)) : null)
     const tracks = [...info.subtitleStreams].sort((a, b) => Number(lang(b.language) === want) - Number(lang(a.language) === want))

@@ -11,6 +11,7 @@ import type { CommandHandler } from '../commands/handleCommand.ts'
 import type { WebhookCommands } from '../commands/webhooks.ts'
 import { noteDecider, noteStream } from '../domain/notes/note.ts'
 import { signatureHeader } from '../domain/webhooks/signing.ts'
+import { deliveryStream } from '../domain/webhooks/delivery.ts'
 import { startProjection, type Projection } from '../projections/runner.ts'
 import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/webhooks.ts'
 import type { WebhookPayload } from '../contract/webhooks.ts'
@@ -37,8 +38,8 @@ export function webhookDispatcher(d: Pick<WebhookWorkerDeps, 'handler' | 'webhoo
     async handle(events, docs) {
       for (const e of events) {
         const eventType = TYPES[e.type as keyof typeof TYPES]
-        const noteId = e.streamName.slice('note-'.length)
-        const { state: note } = await d.handler.load(noteStream(noteId), noteDecider)
+        const noteId = noteStream.idOf(e.streamName)
+        const { state: note } = await d.handler.load(noteStream.of(noteId), noteDecider)
         if (!note.exists) continue
         // An endpoint hears about what happens after it was configured, never about older history.
         const endpoints = await docs
@@ -87,7 +88,7 @@ export function startWebhookWorkers(d: WebhookWorkerDeps) {
       await d.webhooks.recordAttempt(doc._id, { ...base, statusCode: null, error: 'the endpoint was deleted', durationMs: 0, cancelled: true })
       return
     }
-    const delivery = (await d.events.readStream(`webhookdelivery-${doc._id}`, { maxCount: 1 })).events[0]
+    const delivery = (await d.events.readStream(deliveryStream.of(doc._id), { maxCount: 1 })).events[0]
     const body = JSON.stringify((delivery?.data as { payload?: unknown }).payload ?? {})
     const now = clock()
     const timestamp = Math.floor(now.getTime() / 1000)

@@ -5,11 +5,11 @@
 // size or time. Files are written to a temporary name and renamed when complete.
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdir, rename, rm, stat, readFile, writeFile } from 'node:fs/promises'
+import { copyFile, link, mkdir, rename, rm, stat, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { BlobTooLargeError, isBlobKey, type BlobInfo, type BlobStore, type PresignedPut, type StoredBlob } from '../../ports/blobStore.ts'
+import { BlobTooLargeError, isBlobKey, type BlobInfo, type BlobStore, type PresignedPut, type PutGrant, type SignatureCheck, type SignedUploadTarget, type StoredBlob } from '../../ports/blobStore.ts'
 
 export interface LocalBlobStoreOptions {
   dir: string
@@ -19,15 +19,7 @@ export interface LocalBlobStoreOptions {
   clock?: () => Date
 }
 
-export interface PutGrant {
-  contentType: string
-  maxBytes: number
-  exactBytes: number | null
-}
-
-export type SignatureCheck = { ok: true; grant: PutGrant } | { ok: false; expired: boolean; reason: string }
-
-export class LocalBlobStore implements BlobStore {
+export class LocalBlobStore implements BlobStore, SignedUploadTarget {
   private readonly root: string
   private readonly clock: () => Date
   constructor(private readonly options: LocalBlobStoreOptions) {
@@ -95,7 +87,8 @@ export class LocalBlobStore implements BlobStore {
     try {
       await pipeline(body, meter, createWriteStream(tmp, { flags: 'wx' }))
       const blob: StoredBlob = { sizeBytes: size, contentType, sha256: hash.digest('hex') }
-      await writeFile(`${tmp}.meta`, JSON.stringify(blob))
+      // The inode ties the meta file to this very file (the rename keeps it): see snapshot.
+      await writeFile(`${tmp}.meta`, JSON.stringify({ ...blob, ino: (await stat(tmp)).ino }))
       await rename(`${tmp}.meta`, `${path}.meta`)
       await rename(tmp, path)
       return blob
@@ -110,12 +103,38 @@ export class LocalBlobStore implements BlobStore {
     const path = this.pathOf(key)
     try {
       const [meta, st] = await Promise.all([readFile(`${path}.meta`, 'utf8'), stat(path)])
-      const blob = JSON.parse(meta) as StoredBlob
+      const { sizeBytes, contentType, sha256 } = JSON.parse(meta) as StoredBlob
       // The meta file is renamed first: a size that disagrees is an interrupted overwrite.
-      return st.size === blob.sizeBytes ? blob : null
+      return st.size === sizeBytes ? { sizeBytes, contentType, sha256 } : null
     } catch {
       return null
     }
+  }
+
+  /**
+   * A hard link: the very bytes of `from` now, which a later put (a rename over `from`) leaves
+   * alone. The meta file is trusted only when it names the linked file's inode; otherwise a put
+   * landed between its two renames, and the hash is left to the caller (sha256: null).
+   */
+  async snapshot(from: string, to: string): Promise<BlobInfo | null> {
+    const src = this.pathOf(from)
+    const dst = this.pathOf(to)
+    await mkdir(dirname(dst), { recursive: true })
+    try {
+      await link(src, dst)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') return null
+      if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP') throw err
+      await copyFile(src, dst) // no hard links here: a copy of one open file, as consistent
+    }
+    const st = await stat(dst)
+    const meta = await readFile(`${src}.meta`, 'utf8')
+      .then((m) => JSON.parse(m) as StoredBlob & { ino?: number })
+      .catch(() => null)
+    const info: BlobInfo = { sizeBytes: st.size, contentType: meta?.contentType ?? 'application/octet-stream', sha256: meta && meta.ino === st.ino && meta.sizeBytes === st.size ? meta.sha256 : null }
+    await writeFile(`${dst}.meta`, JSON.stringify({ ...info, ino: st.ino }))
+    return info
   }
 
   async withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T> {

@@ -1,7 +1,9 @@
 // The HTTP fetcher for imports over node:http/https. Each hop (the first request and every
-// redirect, at most `maxRedirects`) resolves the host through the HostResolver port, refuses it
-// when any address fails the policy, and then connects to the address it checked (a pinned
-// `lookup`), so DNS rebinding between check and connect is impossible. TLS still verifies the
+// redirect, at most `maxRedirects`) resolves the host and checks every address (the injected
+// TargetResolver: public or allowlisted, judged on parsed addresses, IPv6 spellings of IPv4 by
+// the IPv4 they carry), refuses it when any address fails, and then connects to the address it
+// checked (a pinned `lookup`; an IP literal is connected to as checked), so DNS rebinding between
+// check and connect is impossible. TLS still verifies the
 // certificate against the host name. Bodies are capped while they stream; connect, idle and total
 // timeouts bound a slow server.
 import { request as httpRequest, type IncomingMessage } from 'node:http'
@@ -11,16 +13,14 @@ import { rm } from 'node:fs/promises'
 import { isIP, type LookupFunction } from 'node:net'
 import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import type { HostResolver } from '../../ports/hostResolver.ts'
+import type { TargetResolver } from '../../ports/hostResolver.ts'
 import type { Downloaded, FetchedText, FetchLimits, HttpFetcher } from '../../ports/httpFetcher.ts'
 import { PipelineFailure } from '../../ports/pipelineFailure.ts'
 import type { WebhookTransport } from '../../ports/webhookTransport.ts'
-import { hostOf } from '../../domain/notes/sourceUrl.ts'
 
 export interface SafeHttpOptions {
-  resolver: HostResolver
-  /** True when `ip` may be reached for `host` (public, or allowlisted). */
-  addressAllowed: (host: string, hostPort: string, ip: string) => boolean
+  /** Resolves a URL's host and checks every address (SSRF policy). */
+  resolveTarget: TargetResolver
   connectTimeoutMs: number
   /** No byte for this long: the transfer is abandoned. */
   idleTimeoutMs: number
@@ -32,22 +32,12 @@ export interface SafeHttpOptions {
 const RETRIABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504])
 
 async function pinnedAddress(o: SafeHttpOptions, url: URL, trusted: boolean): Promise<{ address: string; family: 4 | 6 }> {
-  const { host, hostPort } = hostOf(url)
-  let addresses: string[]
-  try {
-    addresses = await o.resolver.resolve(host)
-  } catch {
-    throw new PipelineFailure('download_failed', `The host ${host} does not resolve.`, true)
-  }
-  if (addresses.length === 0) throw new PipelineFailure('download_failed', `The host ${host} has no address.`, true)
-  if (!trusted) {
-    const blocked = addresses.filter((ip) => !o.addressAllowed(host, hostPort, ip))
-    if (blocked.length > 0) throw new PipelineFailure('source_blocked', `${host} resolves to a non-public address (${blocked.join(', ')}); only public sources can be imported.`)
-  }
-  const address = addresses[0]!
+  const checked = await o.resolveTarget(url, { trusted })
+  if (!checked.ok && checked.unresolvable) throw new PipelineFailure('download_failed', `Could not reach ${url.hostname}: ${checked.reason}.`, true)
+  if (!checked.ok) throw new PipelineFailure('source_blocked', `${url.hostname} is refused: ${checked.reason}; only public addresses can be called.`)
+  const address = checked.addresses[0]!
   return { address, family: isIP(address) === 6 ? 6 : 4 }
 }
-
 
 /** A `lookup` that answers with the address that was checked, in both of Node's callback shapes. */
 function pinnedLookup(pinned: { address: string; family: 4 | 6 }): LookupFunction {

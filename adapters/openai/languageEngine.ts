@@ -20,7 +20,7 @@ import { audioDurationMs } from '../../domain/language/content.ts'
 import { AnalysisContent, OutlineContent } from '../../contract/analysis.ts'
 import { AnswerContent } from '../../contract/ask.ts'
 import { DeliverableContent } from '../../contract/deliverables.ts'
-import { PROFILES } from '../../engines/language/templates.ts'
+import { PROFILES } from '../../domain/language/templates.ts'
 import { mmss } from '../../domain/language/time.ts'
 
 /** Bumped when the prompts change, so stored results say which prompts made them. */

@@ -194,6 +194,19 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** A server-side copy (CopyObject reads one consistent version of the source). */
+  async snapshot(from: string, to: string): Promise<BlobInfo | null> {
+    this.check(from)
+    this.check(to)
+    try {
+      await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}` }))
+    } catch (err) {
+      if (isNotFound(err)) return null
+      throw err
+    }
+    return this.stat(to)
+  }
+
   async withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T> {
     const body = await this.read(key)
     const dir = await mkdtemp(join(this.options.tmpDir ?? tmpdir(), 'notes-blob-'))

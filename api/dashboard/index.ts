@@ -1,15 +1,16 @@
 // The web dashboard on {base_url}: the front end at /app (static files built from web/), its
 // JSON endpoints at /app/api, sign-in and sign-out. Registered by api/buildApp.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import cookie from '@fastify/cookie'
 import { randomUUID } from 'node:crypto'
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { normalizeEmail } from '../../domain/accounts/person.ts'
 import type { DashboardAuth } from '../../commands/persons.ts'
 import { SignInRequest, type SessionInfo } from '../../contract/dashboard.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import { registerRoute } from '../route.ts'
-import { FixedWindowLimiter } from '../rateLimit.ts'
+import { FixedWindowLimiter } from '../../commands/operationLimits.ts'
 import { dashboardSessionsOf } from './session.ts'
 import { DASHBOARD_API, dashboardRoutes } from './routes.ts'
 import { sendBlobWithRanges } from './audio.ts'
@@ -23,9 +24,11 @@ declare module 'fastify' {
 
 const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store')
 
-export function dashboard(s: Services) {
+export function dashboard(s: Application) {
   const sessions = dashboardSessionsOf(s)
   return async (app: FastifyInstance) => {
+    // Cookies parsed by @fastify/cookie (first of a repeated name wins; a malformed escape is kept as sent).
+    await app.register(cookie)
     // Sign-in attempts: per address and per email, so neither a spray nor one guessed account gets far.
     const perIp = new FixedWindowLimiter(30, 600)
     const perEmail = new FixedWindowLimiter(10, 600)

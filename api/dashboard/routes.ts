@@ -3,7 +3,7 @@
 // a caller whose `via` is `dashboard`. Only a signed-in person's session cookie opens them (never
 // an API key), and every state-changing one needs the session's CSRF token.
 import { z } from 'zod'
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { cycleOf } from '../../domain/credits/plans.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
@@ -26,22 +26,19 @@ import {
   RevokedKey,
   VoiceConsentScreen,
 } from '../../contract/dashboard.ts'
-import { listApiKeys } from '../../readmodels/apiKeys.ts'
-import { cycleStatement, ledgerCycles, statementCsv } from '../../readmodels/ledger.ts'
-import { getNoteDetail, listNotes } from '../../readmodels/notes.ts'
-import { getTranscript } from '../../readmodels/transcripts.ts'
-import { auditAccountLedger } from '../../commands/creditAudit.ts'
+import { statementCsv } from '../../readmodels/ledger.ts'
+import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 
 export const DASHBOARD_API = '/app/api'
 
 const common = { extension: true, invalidCode: 'invalid_request' as const }
 
-export function dashboardRoutes(s: Services): RouteDef[] {
-  const voice = s.transcriptFeatures.voice
+export function dashboardRoutes(s: Application): RouteDef[] {
+  const voice = s.voice
   const credits = async (accountId: string, cycle: string | undefined) => {
     const status = await s.status.status({ accountId })
     const shown = cycle ?? status.credits.cycle
-    return { status, shown, lines: await cycleStatement(s.docs, accountId, shown) }
+    return { status, shown, lines: await s.queries.ledger.statement(accountId, shown) }
   }
   return [
     // ---- API keys ---------------------------------------------------------------------------
@@ -54,7 +51,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       summary: 'The account’s API keys: prefix, name, status, last use',
       response: { status: 200, schema: ApiKeyList, description: 'Newest first.' },
       errors: [],
-      handle: ({ caller }) => listApiKeys(s.docs, caller.accountId),
+      handle: ({ caller }) => s.queries.apiKeys.list(caller.accountId),
     }),
     defineRoute({
       ...common,
@@ -69,7 +66,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       async handle({ caller, body }) {
         const name = body.name ?? 'dashboard'
         const issued = await s.accounts.createApiKey(caller.accountId, name)
-        await s.sync.waitFor('api-keys', await lastPosition(s, `apikey-${issued.keyId}`))
+        await s.sync.waitFor('api-keys', issued.position)
         return { id: issued.keyId, name, prefix: issued.prefix, apiKey: issued.apiKey }
       },
     }),
@@ -85,8 +82,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       response: { status: 200, schema: RevokedKey, description: 'Revoked.' },
       errors: ['not_found'],
       async handle({ caller, params }) {
-        await s.accounts.revokeApiKey(caller.accountId, params.keyId, 'revoked on the dashboard')
-        await s.sync.waitFor('api-keys', await lastPosition(s, `apikey-${params.keyId}`))
+        await s.sync.waitFor('api-keys', (await s.accounts.revokeApiKey(caller.accountId, params.keyId, 'revoked on the dashboard')).position)
         return { id: params.keyId, status: 'revoked' as const }
       },
     }),
@@ -104,7 +100,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       errors: [],
       async handle({ caller, query }) {
         const { status, shown, lines } = await credits(caller.accountId, query.cycle)
-        const cycles = await ledgerCycles(s.docs, caller.accountId)
+        const cycles = await s.queries.ledger.cycles(caller.accountId)
         return { status, cycle: shown, cycles: cycles.includes(status.credits.cycle) ? cycles : [status.credits.cycle, ...cycles], lines }
       },
     }),
@@ -120,7 +116,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       errors: [],
       async handle({ caller, query, reply }) {
         const cycle = query.cycle ?? cycleOf(new Date())
-        const lines = await cycleStatement(s.docs, caller.accountId, cycle)
+        const lines = await s.queries.ledger.statement(caller.accountId, cycle)
         reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="credits-${cycle}.csv"`)
         return statementCsv(lines)
       },
@@ -135,7 +131,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       response: { status: 200, schema: AuditVerdict, description: 'The verdict.' },
       errors: ['not_found'],
       async handle({ caller }) {
-        const r = await auditAccountLedger(s, caller.accountId)
+        const r = await s.audit.account(caller.accountId)
         if (!r) throw new DomainError('not_found', 'This account has no credit ledger.')
         return { accountId: r.accountId, ok: r.ok, balance: r.balance, lines: r.statement.length, problems: r.problems, auditedAt: r.auditedAt }
       },
@@ -164,7 +160,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       invalidCode: 'invalid_query',
       response: { status: 200, schema: NoteList, description: 'A page of notes.' },
       errors: ['invalid_query'],
-      handle: ({ caller, query }) => listNotes(s.docs, caller.accountId, query),
+      handle: ({ caller, query }) => s.queries.notes.list(caller.accountId, query),
     }),
     defineRoute({
       ...common,
@@ -178,7 +174,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       response: { status: 200, schema: DashboardNoteDetail, description: 'The note.' },
       errors: ['not_found'],
       async handle({ caller, params }) {
-        const [detail, audio] = await Promise.all([getNoteDetail(s.docs, caller.accountId, params.id), s.notes.audio(caller, params.id)])
+        const [detail, audio] = await Promise.all([s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan)), s.notes.audio(caller, params.id)])
         return { ...detail, audio: audio && { url: `${DASHBOARD_API}/notes/${params.id}/audio`, contentType: audio.contentType, sizeBytes: audio.sizeBytes } }
       },
     }),
@@ -193,7 +189,7 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       notFound: true,
       response: { status: 200, schema: Transcript, description: 'The transcript.' },
       errors: ['not_found', 'no_transcript'],
-      handle: ({ caller, params }) => getTranscript(s.docs, caller.accountId, params.id),
+      handle: ({ caller, params }) => s.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
     }),
 
     // ---- integrations (webhooks) ---------------------------------------------------------------
@@ -352,9 +348,4 @@ export function dashboardRoutes(s: Services): RouteDef[] {
       handle: ({ caller, params }) => s.authorizedClients.revoke(caller, params.clientId),
     }),
   ]
-}
-
-async function lastPosition(s: Services, stream: string): Promise<number | null> {
-  const read = await s.events.readStream(stream)
-  return read.events.at(-1)?.globalPosition ?? null
 }

@@ -16,10 +16,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { randomBytes } from 'node:crypto'
 import { DomainError } from '../../domain/errors.ts'
 import { parseSessionToken } from '../../domain/accounts/session.ts'
-import type { Services } from '../../app/services.ts'
-import { signingSecret } from '../../app/secrets.ts'
+import type { Application } from '../../commands/application.ts'
 import type { DashboardAuth } from '../../commands/persons.ts'
-import { Signer, readCookies } from '../oauth/signing.ts'
+import { Signer } from '../oauth/signing.ts'
 
 export const CSRF_HEADER = 'x-csrf-token'
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -33,16 +32,14 @@ export interface DashboardCookies {
 export const cookieNames = (secure: boolean): DashboardCookies =>
   secure ? { session: '__Host-notes_session', preSession: '__Host-notes_presession', secure } : { session: 'notes_session', preSession: 'notes_presession', secure }
 
+// fastify adds each `set-cookie` header to the ones already set (re-sending those sent a cookie twice).
 export function setCookie(reply: FastifyReply, name: string, value: string, o: { maxAgeSeconds: number; sameSite: 'Lax' | 'Strict'; secure: boolean }) {
-  reply.header('set-cookie', [
-    ...[reply.getHeader('set-cookie') ?? []].flat().map(String),
-    `${name}=${encodeURIComponent(value)}; Path=/; Max-Age=${Math.max(0, Math.floor(o.maxAgeSeconds))}; HttpOnly; SameSite=${o.sameSite}${o.secure ? '; Secure' : ''}`,
-  ])
+  reply.header('set-cookie', `${name}=${encodeURIComponent(value)}; Path=/; Max-Age=${Math.max(0, Math.floor(o.maxAgeSeconds))}; HttpOnly; SameSite=${o.sameSite}${o.secure ? '; Secure' : ''}`)
 }
 
-const perServices = new WeakMap<Services, DashboardSessions>()
+const perServices = new WeakMap<Application, DashboardSessions>()
 /** One per service instance: the dashboard and the OAuth consent page read the same sessions. */
-export function dashboardSessionsOf(s: Services): DashboardSessions {
+export function dashboardSessionsOf(s: Application): DashboardSessions {
   let d = perServices.get(s)
   if (!d) perServices.set(s, (d = new DashboardSessions(s)))
   return d
@@ -53,15 +50,15 @@ export class DashboardSessions {
   private readonly signer: Signer
   private readonly origins: Set<string>
 
-  constructor(private readonly s: Services) {
-    this.cookies = cookieNames(s.config.dashboard.secureCookies)
-    this.signer = new Signer(signingSecret(s.config.dataDir, 'dashboard', s.config.dashboard.signingSecret))
-    this.origins = new Set([new URL(s.config.publicBaseUrl).origin])
+  constructor(private readonly s: Application) {
+    this.cookies = cookieNames(s.settings.dashboard.secureCookies)
+    this.signer = new Signer(s.settings.secrets.dashboard)
+    this.origins = new Set([new URL(s.settings.publicBaseUrl).origin])
   }
 
   /** The session cookie's value, if any. */
   token(req: FastifyRequest): string | undefined {
-    return readCookies(req.headers.cookie)[this.cookies.session]
+    return req.cookies[this.cookies.session]
   }
 
   /** The signed-in person of this request, or null. Reads the cookie only: an Authorization header is never a dashboard credential. */
@@ -76,7 +73,7 @@ export class DashboardSessions {
 
   /** The anonymous token of the sign-in form, bound to a pre-session cookie (set here when missing). */
   preSessionCsrf(req: FastifyRequest, reply: FastifyReply): string {
-    let value = readCookies(req.headers.cookie)[this.cookies.preSession]
+    let value = req.cookies[this.cookies.preSession]
     if (!value || !/^[A-Za-z0-9_-]{43}$/.test(value)) {
       value = randomBytes(32).toString('base64url')
       setCookie(reply, this.cookies.preSession, value, { maxAgeSeconds: 3600, sameSite: 'Strict', secure: this.cookies.secure })
@@ -96,7 +93,7 @@ export class DashboardSessions {
     const ok = auth
       ? this.signer.matches(given, 'dashboard-csrf', auth.sessionId)
       : (() => {
-          const pre = readCookies(req.headers.cookie)[this.cookies.preSession]
+          const pre = req.cookies[this.cookies.preSession]
           return !!pre && this.signer.matches(given, 'dashboard-presession', pre)
         })()
     if (!ok) throw new DomainError('csrf_check_failed', 'The CSRF token does not match this session; reload the page.')

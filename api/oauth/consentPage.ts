@@ -3,8 +3,17 @@
 // without a dashboard sign-in, the account's API key as a fallback. No script.
 import type { ValidAuthorization } from '../../commands/oauth.ts'
 import { OAUTH_LIFETIMES } from '../../domain/oauth/tokens.ts'
+import { CONSENT_ACTIONS, TOOL_COSTS, type ToolName } from '../../domain/mcp/tools.ts'
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+// What an approved client may do, with the prices of the spec's table, so the page cannot understate it.
+const actions = Object.entries(CONSENT_ACTIONS) as [ToolName, string][]
+const SPENDING = actions.flatMap(([tool, what]) => {
+  const price = TOOL_COSTS[tool].price
+  return price ? [`${what} (${price.credits} credits per ${price.per})`] : []
+})
+const EDITING = actions.filter(([tool]) => !TOOL_COSTS[tool].price).map(([, what]) => what)
 
 const STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}' +
@@ -35,7 +44,7 @@ export function consentPage(v: ConsentView): string {
   const hidden: Record<string, string> = {
     response_type: 'code',
     client_id: r.client.clientId,
-    redirect_uri: r.redirectUri,
+    ...(r.redirectUriGiven ? { redirect_uri: r.redirectUri } : {}),
     code_challenge: r.codeChallenge,
     code_challenge_method: 'S256',
     scope: r.scope,
@@ -51,7 +60,8 @@ export function consentPage(v: ConsentView): string {
 <p><strong>${esc(name)}</strong>${r.client.clientUri ? ` (<span>${esc(new URL(r.client.clientUri).host)}</span>)` : ''} asks to act for your account through the MCP server:</p>
 <ul>
 <li>search, list and read your notes, transcripts and folders;</li>
-<li>import links as new notes, which spends your monthly credits;</li>
+<li><strong>spend your monthly credits</strong>, without asking you each time: ${SPENDING.map(esc).join('; ')};</li>
+<li><strong>change your notes and edit their transcripts</strong>: ${EDITING.map(esc).join('; ')};</li>
 <li>see your plan, credits and usage.</li>
 </ul>
 <p class="small">Access lasts at most ${days(OAUTH_LIFETIMES.grantSeconds)} days and ends earlier if the application stays away more than ${days(OAUTH_LIFETIMES.refreshSeconds)} days. You approve this application once; after that it signs in without asking. After you choose, your browser returns to <strong>${esc(target.protocol === 'http:' || target.protocol === 'https:' ? target.host : target.protocol)}</strong>.</p>
@@ -75,6 +85,20 @@ ${
   )
 }
 
-export function errorPage(message: string): string {
-  return page('Authorization failed', `<h1>This authorization request cannot be completed</h1><p class="err">${esc(message)}</p><p class="small">Go back to the application and start again.</p>`)
+export function errorPage(message: string, code?: string): string {
+  return page(
+    'Authorization failed',
+    `<h1>This authorization request cannot be completed</h1><p class="err">${esc(message)}</p>${code ? `<p class="small">Error: <code>${esc(code)}</code></p>` : ''}<p class="small">Go back to the application and start again.</p>`,
+  )
+}
+
+/** After a Deny by someone not signed in: no automatic redirect; the way back is a link they may follow. */
+export function declinedPage(r: ValidAuthorization, back: string): string {
+  const name = r.client.clientName ?? 'the application'
+  const target = new URL(r.redirectUri)
+  const where = target.protocol === 'http:' || target.protocol === 'https:' ? target.host : target.protocol
+  return page(
+    'Access declined',
+    `<h1>You declined</h1><p>Nothing was shared with <strong>${esc(name)}</strong>. You can close this page.</p><p class="small">To tell the application, <a href="${esc(back)}">return to ${esc(where)}</a>.</p>`,
+  )
 }

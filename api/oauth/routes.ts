@@ -4,22 +4,23 @@
 // rotation) and revocation (RFC 7009). Errors here are OAuth's `{ error, error_description }`,
 // which OAuth clients parse, not the REST error body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fastifyCookie from '@fastify/cookie'
 import { z } from 'zod'
-import type { Services } from '../../app/services.ts'
-import { signingSecret } from '../../app/secrets.ts'
+import type { Application } from '../../commands/application.ts'
 import { isOAuthError, OAuthError } from '../../domain/oauth/errors.ts'
+import type { GrantApprover } from '../../domain/oauth/grant.ts'
 import { OAUTH_SCOPES, PKCE_METHODS } from '../../domain/oauth/tokens.ts'
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../domain/oauth/client.ts'
 import type { PresentedClient, ValidAuthorization } from '../../commands/oauth.ts'
 import { AuthorizationRequest, ClientRegistrationRequest, RevocationRequest, TokenRequest, type AuthorizationServerMetadata } from '../../contract/oauth.ts'
 import { errorBody } from '../errors.ts'
-import { FixedWindowLimiter } from '../rateLimit.ts'
-import { consentPage, errorPage } from './consentPage.ts'
-import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue, readCookies } from './signing.ts'
+import { FixedWindowLimiter } from '../../commands/operationLimits.ts'
+import { consentPage, declinedPage, errorPage } from './consentPage.ts'
+import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue } from './signing.ts'
 import { dashboardSessionsOf } from '../dashboard/session.ts'
 
-export function authorizationServerMetadata(s: Services): AuthorizationServerMetadata {
-  const base = s.config.publicBaseUrl
+export function authorizationServerMetadata(s: Application): AuthorizationServerMetadata {
+  const base = s.settings.publicBaseUrl
   return {
     issuer: base,
     authorization_endpoint: `${base}/oauth/authorize`,
@@ -85,10 +86,18 @@ function html(reply: FastifyReply, status: number, body: string) {
     .send(body)
 }
 
-export function oauthRoutes(s: Services) {
+/** Who approves in this browser: a dashboard person, or (fallback) the account's API key. */
+interface Approver {
+  accountId: string
+  person: { name: string; email: string } | null
+  approvedBy: GrantApprover
+}
+
+export function oauthRoutes(s: Application) {
   return async (app: FastifyInstance) => {
-    const signer = new Signer(signingSecret(s.config.dataDir, 'oauth', s.config.oauthSigningSecret))
-    const secure = s.config.publicBaseUrl.startsWith('https:')
+    await app.register(fastifyCookie)
+    const signer = new Signer(s.settings.secrets.oauth)
+    const secure = s.settings.publicBaseUrl.startsWith('https:')
     // Registration is open to anyone (RFC 7591): counted per IP so it cannot be flooded; sign-in
     // attempts on the consent page likewise.
     const registrations = new FixedWindowLimiter(30, 3600)
@@ -129,22 +138,23 @@ export function oauthRoutes(s: Services) {
      * Who approves, in this browser: a person signed in to the dashboard (its session cookie), or,
      * as a fallback for accounts without a dashboard sign-in, an earlier API-key sign-in on this page.
      */
-    const sessionOf = async (req: FastifyRequest): Promise<{ accountId: string; person: { name: string; email: string } | null } | null> => {
+    const sessionOf = async (req: FastifyRequest): Promise<Approver | null> => {
       const person = await dashboardSessions.authenticate(req)
-      if (person) return { accountId: person.accountId, person: { name: person.name, email: person.email } }
-      const session = signer.readSession(readCookies(req.headers.cookie)[SESSION_COOKIE], Date.now())
-      return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? { accountId: session.accountId, person: null } : null
+      if (person) return { accountId: person.accountId, person: { name: person.name, email: person.email }, approvedBy: { kind: 'person', personId: person.personId } }
+      const session = signer.readSession(req.cookies[SESSION_COOKIE], Date.now())
+      return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? { accountId: session.accountId, person: null, approvedBy: { kind: 'api_key', keyId: session.keyId } } : null
     }
 
     /** The dashboard's sign-in, coming back to this very authorization request. */
     const signInUrl = (r: ValidAuthorization) => {
-      const q = new URLSearchParams({ response_type: 'code', client_id: r.client.clientId, redirect_uri: r.redirectUri, code_challenge: r.codeChallenge, code_challenge_method: 'S256', scope: r.scope, resource: r.resource })
+      const q = new URLSearchParams({ response_type: 'code', client_id: r.client.clientId, code_challenge: r.codeChallenge, code_challenge_method: 'S256', scope: r.scope, resource: r.resource })
+      if (r.redirectUriGiven) q.set('redirect_uri', r.redirectUri)
       if (r.state !== null) q.set('state', r.state)
       return `/app/sign-in?${new URLSearchParams({ next: `/oauth/authorize?${q}` })}`
     }
 
-    const showConsent = async (req: FastifyRequest, reply: FastifyReply, request: ValidAuthorization, signedIn: { accountId: string; person: { name: string; email: string } | null } | null, error: string | null) => {
-      let csrfCookie = readCookies(req.headers.cookie)[CSRF_COOKIE]
+    const showConsent = async (req: FastifyRequest, reply: FastifyReply, request: ValidAuthorization, signedIn: Approver | null, error: string | null) => {
+      let csrfCookie = req.cookies[CSRF_COOKIE]
       if (!csrfCookie || csrfCookie.length < 43) {
         csrfCookie = randomCookieValue()
         reply.header('set-cookie', cookie(CSRF_COOKIE, csrfCookie, { maxAgeSeconds: 3600, sameSite: 'Strict', secure }))
@@ -158,11 +168,11 @@ export function oauthRoutes(s: Services) {
       const q = AuthorizationRequest.safeParse(req.query ?? {})
       if (!q.success) return html(reply, 400, errorPage('The authorization request is malformed.'))
       const checked = await s.oauth.checkAuthorizationRequest(q.data)
-      if (!checked.ok) return 'fatal' in checked ? html(reply, 400, errorPage(checked.fatal)) : reply.redirect(checked.redirect, 302)
+      if (!checked.ok) return html(reply, 400, errorPage(checked.description, checked.error))
       const session = await sessionOf(req)
       // Approved before for this client and scope, and signed in: no screen (spec: approve once per client).
       if (session && (await s.oauth.hasConsent(session.accountId, checked.request.client.clientId, checked.request.scope))) {
-        const { redirect } = await s.oauth.approve(session.accountId, checked.request)
+        const { redirect } = await s.oauth.approve(session.accountId, checked.request, session.approvedBy)
         return reply.header('cache-control', 'no-store').redirect(redirect, 302)
       }
       return showConsent(req, reply, checked.request, session, null)
@@ -173,26 +183,31 @@ export function oauthRoutes(s: Services) {
       if (!form.success) return html(reply, 400, errorPage('The form is malformed.'))
       const f = form.data
       const checked = await s.oauth.checkAuthorizationRequest(f)
-      if (!checked.ok) return 'fatal' in checked ? html(reply, 400, errorPage(checked.fatal)) : reply.redirect(checked.redirect, 302)
+      if (!checked.ok) return html(reply, 400, errorPage(checked.description, checked.error))
       const request = checked.request
-      const csrfCookie = readCookies(req.headers.cookie)[CSRF_COOKIE]
+      const csrfCookie = req.cookies[CSRF_COOKIE]
       // A form not served by us to this browser for this very request: refused without a redirect.
       if (!csrfCookie || !f.csrf || !signer.matches(f.csrf, 'csrf', csrfCookie, request.client.clientId, request.codeChallenge)) {
         return html(reply, 403, errorPage('The form expired or did not come from this page (CSRF check failed). Start the authorization again from the application.'))
       }
-      if (f.decision === 'deny') return reply.header('cache-control', 'no-store').redirect(s.oauth.deny(request), 302)
-      if (f.decision !== 'approve') return html(reply, 400, errorPage('Choose Approve or Deny.'))
       let signedIn = await sessionOf(req)
+      if (f.decision === 'deny') {
+        // Only a signed-in person's refusal is sent back by itself (RFC 9700 section 4.11.2);
+        // anyone else sees that nothing was shared and decides whether to follow the link back.
+        if (signedIn) return reply.header('cache-control', 'no-store').redirect(s.oauth.deny(request), 302)
+        return html(reply, 200, declinedPage(request, s.oauth.deny(request)))
+      }
+      if (f.decision !== 'approve') return html(reply, 400, errorPage('Choose Approve or Deny.'))
       if (!signedIn) {
         const hit = signIns.hit(req.ip)
         if (!hit.ok) return html(reply, 429, errorPage(`Too many sign-in attempts; try again in ${hit.retryAfter} seconds.`))
         const key = f.api_key?.trim()
         const auth = key ? await s.accounts.authenticate(key) : null
         if (!auth) return showConsent(req, reply, request, null, key ? 'That API key is not valid. Copy it again from the dashboard’s key page.' : 'Sign in to the dashboard first (or give the account’s API key).')
-        signedIn = { accountId: auth.accountId, person: null }
+        signedIn = { accountId: auth.accountId, person: null, approvedBy: { kind: 'api_key', keyId: auth.keyId } }
         reply.header('set-cookie', cookie(SESSION_COOKIE, signer.session(auth.accountId, auth.keyId, Date.now()), { maxAgeSeconds: SESSION_SECONDS, sameSite: 'Lax', secure }))
       }
-      const { redirect } = await s.oauth.approve(signedIn.accountId, request)
+      const { redirect } = await s.oauth.approve(signedIn.accountId, request, signedIn.approvedBy)
       return reply.header('cache-control', 'no-store').redirect(redirect, 302)
     })
 

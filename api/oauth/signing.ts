@@ -42,17 +42,6 @@ export class Signer {
 
 export const randomCookieValue = () => randomBytes(32).toString('base64url')
 
-export function readCookies(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const part of (header ?? '').split(';')) {
-    const i = part.indexOf('=')
-    if (i <= 0) continue
-    const name = part.slice(0, i).trim()
-    if (!(name in out)) out[name] = decodeURIComponent(part.slice(i + 1).trim())
-  }
-  return out
-}
-
 export function cookie(name: string, value: string, o: { maxAgeSeconds: number; sameSite: 'Strict' | 'Lax'; secure: boolean }) {
   return `${name}=${encodeURIComponent(value)}; Path=/oauth; Max-Age=${o.maxAgeSeconds}; HttpOnly; SameSite=${o.sameSite}${o.secure ? '; Secure' : ''}`
 }

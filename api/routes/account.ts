@@ -1,10 +1,10 @@
 // The account's plan, credits and usage over REST: a documented extension, the same query as the
 // MCP tool founder_status.
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import { AccountStatus } from '../../contract/account.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-export const accountRoutes = (s: Services): RouteDef[] => [
+export const accountRoutes = (s: Application): RouteDef[] => [
   defineRoute({
     operationId: 'getAccountStatus',
     method: 'GET',

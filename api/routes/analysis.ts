@@ -1,12 +1,11 @@
 // Analyses and outlines over REST (spec part 4): thin edges over AnalysisCommands and the
 // analysis queries, which the MCP tools (generate_ai_notes, generate_outline, get_outline) call too.
 import { z } from 'zod'
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { Analysis, AnalysisList, AnalysisQuery, GenerateAnalysisRequest, Outline, OutlineQuery, Template, templatesOf } from '../../contract/analysis.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
-import { analysisHistory, listAnalyses } from '../../readmodels/analysis.ts'
-import { listHighlights, listMarkers } from '../../readmodels/highlights.ts'
+
 import { HighlightList, HighlightQuery, MarkerList } from '../../contract/highlights.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
@@ -18,7 +17,7 @@ const AnalysisHistory = z
   })
   .meta({ id: 'AnalysisHistory' })
 
-export const analysisRoutes = (s: Services): RouteDef[] => [
+export const analysisRoutes = (s: Application): RouteDef[] => [
   defineRoute({
     operationId: 'getAnalyses',
     method: 'GET',
@@ -31,7 +30,7 @@ export const analysisRoutes = (s: Services): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: AnalysisList, description: 'The analyses, sorted by template.' },
     errors: ['invalid_query', 'not_found', 'analysis_not_generated'],
-    handle: ({ caller, params, query }) => listAnalyses(s.docs, caller.accountId, params.id, query.template),
+    handle: ({ caller, params, query }) => s.queries.analysis.list(caller.accountId, params.id, query.template),
   }),
   defineRoute({
     operationId: 'generateAnalyses',
@@ -65,7 +64,7 @@ export const analysisRoutes = (s: Services): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: AnalysisHistory, description: 'The generations (empty when none).' },
     errors: ['invalid_query', 'not_found'],
-    handle: async ({ caller, params, query }) => ({ noteId: params.id, template: query.template, generations: await analysisHistory(s.docs, caller.accountId, params.id, query.template) }),
+    handle: async ({ caller, params, query }) => ({ noteId: params.id, template: query.template, generations: await s.queries.analysis.history(caller.accountId, params.id, query.template) }),
   }),
   defineRoute({
     operationId: 'getOutline',
@@ -98,7 +97,7 @@ export const analysisRoutes = (s: Services): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: HighlightList, description: 'Key points, action items, decisions and questions with an anchor, and chapters, by time.' },
     errors: ['invalid_query', 'not_found'],
-    handle: ({ caller, params, query }) => listHighlights(s.docs, caller.accountId, params.id, query.template),
+    handle: ({ caller, params, query }) => s.queries.analysis.highlights(caller.accountId, params.id, query.template),
   }),
   defineRoute({
     operationId: 'listMarkers',
@@ -112,6 +111,6 @@ export const analysisRoutes = (s: Services): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: MarkerList, description: 'The chapters as markers (empty without an outline).' },
     errors: ['not_found'],
-    handle: ({ caller, params }) => listMarkers(s.docs, caller.accountId, params.id),
+    handle: ({ caller, params }) => s.queries.analysis.markers(caller.accountId, params.id),
   }),
 ]

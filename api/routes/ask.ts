@@ -1,12 +1,12 @@
 // Questions with citations over REST (spec part 4): thin edges over AskCommands (MCP ask_note
 // calls the same).
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { Answer, AskRequest, GlobalAnswer, GlobalAskRequest } from '../../contract/ask.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-export const askRoutes = (s: Services): RouteDef[] => [
+export const askRoutes = (s: Application): RouteDef[] => [
   defineRoute({
     operationId: 'askNote',
     method: 'POST',

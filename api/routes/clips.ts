@@ -1,12 +1,12 @@
 // REST twin of the MCP tool extract_clip (a documented extension): the MP3 bytes of a time range.
 import { z } from 'zod'
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { ClipQuery } from '../../contract/clips.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-export const clipRoutes = (s: Services): RouteDef[] => [
+export const clipRoutes = (s: Application): RouteDef[] => [
   defineRoute({
     operationId: 'getNoteClip',
     method: 'GET',

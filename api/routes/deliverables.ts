@@ -2,12 +2,12 @@
 // (an extension: the deliverable's `downloadUrl`, authenticated like every /v1 route).
 import type { Readable } from 'node:stream'
 import { z } from 'zod'
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { CreateDeliverableRequest, DeliverableCreated, DeliverableFileParams, DeliverableList, NoteDeliverableParams } from '../../contract/deliverables.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-export const deliverableRoutes = (s: Services): RouteDef[] => [
+export const deliverableRoutes = (s: Application): RouteDef[] => [
   defineRoute({
     operationId: 'createDeliverable',
     method: 'POST',

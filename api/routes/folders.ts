@@ -1,18 +1,17 @@
 // Folders over REST: a documented extension (the spec names `folderId` but no folder endpoints).
 import { z } from 'zod'
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import { Folder, FolderIdParams, FolderList, FolderRequest } from '../../contract/notes.ts'
-import { listFolders } from '../../readmodels/folders.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-async function folderById(s: Services, accountId: string, folderId: string) {
-  const found = (await listFolders(s.docs, accountId)).find((f) => f.id === folderId)
+async function folderById(s: Application, accountId: string, folderId: string) {
+  const found = (await s.queries.folders.list(accountId)).find((f) => f.id === folderId)
   if (!found) throw new DomainError('not_found', 'No folder with that id belongs to you.')
   return found
 }
 
-export const foldersRoutes = (s: Services): RouteDef[] => [
+export const foldersRoutes = (s: Application): RouteDef[] => [
   defineRoute({
     operationId: 'listFolders',
     method: 'GET',
@@ -23,7 +22,7 @@ export const foldersRoutes = (s: Services): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: FolderList, description: 'The folders, by name.' },
     errors: [],
-    handle: async ({ caller }) => ({ folders: await listFolders(s.docs, caller.accountId) }),
+    handle: async ({ caller }) => ({ folders: await s.queries.folders.list(caller.accountId) }),
   }),
   defineRoute({
     operationId: 'createFolder',

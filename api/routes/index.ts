@@ -1,6 +1,6 @@
 // Every REST route of the service, in the order the contract lists them. A new feature adds its
 // route module here and nowhere else.
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import type { RouteDef } from '../route.ts'
 import { notesRoutes } from './notes.ts'
 import { foldersRoutes } from './folders.ts'
@@ -13,7 +13,7 @@ import { deliverableRoutes } from './deliverables.ts'
 import { webhookRoutes } from './webhooks.ts'
 import { clipRoutes } from './clips.ts'
 
-export const featureRoutes = (s: Services): RouteDef[] => [
+export const featureRoutes = (s: Application): RouteDef[] => [
   ...notesRoutes(s),
   ...foldersRoutes(s),
   ...uploadRoutes(s),

@@ -1,16 +1,16 @@
 // The notes resource over REST (spec part 4): thin adapters from HTTP to the note commands and
 // queries, which MCP tools call too.
 import { z } from 'zod'
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { CreateNoteRequest, CreateNoteResponse, FinalizeRequest, FinalizeResponse, ListNotesQuery, NoteDetail, NoteIdParams, NoteList, PatchNoteRequest } from '../../contract/notes.ts'
-import { getNoteDetail, listNotesJson } from '../../readmodels/notes.ts'
+import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
 const IdempotencyKey = z.string().min(1).max(200)
 
-export const notesRoutes = (s: Services): RouteDef[] => [
+export const notesRoutes = (s: Application): RouteDef[] => [
   defineRoute({
     operationId: 'createNote',
     method: 'POST',
@@ -45,7 +45,7 @@ export const notesRoutes = (s: Services): RouteDef[] => [
     errors: ['invalid_query'],
     async handle({ caller, query, reply }) {
       reply.type('application/json; charset=utf-8')
-      return listNotesJson(s.docs, caller.accountId, query)
+      return s.queries.notes.listJson(caller.accountId, query)
     },
   }),
   defineRoute({
@@ -59,7 +59,7 @@ export const notesRoutes = (s: Services): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: NoteDetail, description: 'The note.' },
     errors: ['not_found'],
-    handle: ({ caller, params }) => getNoteDetail(s.docs, caller.accountId, params.id),
+    handle: ({ caller, params }) => s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan)),
   }),
   defineRoute({
     operationId: 'finalizeNote',
@@ -91,7 +91,7 @@ export const notesRoutes = (s: Services): RouteDef[] => [
     errors: ['invalid_request', 'not_found'],
     async handle({ caller, params, body }) {
       await s.notes.edit(caller, params.id, body)
-      return getNoteDetail(s.docs, caller.accountId, params.id)
+      return s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
     },
   }),
 ]

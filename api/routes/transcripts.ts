@@ -1,6 +1,7 @@
 // Transcripts, translations, speakers and voice profiles over REST (spec part 4): thin adapters
 // from HTTP to the commands and queries that the MCP tools call too.
-import type { Services } from '../../app/services.ts'
+import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
+import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { OPERATION_LIMITS } from '../../domain/limits.ts'
@@ -24,7 +25,6 @@ import {
   VoiceProfilePatch,
   VoiceProfiles,
 } from '../../contract/transcripts.ts'
-import { getSpeakers, getSpeakerTimeline, getTranslation } from '../../readmodels/transcripts.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
 function language(value: string | undefined, acceptLanguage: string | undefined): TranslationLanguage {
@@ -33,8 +33,8 @@ function language(value: string | undefined, acceptLanguage: string | undefined)
   return value
 }
 
-export const transcriptRoutes = (s: Services): RouteDef[] => {
-  const f = s.transcriptFeatures
+export const transcriptRoutes = (s: Application): RouteDef[] => {
+  const f = { transcripts: s.transcripts, voice: s.voice }
   return [
     defineRoute({
       operationId: 'getTranscript',
@@ -107,7 +107,7 @@ export const transcriptRoutes = (s: Services): RouteDef[] => {
       invalidCode: 'invalid_language',
       response: { status: 200, schema: TranslationState, description: 'The translation state (status `none` when never requested).' },
       errors: ['invalid_language', 'not_found', 'no_transcript'],
-      handle: ({ caller, params, query, req }) => getTranslation(s.docs, caller.accountId, params.id, language(query.language, req.headers['accept-language'])),
+      handle: ({ caller, params, query, req }) => s.queries.transcripts.translation(caller.accountId, params.id, language(query.language, req.headers['accept-language']), transcriptPreviewFor(caller.plan)),
     }),
     defineRoute({
       operationId: 'requestTranscriptTranslation',
@@ -148,7 +148,7 @@ export const transcriptRoutes = (s: Services): RouteDef[] => {
       invalidCode: 'invalid_request',
       response: { status: 200, schema: SpeakerList, description: 'The speakers.' },
       errors: ['not_found'],
-      handle: ({ caller, params }) => getSpeakers(s.docs, caller.accountId, params.id),
+      handle: ({ caller, params }) => s.queries.transcripts.speakers(caller.accountId, params.id),
     }),
     defineRoute({
       operationId: 'getSpeakerTimeline',
@@ -162,7 +162,7 @@ export const transcriptRoutes = (s: Services): RouteDef[] => {
       invalidCode: 'invalid_request',
       response: { status: 200, schema: SpeakerTimeline, description: 'The timeline.' },
       errors: ['not_found', 'no_transcript'],
-      handle: ({ caller, params }) => getSpeakerTimeline(s.docs, caller.accountId, params.id),
+      handle: ({ caller, params }) => s.queries.transcripts.timeline(caller.accountId, params.id),
     }),
     defineRoute({
       operationId: 'suggestSpeakerNames',

@@ -2,13 +2,14 @@
 // No API key: the signature is the permission, bound to the note, content type, size and expiry.
 // The body streams to disk; nothing is buffered in memory. Served only with the local store:
 // with S3 the presigned URLs point at the bucket and this service never sees the bytes.
+// Finalize copies the bytes it checks to a key of their own (NoteCommands.bindUpload), so a PUT
+// that ends after finalize changes nothing that is transcribed; it is answered 409 and its bytes
+// are dropped.
 import { z } from 'zod'
 import type { Readable } from 'node:stream'
-import type { Services } from '../../app/services.ts'
-import type { LocalBlobStore } from '../../adapters/local/blobStore.ts'
+import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
-import { noteDecider, noteStream, statusOf } from '../../domain/notes/note.ts'
-import { BlobTooLargeError } from '../../ports/blobStore.ts'
+import { BlobTooLargeError, type SignedUploadTarget } from '../../ports/blobStore.ts'
 import { uploadKey } from '../../commands/notes.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
@@ -24,16 +25,17 @@ const UploadReceipt = z
   .object({ noteId: z.uuid(), sizeBytes: z.number().int(), sha256: z.string(), next: z.string() })
   .meta({ id: 'UploadReceipt' })
 
-export const uploadRoutes = (s: Services): RouteDef[] => (s.localUploads ? [uploadRoute(s, s.localUploads)] : [])
+export const uploadRoutes = (s: Application): RouteDef[] => (s.uploads ? [uploadRoute(s, s.uploads)] : [])
 
-const uploadRoute = (s: Services, local: LocalBlobStore): RouteDef =>
+const uploadRoute = (s: Application, local: SignedUploadTarget): RouteDef =>
   defineRoute({
     operationId: 'uploadNoteBytes',
     method: 'PUT',
     path: '/uploads/:id',
     tag: 'uploads',
     summary: 'Upload the bytes of a direct upload (the presigned `upload.url`)',
-    description: 'Use `upload.url` and `upload.headers` exactly as returned by POST /v1/notes. The body is the raw file. A new PUT before finalize replaces the bytes.',
+    description:
+      'Use `upload.url` and `upload.headers` exactly as returned by POST /v1/notes. The body is the raw file. A new PUT before finalize replaces the bytes; a PUT still running when the note is finalized is refused (409 invalid_state) and changes nothing.',
     extension: true,
     public: true,
     rawBody: true,
@@ -57,15 +59,18 @@ const uploadRoute = (s: Services, local: LocalBlobStore): RouteDef =>
       if (grant.exactBytes !== null && declared !== null && declared !== grant.exactBytes) {
         throw new DomainError('invalid_request', `The note was created for ${grant.exactBytes} bytes (fileSizeBytes); this body has ${declared}.`)
       }
-      const { state } = await s.handler.load(noteStream(params.id), noteDecider)
-      if (!state.exists) throw new DomainError('not_found', 'No such note.')
-      if (state.phase !== 'awaiting_upload') throw new DomainError('invalid_state', 'This note is not waiting for an upload any more.', { current: statusOf(state.phase) })
+      await s.notes.expectUpload(params.id)
       try {
         const blob = await local.put(key, req.body as Readable, { contentType: grant.contentType, maxBytes: grant.maxBytes })
         if (grant.exactBytes !== null && blob.sizeBytes !== grant.exactBytes) {
           await local.delete(key)
           throw new DomainError('invalid_request', `The note was created for ${grant.exactBytes} bytes (fileSizeBytes); ${blob.sizeBytes} arrived.`)
         }
+        // Finalized while the body arrived: finalize bound the bytes it checked, and these are dropped.
+        await s.notes.expectUpload(params.id).catch(async (err) => {
+          await local.delete(key)
+          throw err
+        })
         return { noteId: params.id, sizeBytes: blob.sizeBytes, sha256: blob.sha256, next: `POST /v1/notes/${params.id}/finalize` }
       } catch (err) {
         if (err instanceof BlobTooLargeError) throw new DomainError('file_too_large', `The upload is larger than the ${err.maxBytes} bytes allowed.`)

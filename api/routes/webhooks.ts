@@ -2,7 +2,7 @@
 // part 6): create (the secret is shown once), list, delete, rotate the secret, and the delivery
 // log of one endpoint. Power plan only: other plans get 403 tier_upgrade_required.
 import { z } from 'zod'
-import type { Services } from '../../app/services.ts'
+import type { Application } from '../../commands/application.ts'
 import { CreateWebhookRequest, RotatedSecret, WebhookDeliveryList, WebhookEndpointWithSecret, WebhookIdParams, WebhookList, WebhookTestQueued } from '../../contract/webhooks.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
@@ -11,7 +11,7 @@ const SIGNING =
   '`webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the base64-decoded part of the secret after `whsec_`; ' +
   'during a rotation the header carries one signature per valid secret, space separated. Any 2xx answer is a delivery; anything else is retried with exponential backoff and jitter over about a day.'
 
-export const webhookRoutes = (s: Services): RouteDef[] => [
+export const webhookRoutes = (s: Application): RouteDef[] => [
   defineRoute({
     operationId: 'createWebhook',
     method: 'POST',

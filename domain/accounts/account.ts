@@ -3,8 +3,9 @@
 // (`apikey-<keyId>`, see ./apiKey.ts), so authenticating a request reads one small stream.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
+import { streamKind } from '../streams.ts'
 
-export const accountStream = (accountId: string) => `account-${accountId}`
+export const accountStream = streamKind('account')
 
 export type AccountOpened = DomainEvent<'AccountOpened', { accountId: string; name: string; email: string | null; at: string }>
 export type AccountRenamed = DomainEvent<'AccountRenamed', { name: string; at: string }>

@@ -5,8 +5,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
+import { streamKind } from '../streams.ts'
 
-export const apiKeyStream = (keyId: string) => `apikey-${keyId}`
+export const apiKeyStream = streamKind('apikey')
 
 const KEY_FORMAT = /^nk_([0-9A-HJKMNP-TV-Z]{26})_([A-Za-z0-9_-]{43})$/
 
@@ -83,5 +84,5 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
  * key's own stream, which every authentication reads, so it never grows that stream. Appended
  * without an expected revision: nothing decides on it, only the key list shows it.
  */
-export const apiKeyUsageStream = (keyId: string) => `apikeyusage-${keyId}`
+export const apiKeyUsageStream = streamKind('apikeyusage')
 export type ApiKeyUsed = DomainEvent<'ApiKeyUsed', { keyId: string; accountId: string; at: string }>

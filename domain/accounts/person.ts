@@ -6,8 +6,9 @@
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import { uuidFromName } from '../ids.ts'
+import { streamKind } from '../streams.ts'
 
-export const personStream = (personId: string) => `person-${personId}`
+export const personStream = streamKind('person')
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 

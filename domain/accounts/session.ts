@@ -6,8 +6,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
+import { streamKind } from '../streams.ts'
 
-export const sessionStream = (sessionId: string) => `dashsession-${sessionId}`
+export const sessionStream = streamKind('dashsession')
 
 export const SESSION_END_REASONS = ['signed_out'] as const
 export type SessionEndReason = (typeof SESSION_END_REASONS)[number]

@@ -6,8 +6,9 @@
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import type { AnalysisDraft, ChapterDraft } from '../language/content.ts'
+import { streamKind } from '../streams.ts'
 
-export const analysisStream = (noteId: string) => `analysis-${noteId}`
+export const analysisStream = streamKind('analysis')
 
 export type Generation = {
   engine: string

@@ -3,8 +3,9 @@
 // event with the charge it paid, the citations, and the engine that answered.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
+import { streamKind } from '../streams.ts'
 
-export const askStream = (sessionId: string) => `ask-${sessionId}`
+export const askStream = streamKind('ask')
 
 /** Earlier turns a follow-up sees. */
 export const CONTEXT_TURNS = 6

@@ -18,8 +18,9 @@ import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import { MONTHLY_CREDITS, cycleOf, type CycleId, type Plan } from './plans.ts'
 import { deleteIn, emptyShardedMap, getIn, hasIn, setIn, type ShardedMap } from '../shardedMap.ts'
+import { streamKind } from '../streams.ts'
 
-export const creditsStream = (accountId: string) => `credits-${accountId}`
+export const creditsStream = streamKind('credits')
 
 // ---- events ---------------------------------------------------------------------------------
 

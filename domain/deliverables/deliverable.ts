@@ -4,8 +4,9 @@ import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import type { DeliverableSection } from '../language/content.ts'
 import type { DeliverableKind } from './templates.ts'
+import { streamKind } from '../streams.ts'
 
-export const deliverableStream = (id: string) => `deliverable-${id}`
+export const deliverableStream = streamKind('deliverable')
 
 export type DeliverableFile = { blobKey: string; fileName: string; contentType: string; sizeBytes: number; sha256: string }
 

@@ -2,8 +2,9 @@
 // folder commands do that note by note), so a note never points at a folder that is gone.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
+import { streamKind } from '../streams.ts'
 
-export const folderStream = (folderId: string) => `folder-${folderId}`
+export const folderStream = streamKind('folder')
 
 export type FolderCreated = DomainEvent<'FolderCreated', { folderId: string; accountId: string; name: string; at: string }>
 export type FolderRenamed = DomainEvent<'FolderRenamed', { name: string; at: string }>

@@ -72,18 +72,20 @@ export const TOOL_COSTS: Readonly<Record<ToolName, ToolCost>> = {
 }
 
 /**
- * What a truncating tool (get_transcript_segments, get_transcript_translation) shows a caller on
- * the free plan: the segments from the start, in order, while both bounds hold; a first segment
- * longer than the character bound is cut inside. Longer content says so in `truncated` and
- * `truncation` (counts, this rule, how to get the rest).
+ * What an approved client can do that the account's owner must know before approving, in the
+ * consent page's words: every tool that is not read-only (a test holds this to the registry).
+ * Those with a price in TOOL_COSTS spend credits; the others change notes and transcripts.
  */
-export const FREE_PLAN_PREVIEW = { maxSegments: 20, maxChars: 2000 } as const
-export const FREE_PLAN_PREVIEW_RULE =
-  `free plan over MCP: the first ${FREE_PLAN_PREVIEW.maxSegments} segments from the start, at most ${FREE_PLAN_PREVIEW.maxChars.toLocaleString('en')} characters of text in all`
-export const FREE_PLAN_GET_THE_REST = 'Every segment comes with any paid plan (personal or higher): upgrade the account, then call this tool again.'
-
-/** Whether a tool's content is cut short for a caller on `plan` (the spec's middle cost class). */
-export const truncatesFor = (tool: ToolName, plan: string): boolean => TOOL_COSTS[tool].costClass === 'free_truncated_on_free_plan' && plan === 'free'
+export const CONSENT_ACTIONS: Readonly<Partial<Record<ToolName, string>>> = {
+  import_from_url: 'import links as notes',
+  generate_ai_notes: 'generate AI notes',
+  generate_outline: 'generate outlines',
+  ask_note: 'ask questions about notes',
+  extract_clip: 'cut audio clips',
+  replace_in_transcript: 'find and replace text in transcripts',
+  suggest_speaker_names: 'suggest speaker names',
+  rename_speaker: 'name speakers',
+}
 
 /** One line for a tool's description, so an AI client sees the cost before calling. */
 export function costLine(tool: ToolName): string {

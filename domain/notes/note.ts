@@ -4,9 +4,10 @@
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import type { Transcript } from './transcript.ts'
-import { evolvePipeline, initialJob, type JobState, type PipelineEvent, PIPELINE_EVENT_TYPES } from './pipeline.ts'
+import { initialJob, type JobState, type TranscriptionJobEvent, TRANSCRIPTION_JOB_EVENT_TYPES } from './transcriptionJob.ts'
+import { streamKind } from '../streams.ts'
 
-export const noteStream = (noteId: string) => `note-${noteId}`
+export const noteStream = streamKind('note')
 
 export const NOTE_STATUSES = ['processing', 'ready', 'failed'] as const
 export type NoteStatus = (typeof NOTE_STATUSES)[number]
@@ -73,7 +74,7 @@ export type NoteTranscribed = DomainEvent<'NoteTranscribed', { transcript: Trans
 export type NoteReady = DomainEvent<'NoteReady', { durationSeconds: number | null; language: string | null; at: string }>
 export type NoteFailed = DomainEvent<'NoteFailed', { errorCode: string; message: string; at: string }>
 
-export type NoteEvent = NoteCreated | NoteUploadReceived | NoteFinalized | NoteEdited | NoteTranscribed | NoteReady | NoteFailed | NoteAudioDeleted | PipelineEvent
+export type NoteEvent = NoteCreated | NoteUploadReceived | NoteFinalized | NoteEdited | NoteTranscribed | NoteReady | NoteFailed | NoteAudioDeleted | TranscriptionJobEvent
 
 export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
   'NoteCreated',
@@ -84,7 +85,7 @@ export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
   'NoteReady',
   'NoteFailed',
   'NoteAudioDeleted',
-  ...PIPELINE_EVENT_TYPES,
+  ...TRANSCRIPTION_JOB_EVENT_TYPES,
 ]
 
 // ---- commands -------------------------------------------------------------------------------
@@ -93,7 +94,8 @@ export type CreateNote = Omit<NoteCreated['data'], 'at'> & { type: 'CreateNote';
 export type NoteCommand =
   | CreateNote
   | ({ type: 'RecordUpload'; accountId: string; now: string } & ReceivedUpload)
-  | { type: 'FinalizeUpload'; accountId: string; jobId: string; title: string | null; minutes: number; now: string }
+  /** `blobKey`: the recorded upload the minutes were priced for; another one recorded meanwhile refuses it. */
+  | { type: 'FinalizeUpload'; accountId: string; jobId: string; title: string | null; minutes: number; blobKey: string | null; now: string }
   | { type: 'EditNote'; accountId: string; changes: Omit<NoteEdited['data'], 'at'>; now: string }
   /** Deletes the note's audio when it was stored before `cutoff` and the owner did not ask to keep it. */
   | { type: 'ExpireAudio'; accountId: string; cutoff: string; now: string }
@@ -131,7 +133,7 @@ export type NoteState =
       errorCode: string | null
       durationSeconds: number | null
       recordedAt: string | null
-      /** The transcription job (imports from creation, uploads from finalize); see ./pipeline.ts. */
+      /** The transcription job (imports from creation, uploads from finalize); see ./transcriptionJob.ts. */
       job: JobState | null
       createdAt: string
       updatedAt: string
@@ -195,9 +197,44 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
     case 'NoteAudioDeleted':
       return { ...touched, audioDeletedAt: e.data.at }
     default:
-      // The transcription job's events (./pipeline.ts); events of other deciders on this stream
-      // leave the note as it is (evolvePipeline returns the state unchanged for them).
-      return evolvePipeline(s, e)
+      // The transcription job's events (./transcriptionJob.ts); events of other deciders on this stream
+      // leave the note as it is (evolveTranscriptionJob returns the state unchanged for them).
+      return evolveTranscriptionJob(s, e)
+  }
+}
+
+/** How the transcription job's events change the note's state (./transcriptionJob.ts). */
+export function evolveTranscriptionJob(s: Existing, e: TranscriptionJobEvent): Existing {
+  const touched = { ...s, updatedAt: e.data.at }
+  const job = s.job ?? initialJob(s.jobId ?? '', s.createdAt)
+  switch (e.type) {
+    case 'TranscriptionStarted':
+      return {
+        ...touched,
+        phase: 'processing',
+        job: { ...job, attempt: e.data.attempt, workerId: e.data.workerId, running: true, leaseExpiresAt: e.data.leaseExpiresAt, claimableAt: e.data.retryAt },
+      }
+    case 'TranscriptionProgressed':
+      return { ...touched, job: { ...job, leaseExpiresAt: e.data.leaseExpiresAt, claimableAt: e.data.retryAt } }
+    case 'TranscriptionAttemptFailed':
+      return {
+        ...touched,
+        phase: 'queued',
+        job: { ...job, running: false, workerId: null, leaseExpiresAt: null, claimableAt: e.data.retryAt, lastError: { errorCode: e.data.errorCode, message: e.data.message } },
+      }
+    case 'NoteSourceDescribed': {
+      const { at: _, durationSeconds, ...rest } = e.data
+      return { ...touched, ...rest, ...(durationSeconds !== undefined ? { durationSeconds } : {}) }
+    }
+    case 'NoteAudioStored': {
+      const { at, ...audio } = e.data
+      return { ...touched, audio, audioStoredAt: at }
+    }
+    case 'TranscriptionSettled':
+      return { ...touched, job: { ...job, settled: true } }
+    default:
+      // Events of other deciders on the note stream (transcript edits, speakers...) leave the job as it is.
+      return s
   }
 }
 
@@ -237,6 +274,9 @@ export function decideNote(c: NoteCommand, s: NoteState): NoteEvent[] {
         throw new DomainError('invalid_state', 'No bytes have been uploaded for this note yet: PUT the file to upload.url, then finalize.', {
           current: 'awaiting_upload',
         })
+      }
+      if (c.blobKey !== null && c.blobKey !== note.received.blobKey) {
+        throw new DomainError('conflict', 'Another finalize checked newer bytes for this note meanwhile; finalize again.')
       }
       return [{ type: 'NoteFinalized', data: { jobId: c.jobId, title: c.title, minutes: c.minutes, at: c.now } }]
     }

@@ -1,7 +1,6 @@
 // What kind of link a client sent, decided from the link alone (no network): which provider
 // will import it, the note's origin, and whether it is refused outright. The pipeline sniffs the
 // content later and may still fail the note; here we only turn away what can never work.
-import { isIP } from 'node:net'
 import { DomainError } from '../errors.ts'
 import type { Origin, Provider } from './note.ts'
 
@@ -59,69 +58,4 @@ export function classifySourceUrl(raw: string): ClassifiedUrl {
   if (AUDIO_EXT.test(path)) return { url, provider: 'direct', origin: 'audio', fallbackTitle }
   // Anything else is fetched and sniffed by the pipeline: a file, or a feed without a telling path.
   return { url, provider: 'direct', origin: 'link', fallbackTitle }
-}
-
-// ---- addresses a server must not be made to call (SSRF) ----------------------------------------
-
-const V4_BLOCKED: [string, number][] = [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-]
-
-const v4ToInt = (ip: string) => ip.split('.').reduce((n, part) => (n << 8) + Number(part), 0) >>> 0
-
-function inV4Range(ip: string, base: string, bits: number) {
-  const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0
-  return (v4ToInt(ip) & mask) === (v4ToInt(base) & mask)
-}
-
-/** Loopback, private, link-local, carrier-grade NAT, multicast, documentation and reserved ranges. */
-export function isNonPublicAddress(ip: string): boolean {
-  const family = isIP(ip)
-  if (family === 4) return V4_BLOCKED.some(([base, bits]) => inV4Range(ip, base, bits))
-  if (family !== 6) return true
-  const v6 = ip.toLowerCase()
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v6)
-  if (mapped) return isNonPublicAddress(mapped[1]!)
-  return (
-    v6 === '::' ||
-    v6 === '::1' ||
-    /^f[cd]/.test(v6) || // unique local fc00::/7
-    /^fe[89ab]/.test(v6) || // link-local fe80::/10
-    /^ff/.test(v6) || // multicast
-    v6.startsWith('64:ff9b:') || // NAT64 can reach private v4
-    v6.startsWith('2001:db8:') // documentation
-  )
-}
-
-/** `host` or `host:port` entries and CIDR ranges that are allowed although non-public. */
-export function isAllowlisted(host: string, ip: string, allowlist: readonly string[]): boolean {
-  for (const entry of allowlist) {
-    if (entry === host || entry === ip) return true
-    const [base, bits] = entry.split('/')
-    if (bits !== undefined && isIP(base!) === 4 && isIP(ip) === 4 && inV4Range(ip, base!, Number(bits))) return true
-  }
-  return false
-}
-
-/** An address a request to `host` (`hostPort` with its port) may go to: public, or allowlisted. */
-export const isPermittedAddress = (host: string, hostPort: string, ip: string, allowlist: readonly string[]): boolean =>
-  !isNonPublicAddress(ip) || isAllowlisted(host, ip, allowlist) || isAllowlisted(hostPort, ip, allowlist)
-
-/** The host of a URL as resolvers and allowlists know it (no IPv6 brackets, lower case), with and without its port. */
-export function hostOf(url: URL): { host: string; hostPort: string } {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  return { host, hostPort: url.port ? `${host}:${url.port}` : host }
 }

@@ -3,8 +3,9 @@
 // with PKCE alone; confidential ones also get a secret, stored only as its SHA-256.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { OAuthError } from './errors.ts'
+import { streamKind } from '../streams.ts'
 
-export const oauthClientStream = (clientId: string) => `oauthclient-${clientId}`
+export const oauthClientStream = streamKind('oauthclient')
 
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number]
@@ -53,6 +54,27 @@ export function redirectUriProblem(uri: string): string | null {
   if (u.protocol === 'http:' && !LOOPBACK.has(u.hostname)) return `${uri}: plain http is allowed only for loopback addresses (localhost, 127.0.0.1, [::1])`
   if (u.username || u.password) return `${uri} carries credentials`
   return null
+}
+
+/**
+ * Whether a redirect URI presented at the authorization endpoint is the registered one: equal,
+ * except that for http on the loopback interface any port matches (RFC 8252 section 7.3: native
+ * apps listen on a port the OS picks at the moment of the request). The presented URI must be
+ * written as the URL parser writes it, so no second spelling of a registered URI gets through.
+ */
+export function redirectUriMatches(registered: string, presented: string): boolean {
+  if (registered === presented) return true
+  let r: URL
+  let p: URL
+  try {
+    r = new URL(registered)
+    p = new URL(presented)
+  } catch {
+    return false
+  }
+  if (p.href !== presented || r.protocol !== 'http:' || p.protocol !== 'http:' || !LOOPBACK.has(r.hostname)) return false
+  p.port = r.port
+  return p.href === r.href
 }
 
 export const oauthClientDecider: Decider<OAuthClientCommand, OAuthClientEvent, OAuthClientState> = {

@@ -4,8 +4,9 @@
 // the next authorization shows the screen again.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { scopeCovers, scopeList } from './tokens.ts'
+import { streamKind } from '../streams.ts'
 
-export const oauthConsentStream = (accountId: string) => `oauthconsent-${accountId}`
+export const oauthConsentStream = streamKind('oauthconsent')
 
 export type OAuthConsentGiven = DomainEvent<'OAuthConsentGiven', { accountId: string; clientId: string; scope: string; at: string }>
 export type OAuthConsentWithdrawn = DomainEvent<'OAuthConsentWithdrawn', { accountId: string; clientId: string; at: string }>

@@ -3,15 +3,23 @@
 // refresh, to its revocation. Tokens are rotated on every refresh; presenting a code twice, or
 // a refresh token that was already rotated away, is a sign of theft and revokes the whole grant
 // (OAuth 2.1 sections 4.1.3 and 4.3.1). Nothing outlives the hard expiry, 90 days after approval.
+// A grant remembers who approved it: one approved with an API key ends with that key.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { OAuthError } from './errors.ts'
 import { OAUTH_LIFETIMES, sameHash, verifierMatches } from './tokens.ts'
+import { streamKind } from '../streams.ts'
 
-export const oauthGrantStream = (grantId: string) => `oauthgrant-${grantId}`
+export const oauthGrantStream = streamKind('oauthgrant')
 
-/** `revoked_by_user`: the account's person revoked the client on the dashboard. */
-export const REVOCATION_REASONS = ['code_reuse', 'refresh_token_reuse', 'revoked_by_client', 'revoked_by_user'] as const
+/**
+ * `revoked_by_user`: the account's person revoked the client on the dashboard; `api_key_revoked`:
+ * the API key that approved it was revoked; `revoked_by_admin`: the admin command.
+ */
+export const REVOCATION_REASONS = ['code_reuse', 'refresh_token_reuse', 'revoked_by_client', 'revoked_by_user', 'api_key_revoked', 'revoked_by_admin'] as const
 export type RevocationReason = (typeof REVOCATION_REASONS)[number]
+
+/** Who approved on the consent page: a person signed in to the dashboard, or the account's API key. */
+export type GrantApprover = { kind: 'person'; personId: string } | { kind: 'api_key'; keyId: string }
 
 type At = { at: string }
 export type OAuthAuthorizationGranted = DomainEvent<
@@ -24,11 +32,18 @@ export type OAuthAuthorizationGranted = DomainEvent<
     /** The MCP resource (RFC 8707) the tokens are for. */
     resource: string
     redirectUri: string
+    /**
+     * Whether the authorization request carried redirect_uri: then the token request must carry
+     * the same (RFC 6749 section 4.1.3). Absent on grants recorded before: taken as true.
+     */
+    redirectUriGiven?: boolean
     codeChallenge: string
     codeHash: string
     codeExpiresAt: string
     /** Hard expiry of everything issued under this grant. */
     expiresAt: string
+    /** Absent on grants recorded before approvers were. */
+    approvedBy?: GrantApprover
   } & At
 >
 export type OAuthCodeRedeemed = DomainEvent<
@@ -44,7 +59,11 @@ export type OAuthGrantRevoked = DomainEvent<'OAuthGrantRevoked', { reason: Revoc
 export type OAuthGrantEvent = OAuthAuthorizationGranted | OAuthCodeRedeemed | OAuthTokensRefreshed | OAuthGrantRevoked
 
 export type OAuthGrantCommand =
-  | ({ type: 'GrantAuthorization' } & Omit<OAuthAuthorizationGranted['data'], 'at' | 'codeExpiresAt' | 'expiresAt'> & { now: string })
+  | ({ type: 'GrantAuthorization' } & Omit<OAuthAuthorizationGranted['data'], 'at' | 'codeExpiresAt' | 'expiresAt' | 'approvedBy' | 'redirectUriGiven'> & {
+      approvedBy: GrantApprover
+      redirectUriGiven: boolean
+      now: string
+    })
   | {
       type: 'RedeemCode'
       clientId: string
@@ -75,6 +94,7 @@ export type OAuthGrantState =
       scope: string
       resource: string
       redirectUri: string
+      redirectUriGiven: boolean
       codeChallenge: string
       codeHash: string
       codeExpiresAt: string
@@ -87,6 +107,7 @@ export type OAuthGrantState =
       refreshCount: number
       revokedReason: RevocationReason | null
       grantedAt: string
+      approvedBy: GrantApprover | null
     }
 
 type Existing = Extract<OAuthGrantState, { grantId: string }>
@@ -106,8 +127,8 @@ function live(s: OAuthGrantState, clientId: string): Existing {
 
 export function evolveGrant(s: OAuthGrantState, e: OAuthGrantEvent): OAuthGrantState {
   if (e.type === 'OAuthAuthorizationGranted') {
-    const { at, ...d } = e.data
-    return { status: 'active', ...d, codeRedeemed: false, access: null, refresh: null, retiredRefreshHashes: [], refreshCount: 0, revokedReason: null, grantedAt: at }
+    const { at, approvedBy, redirectUriGiven, ...d } = e.data
+    return { status: 'active', ...d, approvedBy: approvedBy ?? null, redirectUriGiven: redirectUriGiven ?? true, codeRedeemed: false, access: null, refresh: null, retiredRefreshHashes: [], refreshCount: 0, revokedReason: null, grantedAt: at }
   }
   if (s.status === 'none') return s
   switch (e.type) {
@@ -149,6 +170,7 @@ export function decideGrant(c: OAuthGrantCommand, s: OAuthGrantState): OAuthGran
       // A second presentation means the code leaked: nothing issued from it may keep working.
       if (g.codeRedeemed) return [{ type: 'OAuthGrantRevoked', data: { reason: 'code_reuse', at: c.now } }]
       if (passed(g.codeExpiresAt, c.now)) throw invalidGrant('The authorization code has expired; authorize again.')
+      if (c.redirectUri === null && g.redirectUriGiven) throw new OAuthError('invalid_request', 'redirect_uri is required: the authorization request carried one (RFC 6749 section 4.1.3).')
       if (c.redirectUri !== null && c.redirectUri !== g.redirectUri) throw invalidGrant('redirect_uri differs from the one in the authorization request.')
       if (c.resource !== null && c.resource !== g.resource) throw new OAuthError('invalid_target', 'resource differs from the one in the authorization request.')
       if (!verifierMatches(c.codeVerifier, g.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge (PKCE S256).')

@@ -3,7 +3,7 @@
 // truncation is a crude but language-neutral stemmer: "presupuesto/presupuestos",
 // "decision/decisions", "entregar/entregaremos" meet on one term in every language we serve.
 import { tokenize } from './tokens.ts'
-import { ALL_STOPWORDS } from '../language/languages.ts'
+import { ALL_STOPWORDS } from '../languages.ts'
 
 const PREFIX = 7
 

@@ -6,8 +6,9 @@
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import { cycleOf, type CycleId } from '../credits/plans.ts'
+import { streamKind } from '../streams.ts'
 
-export const usageStream = (accountId: string) => `usage-${accountId}`
+export const usageStream = streamKind('usage')
 
 export type MinutesReserved = DomainEvent<'MinutesReserved', { noteId: string; minutes: number; cycle: CycleId; usedAfter: number; at: string }>
 export type MinutesReleased = DomainEvent<'MinutesReleased', { noteId: string; minutes: number; cycle: CycleId; reason: string; usedAfter: number; at: string }>

@@ -10,8 +10,9 @@
 // an API key.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
+import { streamKind } from '../streams.ts'
 
-export const voiceStream = (accountId: string) => `voice-${accountId}`
+export const voiceStream = streamKind('voice')
 
 /** The consent text in force. A grant of any other version reads as `outdated`. */
 export const CURRENT_CONSENT_VERSION = '2026-01'

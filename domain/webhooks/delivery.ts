@@ -6,8 +6,9 @@
 // jitter, over hours; after the last one the delivery is `failed`.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
+import { streamKind } from '../streams.ts'
 
-export const deliveryStream = (deliveryId: string) => `webhookdelivery-${deliveryId}`
+export const deliveryStream = streamKind('webhookdelivery')
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled'
 

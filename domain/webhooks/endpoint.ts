@@ -3,8 +3,9 @@
 // every call) and shown to the client only when created or rotated.
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
+import { streamKind } from '../streams.ts'
 
-export const webhookStream = (endpointId: string) => `webhook-${endpointId}`
+export const webhookStream = streamKind('webhook')
 
 export const WEBHOOK_EVENT_TYPES = ['note.ready', 'note.failed'] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]

@@ -9,7 +9,7 @@
 // - debate sections: stance, argument, agreement and disagreement cues, with speaker and time;
 // - a Mermaid mind map of the result.
 import type { ActionItemDraft, AnalysisDraft, SectionItemDraft, SourceTranscript } from '../../ports/languageEngine.ts'
-import { ALL_STOPWORDS, detectLanguage, type Lang } from '../../domain/language/languages.ts'
+import { ALL_STOPWORDS, detectLanguage, type Lang } from '../../domain/languages.ts'
 import { fullTextOf } from '../../domain/notes/transcript.ts'
 import { clip, fold, sentencesOf, speakerDisplay, tidy, type Sentence } from './text.ts'
 import {
@@ -33,7 +33,7 @@ import {
   type Person,
 } from './cues.ts'
 import { keyPhrases } from './keyphrases.ts'
-import { BRANCH, profileOf, withoutFacet, type TemplateProfile } from './templates.ts'
+import { BRANCH, profileOf, withoutFacet, type TemplateProfile } from '../../domain/language/templates.ts'
 
 const MAX_ITEM = 300
 

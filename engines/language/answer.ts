@@ -3,7 +3,7 @@
 // one note, [Note title | mm:ss] across the library — and, inside a long passage, only the
 // sentences that carry the question's terms. It never states anything the audio does not say.
 import type { AnswerDraft, AnswerRequest, Passage } from '../../ports/languageEngine.ts'
-import { detectLanguage, type Lang } from '../../domain/language/languages.ts'
+import { detectLanguage, type Lang } from '../../domain/languages.ts'
 import { indexTerms } from '../../domain/search/terms.ts'
 import { clip, splitText } from './text.ts'
 

@@ -1,7 +1,7 @@
 // Cue patterns of the local engine, in the six languages. Every pattern is written against the
 // accent-folded, lower-case sentence (`Sentence.low`), whose character positions equal the
 // original's, so a match can be cut out of the text as said.
-import type { Lang } from '../../domain/language/languages.ts'
+import type { Lang } from '../../domain/languages.ts'
 
 /** Who a commitment cue speaks of: the speaker (1), the one addressed (2), a named third person (3), or the group. */
 export type Person = 1 | 2 | 3 | 'we' | 'subject'

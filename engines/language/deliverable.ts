@@ -3,7 +3,7 @@
 // wording in the requested locale and the content as the recording said it.
 import type { DeliverableDraft, DeliverableRequest, DeliverableSection } from '../../ports/languageEngine.ts'
 import { clip, mmss, sentencesOf, speakerDisplay } from './text.ts'
-import { withoutFacet } from './templates.ts'
+import { withoutFacet } from '../../domain/language/templates.ts'
 
 type Locale = 'es' | 'en'
 const W = {

@@ -1,7 +1,7 @@
 // Key phrases: runs of content words between function words and punctuation (as RAKE finds
 // candidates), scored by how often they recur, how rare their words are across the text, and how
 // long they are. Used for topics, chapter headlines and mind-map branches.
-import { ALL_STOPWORDS } from '../../domain/language/languages.ts'
+import { ALL_STOPWORDS } from '../../domain/languages.ts'
 import { stem } from '../../domain/search/terms.ts'
 import type { Sentence } from './text.ts'
 import { fold } from './text.ts'

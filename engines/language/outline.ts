@@ -4,7 +4,7 @@
 // to its end, in order, without gaps or overlaps; every boundary is a segment's exact start.
 import type { ChapterDraft, SourceTranscript } from '../../ports/languageEngine.ts'
 import { audioDurationMs } from '../../domain/language/content.ts'
-import { detectLanguage } from '../../domain/language/languages.ts'
+import { detectLanguage } from '../../domain/languages.ts'
 import { fullTextOf } from '../../domain/notes/transcript.ts'
 import { AND } from './cues.ts'
 import { keyPhrases, phraseSpread } from './keyphrases.ts'

@@ -1,7 +1,6 @@
 // get_speaker_timeline: GET /v1/notes/{id}/speakers/timeline (extension), over MCP.
 import { SpeakerTimeline } from '../../contract/transcripts.ts'
 import { NoteRef } from '../../contract/mcp.ts'
-import { getSpeakerTimeline as timeline } from '../../readmodels/transcripts.ts'
 import { defineTool } from '../tool.ts'
 
 export const getSpeakerTimeline = defineTool({
@@ -14,5 +13,5 @@ export const getSpeakerTimeline = defineTool({
   output: SpeakerTimeline,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId }) => timeline(s.docs, caller.accountId, noteId),
+  handle: ({ s, caller }, { noteId }) => s.queries.transcripts.timeline(caller.accountId, noteId),
 })

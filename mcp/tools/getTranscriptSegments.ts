@@ -1,11 +1,10 @@
 // get_transcript_segments: GET /v1/notes/{id}/transcript (format json), over MCP. The same query
 // the REST route renders; REST charges 1 credit for the read, MCP does not (the spec's cost class
 // "free, but the content is truncated on the free plan"): on the free plan the segments are cut
-// to the preview of domain/mcp/tools.ts and the result says so.
+// to the preview of domain/transcripts/preview.ts and the result says so.
 import { Transcript } from '../../contract/transcripts.ts'
 import { GetTranscriptSegmentsInput } from '../../contract/mcp.ts'
-import { FREE_PLAN_GET_THE_REST, FREE_PLAN_PREVIEW, FREE_PLAN_PREVIEW_RULE } from '../../domain/mcp/tools.ts'
-import { getTranscript } from '../../readmodels/transcripts.ts'
+import { FREE_PLAN_PREVIEW_RULE, transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 import { defineTool } from '../tool.ts'
 
 export const getTranscriptSegments = defineTool({
@@ -20,8 +19,5 @@ export const getTranscriptSegments = defineTool({
   output: Transcript,
   readOnly: true,
   idempotent: true,
-  async handle({ s, caller, truncated }, { noteId, translation }) {
-    const t = await getTranscript(s.docs, caller.accountId, noteId, { translation, limit: truncated ? FREE_PLAN_PREVIEW : undefined })
-    return t.truncation ? { ...t, truncation: { ...t.truncation, rule: FREE_PLAN_PREVIEW_RULE, getTheRest: FREE_PLAN_GET_THE_REST } } : t
-  },
+  handle: ({ s, caller }, { noteId, translation }) => s.queries.transcripts.get(caller.accountId, noteId, { translation, limit: transcriptPreviewFor(caller.plan) }),
 })

@@ -4,8 +4,7 @@
 import { TranslationState } from '../../contract/transcripts.ts'
 import { GetTranscriptTranslationInput } from '../../contract/mcp.ts'
 import { preferredLanguage } from '../../domain/languages.ts'
-import { FREE_PLAN_GET_THE_REST, FREE_PLAN_PREVIEW, FREE_PLAN_PREVIEW_RULE } from '../../domain/mcp/tools.ts'
-import { getTranslation } from '../../readmodels/transcripts.ts'
+import { FREE_PLAN_PREVIEW_RULE, transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 import { defineTool } from '../tool.ts'
 
 export const getTranscriptTranslation = defineTool({
@@ -20,8 +19,5 @@ export const getTranscriptTranslation = defineTool({
   output: TranslationState,
   readOnly: true,
   idempotent: true,
-  async handle({ s, caller, truncated }, { noteId, language }) {
-    const t = await getTranslation(s.docs, caller.accountId, noteId, language ?? preferredLanguage(undefined), truncated ? FREE_PLAN_PREVIEW : undefined)
-    return t.truncation ? { ...t, truncation: { ...t.truncation, rule: FREE_PLAN_PREVIEW_RULE, getTheRest: FREE_PLAN_GET_THE_REST } } : t
-  },
+  handle: ({ s, caller }, { noteId, language }) => s.queries.transcripts.translation(caller.accountId, noteId, language ?? preferredLanguage(undefined), transcriptPreviewFor(caller.plan)),
 })

@@ -1,7 +1,6 @@
 // list_folders: GET /v1/folders, over MCP.
 import { FolderList } from '../../contract/notes.ts'
 import { ListFoldersInput } from '../../contract/mcp.ts'
-import { listFolders as folders } from '../../readmodels/folders.ts'
 import { defineTool } from '../tool.ts'
 
 export const listFolders = defineTool({
@@ -12,5 +11,5 @@ export const listFolders = defineTool({
   output: FolderList,
   readOnly: true,
   idempotent: true,
-  handle: async ({ s, caller }) => ({ folders: await folders(s.docs, caller.accountId) }),
+  handle: async ({ s, caller }) => ({ folders: await s.queries.folders.list(caller.accountId) }),
 })

@@ -2,7 +2,6 @@
 // and the outline point at, with their times.
 import { HighlightList } from '../../contract/highlights.ts'
 import { ListHighlightsInput } from '../../contract/mcp.ts'
-import { listHighlights as highlights } from '../../readmodels/highlights.ts'
 import { defineTool } from '../tool.ts'
 
 export const listHighlights = defineTool({
@@ -15,5 +14,5 @@ export const listHighlights = defineTool({
   output: HighlightList,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId, template }) => highlights(s.docs, caller.accountId, noteId, template),
+  handle: ({ s, caller }, { noteId, template }) => s.queries.analysis.highlights(caller.accountId, noteId, template),
 })

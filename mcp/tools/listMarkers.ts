@@ -2,7 +2,6 @@
 // markers.
 import { MarkerList } from '../../contract/highlights.ts'
 import { NoteRef } from '../../contract/mcp.ts'
-import { listMarkers as markers } from '../../readmodels/highlights.ts'
 import { defineTool } from '../tool.ts'
 
 export const listMarkers = defineTool({
@@ -14,5 +13,5 @@ export const listMarkers = defineTool({
   output: MarkerList,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId }) => markers(s.docs, caller.accountId, noteId),
+  handle: ({ s, caller }, { noteId }) => s.queries.analysis.markers(caller.accountId, noteId),
 })

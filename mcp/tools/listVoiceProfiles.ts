@@ -13,5 +13,5 @@ export const listVoiceProfiles = defineTool({
   output: VoiceProfiles,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }) => s.transcriptFeatures.voice.profiles(caller),
+  handle: ({ s, caller }) => s.voice.profiles(caller),
 })

@@ -1,7 +1,7 @@
 // search_notes: GET /v1/notes with `q`, over MCP.
 import { NoteList } from '../../contract/notes.ts'
 import { SearchNotesInput } from '../../contract/mcp.ts'
-import { listNotes } from '../../readmodels/notes.ts'
+
 import { defineTool } from '../tool.ts'
 
 export const searchNotes = defineTool({
@@ -14,5 +14,5 @@ export const searchNotes = defineTool({
   output: NoteList,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, args) => listNotes(s.docs, caller.accountId, args),
+  handle: ({ s, caller }, args) => s.queries.notes.list(caller.accountId, args),
 })

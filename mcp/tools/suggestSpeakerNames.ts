@@ -19,6 +19,6 @@ export const suggestSpeakerNames = defineTool({
   readOnly: false,
   async handle({ s, caller, credential }, { noteId }) {
     s.limits.hit(limit, credential)
-    return s.transcriptFeatures.transcripts.suggestSpeakerNames(caller, noteId)
+    return s.transcripts.suggestSpeakerNames(caller, noteId)
   },
 })

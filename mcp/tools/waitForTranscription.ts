@@ -2,7 +2,7 @@
 // notifications meanwhile, then returns where the note is.
 import { TranscriptionWait, WaitForTranscriptionInput } from '../../contract/mcp.ts'
 import type { Note } from '../../contract/notes.ts'
-import { waitForNote } from '../../readmodels/noteWait.ts'
+
 import { defineTool } from '../tool.ts'
 
 const describe = (n: Note) =>
@@ -24,7 +24,7 @@ export const waitForTranscription = defineTool({
   idempotent: true,
   async handle({ s, caller, signal, progress }, { noteId, timeoutSeconds }) {
     let sent = -1
-    const r = await waitForNote(s.docs, caller.accountId, noteId, {
+    const r = await s.queries.notes.waitFor(caller.accountId, noteId, {
       timeoutMs: timeoutSeconds * 1000,
       signal,
       async onTick(note, elapsedMs) {

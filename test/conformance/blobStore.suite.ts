@@ -125,6 +125,27 @@ export function blobStoreConformance(t: Test, name: string, factory: BlobStoreFa
       t.same(await h.leftovers(key), [])
     })
 
+    t.test('snapshot keeps the bytes as they were: a later put to the source leaves the copy alone', async (t) => {
+      const from = `${prefix}/snap-source.bin`
+      const to = `${prefix}/snap-copy.bin`
+      t.equal(await store.snapshot(from, to), null, 'no source, no copy')
+      t.equal(await store.stat(to), null)
+      const first = bytes(300_000, 7)
+      await store.put(from, streamOf(first), { contentType: 'audio/wav', maxBytes: MiB })
+      const snap = await store.snapshot(from, to)
+      t.match(snap, { sizeBytes: first.length, contentType: 'audio/wav' })
+      t.ok(snap!.sha256 === null || snap!.sha256 === sha(first), 'a hash, when known, is the copy’s')
+      const second = bytes(5000, 8)
+      await store.put(from, streamOf(second), { contentType: 'audio/mpeg', maxBytes: MiB })
+      t.ok((await readAll(await store.read(to))).equals(first), 'the copy keeps the first bytes')
+      t.match(await store.stat(to), { sizeBytes: first.length })
+      t.ok((await readAll(await store.read(from))).equals(second), 'the source has the new ones')
+      await store.delete(from)
+      t.ok((await readAll(await store.read(to))).equals(first), 'and the copy outlives the source')
+      await store.delete(to)
+      t.equal(await store.stat(to), null)
+    })
+
     t.test('withLocalFile gives a file with the bytes, and keeps no copy afterwards', async (t) => {
       const key = `${prefix}/local-file.bin`
       const body = bytes(500_000, 4)

@@ -2,10 +2,11 @@
 import { creditsStream, type CreditEvent } from '../../domain/credits/ledger.ts'
 import { ledgerEntries } from '../../readmodels/ledger.ts'
 import type { TestService } from './service.ts'
+import { toDomainEvent } from '../../ports/eventStore.ts'
 
 export async function ledgerEvents(s: TestService, accountId: string): Promise<CreditEvent[]> {
-  const r = await s.services.events.readStream(creditsStream(accountId))
-  return r.events.map((e) => ({ type: e.type, data: e.data }) as CreditEvent)
+  const r = await s.services.events.readStream(creditsStream.of(accountId))
+  return r.events.map((e) => toDomainEvent<CreditEvent>(e))
 }
 
 /** Charges and refunds of one operation, in order. */

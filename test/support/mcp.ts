@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { FastifyInstance } from 'fastify'
 import { buildMcpApp } from '../../mcp/http.ts'
-import { seedDemoDataset } from '../../commands/demoDataset.ts'
+import { seedDemoDataset } from '../../app/demoDataset.ts'
 import { noteStream } from '../../domain/notes/note.ts'
 import { testService, type TestService, type TestServiceOptions } from './service.ts'
 
@@ -69,7 +69,7 @@ export async function markTranscribed(s: TestService, noteId: string, lines: [sp
   const durationSeconds = Math.ceil((lines.length * 5000) / 1000)
   const at = new Date().toISOString()
   const r = await s.services.events.appendToStream(
-    noteStream(noteId),
+    noteStream.of(noteId),
     [
       { id: randomUUID(), type: 'NoteTranscribed', data: { transcript: { language, languagesDetected: [language], durationSeconds, engine: 'test', provider: null, model: null, segments }, at } },
       { id: randomUUID(), type: 'NoteReady', data: { durationSeconds, language, at } },

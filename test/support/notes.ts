@@ -59,7 +59,7 @@ export async function appendNote(s: TestService, accountId: string, spec: NoteSp
     )
   }
   const r = await s.services.events.appendToStream(
-    noteStream(noteId),
+    noteStream.of(noteId),
     events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data as Record<string, unknown>, metadata: { accountId } })),
     { expectedRevision: 'no_stream' },
   )

@@ -127,7 +127,7 @@ export const transcriptOf = (s: TestService, noteId: string) => s.docs.collectio
 
 /** The auditor's replay of an account's ledger against the read model (what `npm run audit-ledger` prints). */
 export async function audit(s: TestService, accountId: string) {
-  const read = await s.services.events.readStream(creditsStream(accountId))
+  const read = await s.services.events.readStream(creditsStream.of(accountId))
   await s.services.sync.waitFor('credit-ledger', read.events[read.events.length - 1]!.globalPosition)
   return {
     events: read.events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> })),

@@ -11,7 +11,7 @@ import { ffprobeMediaProbe } from '../../adapters/ffprobe/mediaProbe.ts'
 import { loadConfig, type Config } from '../../app/config.ts'
 import { createServices, type Services } from '../../app/services.ts'
 import { READ_MODEL_PROJECTIONS } from '../../app/projections.ts'
-import { buildApp } from '../../api/buildApp.ts'
+import { buildRestHost } from '../../app/http.ts'
 import { startProjection } from '../../projections/runner.ts'
 import { WORKERS, type RunningWorker } from '../../app/workers.ts'
 import type { DocumentStore } from '../../ports/documentStore.ts'
@@ -90,7 +90,7 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
     projections,
     ...(options.clock ? { clock: options.clock } : {}),
   })
-  const app = buildApp(services)
+  const app = buildRestHost(services)
   await app.ready()
   let workers: RunningWorker[] | null = null
   const startWorkers = () => (workers ??= WORKERS.map((start) => start(services)))

@@ -7,7 +7,7 @@ import { openEmbeddedDocumentStore } from '../../adapters/embedded/documentStore
 import { ffprobeMediaProbe } from '../../adapters/ffprobe/mediaProbe.ts'
 import { loadConfig } from '../../app/config.ts'
 import { createServices } from '../../app/services.ts'
-import { transcriptionWorker } from '../../app/transcriptionWorker.ts'
+import { transcriptionWorker } from '../../app/workers.ts'
 import { startProjection } from '../../projections/runner.ts'
 import { transcriptionJobsProjection } from '../../projections/transcriptionJobs.ts'
 import { staticResolver, PUBLIC_HOSTS } from './service.ts'

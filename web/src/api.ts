@@ -139,6 +139,8 @@ export interface Transcript {
   language: string | null
   speakers: { label: string; name: string | null }[]
   segments: Segment[]
+  /** Present when the plan gets a preview only (free plan). */
+  truncation?: { shownSegments: number; totalSegments: number; rule?: string; getTheRest?: string }
 }
 
 export interface WebhookEndpoint {

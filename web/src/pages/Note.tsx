@@ -110,6 +110,12 @@ export function NotePage(p: { noteId: string }) {
                     </li>
                   ))}
                 </ol>
+                {transcript.data.truncation && (
+                  <p class="small" id="transcript-preview">
+                    A preview: {transcript.data.truncation.shownSegments} of {transcript.data.truncation.totalSegments} segments ({transcript.data.truncation.rule}).{' '}
+                    {transcript.data.truncation.getTheRest}
+                  </p>
+                )}
               </>
             )}
           </section>

@@ -2,7 +2,7 @@
 // when ranking sentences, how many items of each kind it keeps, which facets name its key
 // points ("Budget: …", "Síntomas: …"), and which branches its mind map grows. Stems are
 // accent-folded, lower-case word prefixes and mix the six languages (they rarely collide).
-import type { Lang } from '../../domain/language/languages.ts'
+import type { Lang } from '../languages.ts'
 
 export interface Facet {
   label: Readonly<Record<Lang, string>>

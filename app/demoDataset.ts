@@ -9,10 +9,10 @@ import { folderDecider, folderStream } from '../domain/folders/folder.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import { analysisDecider, analysisStream } from '../domain/analysis/analysis.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
-import type { CommandHandler } from './handleCommand.ts'
-import type { AccountCommands } from './accounts.ts'
-import type { TranscriptCommands } from './transcripts.ts'
-import type { Caller } from './context.ts'
+import type { CommandHandler } from '../commands/handleCommand.ts'
+import type { AccountCommands } from '../commands/accounts.ts'
+import type { TranscriptCommands } from '../commands/transcripts.ts'
+import { demoCaller } from '../commands/context.ts'
 
 const FOLDERS_CREATED_AT = '2026-02-01T00:00:00.000Z'
 
@@ -24,19 +24,16 @@ export interface DemoDatasetDeps {
   transcriptFeatures: { transcripts: TranscriptCommands }
 }
 
-/** Who the demo endpoint acts as: the sample account, never a caller's. */
-export const demoCaller = (requestId: string): Caller => ({ accountId: DEMO_ACCOUNT_ID, plan: DEMO_PLAN, keyId: null, requestId, via: 'mcp' })
-
 export async function seedDemoDataset(d: DemoDatasetDeps): Promise<{ accountId: string; notes: number; folders: number }> {
   await d.accounts.openAccount({ accountId: DEMO_ACCOUNT_ID, name: DEMO_ACCOUNT_NAME, plan: DEMO_PLAN })
   let folderPosition: number | null = null
   for (const f of DEMO_FOLDERS) {
-    const r = await d.handler.handle(folderStream(f.folderId), { type: 'CreateFolder', folderId: f.folderId, accountId: DEMO_ACCOUNT_ID, name: f.name, now: FOLDERS_CREATED_AT }, folderDecider)
+    const r = await d.handler.handle(folderStream.of(f.folderId), { type: 'CreateFolder', folderId: f.folderId, accountId: DEMO_ACCOUNT_ID, name: f.name, now: FOLDERS_CREATED_AT }, folderDecider)
     folderPosition = r.position ?? folderPosition
   }
   let notePosition: number | null = null
   for (const note of DEMO_NOTES) {
-    const r = await d.handler.handle(noteStream(note.noteId), { type: 'SeedDemoNote', note }, demoNoteDecider, { metadata: { seed: 'mcp-demo' } })
+    const r = await d.handler.handle(noteStream.of(note.noteId), { type: 'SeedDemoNote', note }, demoNoteDecider, { metadata: { seed: 'mcp-demo' } })
     notePosition = r.position ?? notePosition
   }
   // Folder note counts read the notes model: both must be there before the first demo call.
@@ -46,7 +43,7 @@ export async function seedDemoDataset(d: DemoDatasetDeps): Promise<{ accountId: 
     // The command waits for the speakers read model itself.
     for (const [label, name] of Object.entries(note.speakerNames)) await d.transcriptFeatures.transcripts.renameSpeaker(demoCaller(`seed:${note.key}:${label}`), note.noteId, label, name)
     for (const command of [demoAnalysesCommand(note), demoOutlineCommand(note)]) {
-      const r = await d.handler.handle(analysisStream(note.noteId), command, analysisDecider, { metadata: { seed: 'mcp-demo' } })
+      const r = await d.handler.handle(analysisStream.of(note.noteId), command, analysisDecider, { metadata: { seed: 'mcp-demo' } })
       analysisPosition = r.position ?? analysisPosition
     }
   }

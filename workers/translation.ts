@@ -11,7 +11,7 @@ import type { TranslationLanguage } from '../domain/languages.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { TranslationError, type Translator } from '../ports/translator.ts'
 import { TRANSLATIONS, type TranslationDoc } from '../projections/translations.ts'
-import type { CommandHandler } from './handleCommand.ts'
+import type { CommandHandler } from '../commands/handleCommand.ts'
 
 type Without<C, K extends string> = C extends unknown ? Omit<C, K> : never
 
@@ -48,7 +48,7 @@ export function startTranslationWorker(o: TranslationWorkerOptions): Translation
   let idleWaiters: (() => void)[] = []
 
   const append = (noteId: string, c: Without<TranscriptCommand, 'now'>) =>
-    o.handler.handle(noteStream(noteId), { ...c, now: clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, { metadata: { actor: 'translation-worker' } })
+    o.handler.handle(noteStream.of(noteId), { ...c, now: clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, { metadata: { actor: 'translation-worker' } })
 
   /** True when this worker claimed the job (so the queue may hold more right away). */
   async function process(job: TranslationDoc): Promise<boolean> {

@@ -1,11 +1,11 @@
 // Which translation engine this process uses (TRANSLATION_ENGINE): `auto` (default) takes the
 // OpenAI-compatible chat model when LLM_BASE_URL is set, else Apertium when it is installed,
 // else none; `llm`, `apertium` and `none` force one.
-import type { ChatModel } from '../../ports/chatModel.ts'
-import type { Translator } from '../../ports/translator.ts'
-import { apertiumTranslator } from '../../adapters/apertium/translator.ts'
-import { chatTranslator } from './chatTranslator.ts'
-import { unavailableTranslator } from './unavailable.ts'
+import type { ChatModel } from '../ports/chatModel.ts'
+import type { Translator } from '../ports/translator.ts'
+import { apertiumTranslator } from '../adapters/apertium/translator.ts'
+import { chatTranslator } from '../engines/translation/chatTranslator.ts'
+import { unavailableTranslator } from '../engines/translation/unavailable.ts'
 
 export type TranslationEngineChoice = 'auto' | 'llm' | 'apertium' | 'none'
 

@@ -4,7 +4,8 @@
 // the user confirmed is enrolled into the profile of that name. A failure is logged and the
 // worker goes on: voice matching is a suggestion, never a reason to stall.
 import type { Projection } from '../projections/runner.ts'
-import type { VoiceCommands } from './voice.ts'
+import type { VoiceCommands } from '../commands/voice.ts'
+import { noteStream } from '../domain/notes/note.ts'
 
 export function voiceWorkProjection(voice: VoiceCommands, log: (msg: string, err: unknown) => void = (m, e) => console.error(`[voice-worker] ${m}`, e)): Projection {
   return {
@@ -13,7 +14,7 @@ export function voiceWorkProjection(voice: VoiceCommands, log: (msg: string, err
     collections: [],
     async handle(events) {
       for (const e of events) {
-        const noteId = e.streamName.slice('note-'.length)
+        const noteId = noteStream.idOf(e.streamName)
         try {
           if (e.type === 'NoteReady') await voice.matchNote(noteId)
           else if (e.type === 'SpeakerRenamed') {

@@ -1,4 +1,5 @@
-// Fixed-window request counting per key (API key, IP address, ...). In memory and per process:
+// Fixed-window counting per credential, and the per-operation limits (domain/limits.ts) built on it.
+// In memory and per process:
 // with several API processes each enforces the limit on its own share (README, "Rate limits").
 import { DomainError } from '../domain/errors.ts'
 import type { OperationLimit } from '../domain/limits.ts'
@@ -15,14 +16,15 @@ export class FixedWindowLimiter {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  hit(key: string): LimitResult {
+  /** Counts `n` at once (a JSON-RPC batch of n messages): all of them fit in the window, or none is counted. */
+  hit(key: string, n = 1): LimitResult {
     const now = this.clock()
     const span = this.windowSeconds * 1000
     this.sweep(now, span)
     let w = this.windows.get(key)
     if (!w || now - w.start >= span) this.windows.set(key, (w = { start: now, count: 0 }))
-    if (w.count >= this.max) return { ok: false, retryAfter: Math.max(1, Math.ceil((w.start + span - now) / 1000)) }
-    w.count++
+    if (w.count + n > this.max) return { ok: false, retryAfter: Math.max(1, Math.ceil((w.start + span - now) / 1000)) }
+    w.count += n
     return { ok: true, remaining: this.max - w.count }
   }
 
@@ -34,7 +36,7 @@ export class FixedWindowLimiter {
   }
 }
 
-/** The limiter key of an API key; an OAuth grant counts as `grant:<grantId>` (mcp/auth.ts). */
+/** The limiter key of an API key; an OAuth grant counts as `grant:<grantId>` (api/http/authentication.ts). */
 export const apiKeyCredential = (keyId: string) => `key:${keyId}`
 
 /**

@@ -10,8 +10,13 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { NOTES } from '../projections/notes.ts'
 import { CREDIT_ACCOUNTS, LEDGER_ENTRIES, type CreditAccountDoc, type LedgerEntryDoc } from '../projections/ledger.ts'
 import type { AccountStatus } from '../contract/account.ts'
-import type { CommandHandler } from './handleCommand.ts'
-import type { Caller } from './context.ts'
+import type { Decider, DomainEvent } from '../domain/decider.ts'
+import type { Caller } from '../commands/context.ts'
+
+/** Reads an aggregate's current state (the command handler, with its fold cache). */
+export interface StateLoader {
+  load<Event extends DomainEvent, State>(streamName: string, decider: Decider<never, Event, State>): Promise<{ state: State; revision: number }>
+}
 
 /** First instant of the month after `cycle` (YYYY-MM), UTC. */
 const nextCycleStart = (cycle: string) => {
@@ -21,7 +26,7 @@ const nextCycleStart = (cycle: string) => {
 
 export class AccountStatusQueries {
   constructor(
-    private readonly handler: CommandHandler,
+    private readonly handler: StateLoader,
     private readonly docs: DocumentStore,
     private readonly clock: () => Date = () => new Date(),
     private readonly readModelWaitMs = 2000,
@@ -29,7 +34,7 @@ export class AccountStatusQueries {
 
   async status(caller: Pick<Caller, 'accountId'>): Promise<AccountStatus> {
     const { accountId } = caller
-    const { state: ledger, revision } = await this.handler.load(creditsStream(accountId), ledgerDecider)
+    const { state: ledger, revision } = await this.handler.load(creditsStream.of(accountId), ledgerDecider)
     if (!ledger.opened) throw new DomainError('not_found', 'No such account.')
     const cycle = cycleOf(this.clock())
     // A month that has begun without a command yet: its first command will grant the plan's credits.
@@ -52,7 +57,7 @@ export class AccountStatusQueries {
       notes.countDocuments({ accountId, status: 'ready' }),
       notes.countDocuments({ accountId, status: 'failed' }),
     ])
-    const { state: usage } = await this.handler.load(usageStream(accountId), usageDecider)
+    const { state: usage } = await this.handler.load(usageStream.of(accountId), usageDecider)
     const limits = PLAN_LIMITS[ledger.plan]
     const account = current ? await this.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).findOne({ _id: accountId }) : null
     return {

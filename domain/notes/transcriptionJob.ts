@@ -6,9 +6,7 @@
 // (expiry plus backoff) after which another worker may claim the job again with the next
 // attempt number. Every later event of an attempt names the attempt, so a worker whose lease
 // was taken over can no longer write anything.
-import { DomainError } from '../errors.ts'
 import type { DomainEvent } from '../decider.ts'
-import type { NoteState } from './note.ts'
 
 export const PIPELINE_STAGES = ['downloading', 'decoding', 'transcribing', 'diarizing', 'indexing'] as const
 export type PipelineStage = (typeof PIPELINE_STAGES)[number]
@@ -79,8 +77,8 @@ export type TranscriptionSettled = DomainEvent<
   { jobId: string; credits: 'released' | 'refunded' | 'none'; creditsReturned: number; minutesReleased: boolean; at: string }
 >
 
-export type PipelineEvent = TranscriptionStarted | TranscriptionProgressed | TranscriptionAttemptFailed | NoteSourceDescribed | NoteAudioStored | TranscriptionSettled
-export const PIPELINE_EVENT_TYPES: readonly PipelineEvent['type'][] = [
+export type TranscriptionJobEvent = TranscriptionStarted | TranscriptionProgressed | TranscriptionAttemptFailed | NoteSourceDescribed | NoteAudioStored | TranscriptionSettled
+export const TRANSCRIPTION_JOB_EVENT_TYPES: readonly TranscriptionJobEvent['type'][] = [
   'TranscriptionStarted',
   'TranscriptionProgressed',
   'TranscriptionAttemptFailed',
@@ -98,7 +96,7 @@ export interface LeaseTerms {
   maxAttempts: number
 }
 
-export type PipelineCommand =
+export type TranscriptionCommand =
   | { type: 'ClaimTranscription'; workerId: string; terms: LeaseTerms; now: string }
   | { type: 'ReportProgress'; workerId: string; attempt: number; stage: PipelineStage; percent: number | null; terms: LeaseTerms; now: string }
   | { type: 'DescribeSource'; workerId: string; attempt: number; title?: string; description?: string | null; recordedAt?: string | null; durationSeconds?: number | null; now: string }
@@ -113,8 +111,6 @@ export const exponentialBackoff =
   (attempt: number): number =>
     Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1))
 
-const plus = (iso: string, ms: number) => new Date(new Date(iso).getTime() + ms).toISOString()
-
 export const initialJob = (jobId: string, at: string): JobState => ({
   jobId,
   attempt: 0,
@@ -125,110 +121,3 @@ export const initialJob = (jobId: string, at: string): JobState => ({
   lastError: null,
   settled: false,
 })
-
-type Existing = Extract<NoteState, { exists: true }>
-type JobEvent = PipelineEvent | import('./note.ts').NoteTranscribed | import('./note.ts').NoteReady | import('./note.ts').NoteFailed
-
-const lost = (why: string) => new DomainError('conflict', `This worker no longer holds the transcription job: ${why}.`)
-
-function holder(note: Existing, c: { workerId: string; attempt: number }): JobState {
-  const job = note.job
-  if (!job || note.phase !== 'processing') throw lost(`the note is ${note.phase}`)
-  if (job.attempt !== c.attempt || job.workerId !== c.workerId) throw lost(`attempt ${job.attempt} by ${job.workerId} took over`)
-  return job
-}
-
-export function decidePipeline(c: PipelineCommand, note: Existing): JobEvent[] {
-  switch (c.type) {
-    case 'ClaimTranscription': {
-      const job = note.job
-      if (!job || (note.phase !== 'queued' && note.phase !== 'processing')) throw new DomainError('conflict', `The note is ${note.phase}: there is no job to claim.`)
-      if (c.now < job.claimableAt) throw new DomainError('conflict', `The job is not claimable before ${job.claimableAt}.`)
-      if (job.attempt >= c.terms.maxAttempts) {
-        // Out of attempts: the claim turns into the failure, with the last error seen.
-        const last = job.lastError ?? { errorCode: 'processing_timeout', message: `No attempt reported back within its lease (${job.attempt} attempts).` }
-        return [{ type: 'NoteFailed', data: { errorCode: last.errorCode, message: last.message, at: c.now } }]
-      }
-      const attempt = job.attempt + 1
-      const leaseExpiresAt = plus(c.now, c.terms.leaseMs)
-      return [{ type: 'TranscriptionStarted', data: { jobId: job.jobId, workerId: c.workerId, attempt, leaseExpiresAt, retryAt: plus(leaseExpiresAt, c.terms.backoffMs(attempt)), at: c.now } }]
-    }
-    case 'ReportProgress': {
-      const job = holder(note, c)
-      const leaseExpiresAt = plus(c.now, c.terms.leaseMs)
-      return [
-        {
-          type: 'TranscriptionProgressed',
-          data: { jobId: job.jobId, attempt: c.attempt, stage: c.stage, percent: c.percent, leaseExpiresAt, retryAt: plus(leaseExpiresAt, c.terms.backoffMs(c.attempt)), at: c.now },
-        },
-      ]
-    }
-    case 'DescribeSource': {
-      holder(note, c)
-      const d: NoteSourceDescribed['data'] = { at: c.now }
-      if (c.title !== undefined && c.title !== note.title) d.title = c.title
-      if (c.description !== undefined && c.description !== note.description) d.description = c.description
-      if (c.recordedAt !== undefined && c.recordedAt !== note.recordedAt) d.recordedAt = c.recordedAt
-      if (c.durationSeconds !== undefined && c.durationSeconds !== note.durationSeconds) d.durationSeconds = c.durationSeconds
-      return Object.keys(d).length > 1 ? [{ type: 'NoteSourceDescribed', data: d }] : []
-    }
-    case 'RecordAudio': {
-      holder(note, c)
-      if (note.audio?.blobKey === c.blobKey && note.audio.sizeBytes === c.sizeBytes) return []
-      return [{ type: 'NoteAudioStored', data: { blobKey: c.blobKey, sizeBytes: c.sizeBytes, contentType: c.contentType, at: c.now } }]
-    }
-    case 'CompleteTranscription': {
-      holder(note, c)
-      return [
-        { type: 'NoteTranscribed', data: { transcript: c.transcript, at: c.now } },
-        { type: 'NoteReady', data: { durationSeconds: c.durationSeconds, language: c.language, at: c.now } },
-      ]
-    }
-    case 'FailTranscription': {
-      const job = holder(note, c)
-      if (c.retriable && c.attempt < c.terms.maxAttempts) {
-        return [{ type: 'TranscriptionAttemptFailed', data: { jobId: job.jobId, attempt: c.attempt, errorCode: c.errorCode, message: c.message, retryAt: plus(c.now, c.terms.backoffMs(c.attempt)), at: c.now } }]
-      }
-      return [{ type: 'NoteFailed', data: { errorCode: c.errorCode, message: c.message, at: c.now } }]
-    }
-    case 'SettleTranscription': {
-      if (note.phase !== 'failed' || !note.job || note.job.settled) return []
-      return [{ type: 'TranscriptionSettled', data: { jobId: note.job.jobId, credits: c.credits, creditsReturned: c.creditsReturned, minutesReleased: c.minutesReleased, at: c.now } }]
-    }
-  }
-}
-
-/** How the pipeline events change the note's state (called from the note's `evolve`). */
-export function evolvePipeline(s: Existing, e: PipelineEvent): Existing {
-  const touched = { ...s, updatedAt: e.data.at }
-  const job = s.job ?? initialJob(s.jobId ?? '', s.createdAt)
-  switch (e.type) {
-    case 'TranscriptionStarted':
-      return {
-        ...touched,
-        phase: 'processing',
-        job: { ...job, attempt: e.data.attempt, workerId: e.data.workerId, running: true, leaseExpiresAt: e.data.leaseExpiresAt, claimableAt: e.data.retryAt },
-      }
-    case 'TranscriptionProgressed':
-      return { ...touched, job: { ...job, leaseExpiresAt: e.data.leaseExpiresAt, claimableAt: e.data.retryAt } }
-    case 'TranscriptionAttemptFailed':
-      return {
-        ...touched,
-        phase: 'queued',
-        job: { ...job, running: false, workerId: null, leaseExpiresAt: null, claimableAt: e.data.retryAt, lastError: { errorCode: e.data.errorCode, message: e.data.message } },
-      }
-    case 'NoteSourceDescribed': {
-      const { at: _, durationSeconds, ...rest } = e.data
-      return { ...touched, ...rest, ...(durationSeconds !== undefined ? { durationSeconds } : {}) }
-    }
-    case 'NoteAudioStored': {
-      const { at, ...audio } = e.data
-      return { ...touched, audio, audioStoredAt: at }
-    }
-    case 'TranscriptionSettled':
-      return { ...touched, job: { ...job, settled: true } }
-    default:
-      // Events of other deciders on the note stream (transcript edits, speakers...) leave the job as it is.
-      return s
-  }
-}

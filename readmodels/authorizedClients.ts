@@ -5,13 +5,18 @@ import { DomainError } from '../domain/errors.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
 import { OAUTH_GRANTS, type OAuthGrantDoc } from '../projections/oauth.ts'
-import { listAuthorizedClients } from '../readmodels/oauthClients.ts'
+import { listAuthorizedClients } from './oauthClients.ts'
 import type { AuthorizedClientList } from '../contract/dashboard.ts'
-import type { OAuthCommands } from './oauth.ts'
-import type { Caller } from './context.ts'
+import type { Caller } from '../commands/context.ts'
+
+/** The two OAuth commands a revocation is made of (commands/oauth.ts); each returns where it landed. */
+export interface ClientRevocation {
+  withdrawConsent(accountId: string, clientId: string): Promise<number | null>
+  revokeGrantOf(accountId: string, grantId: string): Promise<number | null>
+}
 
 export class AuthorizedClients {
-  constructor(private readonly d: { oauth: OAuthCommands; docs: DocumentStore; sync: ReadModelSync }) {}
+  constructor(private readonly d: { oauth: ClientRevocation; docs: DocumentStore; sync: ReadModelSync }) {}
 
   list(caller: Caller): Promise<AuthorizedClientList> {
     return listAuthorizedClients(this.d.docs, caller.accountId)

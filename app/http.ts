@@ -1,0 +1,17 @@
+// The two HTTP listeners of the api role, put together: the REST host ({base_url}: REST, the
+// OAuth server, the dashboard, and MCP at /mcp/stream) and the {mcp_url} listener. Neither edge
+// imports the other; they meet here.
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { Application } from '../commands/application.ts'
+import { buildApp } from '../api/buildApp.ts'
+import { buildMcpApp, mcpBaseRoutes } from '../mcp/http.ts'
+
+export interface HttpOptions {
+  logger?: FastifyServerOptions['logger']
+}
+
+/** {base_url}: REST, OAuth, the dashboard, and the MCP endpoint on the same host. */
+export const buildRestHost = (s: Application, options: HttpOptions = {}): FastifyInstance => buildApp(s, { ...options, mounts: [mcpBaseRoutes(s)] })
+
+/** {mcp_url}: the MCP server at its root and the public demo. */
+export const buildMcpHost = (s: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance => buildMcpApp(s, options)

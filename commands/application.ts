@@ -1,0 +1,68 @@
+// The application as its edges see it: the command services and the read-side query objects that
+// REST (api/), MCP (mcp/) and the dashboard (api/dashboard/) may call, and the few settings they
+// answer with. app/services.ts implements it; an edge never sees the stores, the command handler
+// or the configuration behind it.
+import type { BlobStore, SignedUploadTarget } from '../ports/blobStore.ts'
+import type { ReadQueries } from '../readmodels/queries.ts'
+import type { AccountStatusQueries } from '../readmodels/accountStatus.ts'
+import type { AuthorizedClients } from '../readmodels/authorizedClients.ts'
+import type { CreditAudit } from '../readmodels/creditAudit.ts'
+import type { AccountCommands } from './accounts.ts'
+import type { NoteCommands } from './notes.ts'
+import type { FolderCommands } from './folders.ts'
+import type { OAuthCommands } from './oauth.ts'
+import type { AnalysisCommands } from './analysis.ts'
+import type { AskCommands } from './ask.ts'
+import type { DeliverableCommands } from './deliverables.ts'
+import type { WebhookCommands } from './webhooks.ts'
+import type { ClipCommands } from './clips.ts'
+import type { PersonCommands } from './persons.ts'
+import type { TranscriptCommands } from './transcripts.ts'
+import type { VoiceCommands } from './voice.ts'
+import type { OperationLimits } from './operationLimits.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+
+/** What the edges need of the configuration; secrets already resolved (configured or kept in DATA_DIR). */
+export interface EdgeSettings {
+  version: string
+  publicBaseUrl: string
+  /** The per-credential request limit of REST and MCP. */
+  rateLimit: { max: number; windowSeconds: number }
+  mcp: { publicUrl: string; trustProxy: boolean | number | string }
+  dashboard: { secureCookies: boolean }
+  secrets: { oauth: string; dashboard: string }
+}
+
+export interface Application {
+  settings: EdgeSettings
+  accounts: AccountCommands
+  notes: NoteCommands
+  folders: FolderCommands
+  /** The OAuth 2.1 authorization server behind MCP (spec part 5). */
+  oauth: OAuthCommands
+  transcripts: TranscriptCommands
+  voice: VoiceCommands
+  analysis: AnalysisCommands
+  ask: AskCommands
+  deliverables: DeliverableCommands
+  webhooks: WebhookCommands
+  clips: ClipCommands
+  persons: PersonCommands
+  /** Per-operation limits (domain/limits.ts), one count per credential shared by REST and MCP. */
+  limits: OperationLimits
+  queries: ReadQueries
+  /** Read-your-writes: wait until a projection has applied a command's position. */
+  sync: ReadModelSync
+  /** Plan, credits and usage of an account (MCP founder_status, REST account status). */
+  status: AccountStatusQueries
+  /** The ledger replayed against its read model (the dashboard's audit). */
+  audit: CreditAudit
+  /** The AI clients an account authorised through OAuth: list and revoke (dashboard). */
+  authorizedClients: AuthorizedClients
+  /** Note audio for the dashboard's player (ranges). */
+  blobs: BlobStore
+  /** The local store's presigned upload target (PUT /uploads/:id); null with S3, where clients upload to the bucket. */
+  uploads: SignedUploadTarget | null
+  /** Each running projection and the global position it has applied (GET /health). */
+  projectionPositions(): { name: string; position: number }[]
+}
