@@ -15,7 +15,7 @@ import { basename } from 'node:path'
 import type { SpeakerEmbedder, SpeakerEmbedding, TimeRange, WindowEmbedder } from '../../ports/speakerEmbedder.ts'
 import { readTorchCheckpoint, type Tensor } from './torchPickle.ts'
 import { Kernels, type Resident } from './kernels.ts'
-import { readWav, resample, type Pcm } from '../../engines/audio/pcm.ts'
+import { readWav, resample, type Pcm } from '../../domain/audio/pcm.ts'
 
 const SR = 16_000
 const N_FFT = 400

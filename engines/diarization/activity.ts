@@ -5,7 +5,7 @@
 // recognition on silence) and where the diarizer should look; recognition decides what is said.
 import type { TimeRange } from '../../ports/speakerEmbedder.ts'
 import type { SpeechActivity } from '../../ports/diarizer.ts'
-import { readWavFile } from '../audio/pcm.ts'
+import { readWavFile } from './wavFile.ts'
 
 export interface ActivityOptions {
   /** Nothing quieter than this counts, in dBFS (default −60). */

@@ -5,7 +5,7 @@
 // loop (the job's lease heartbeats, the API in the same process) and stop on abort.
 import type { Diarization, DiarizationRequest, Diarizer } from '../../ports/diarizer.ts'
 import type { TimeRange, WindowEmbedder } from '../../ports/speakerEmbedder.ts'
-import { readWavFile } from '../audio/pcm.ts'
+import { readWavFile } from './wavFile.ts'
 import { speechRanges } from './activity.ts'
 import { clusterVectors } from './cluster.ts'
 import { labelSegments, type LabelledSpan } from './assign.ts'

@@ -1,5 +1,5 @@
 // Real media bytes made by the tests, no binaries needed: a PCM WAV file of a tone.
-import { wavFromPcm } from '../../engines/audio/pcm.ts'
+import { wavFromPcm } from '../../domain/audio/pcm.ts'
 
 export { wavFromPcm }
 

@@ -1,6 +1,6 @@
-// PCM audio in memory: WAV files read into mono float samples and written from 16-bit PCM, and resampling. Shared by the
-// speaker encoder and the diarizer, which both work on the 16 kHz mono WAV the pipeline decodes.
-import { readFile } from 'node:fs/promises'
+// PCM audio in memory, no I/O: WAV bytes read into mono float samples and written from 16-bit
+// PCM, and resampling. Shared by the speaker encoder, the diarizer and the speech-quality bench,
+// which all work on the 16 kHz mono WAV the pipeline decodes.
 
 export interface Pcm {
   sampleRate: number
@@ -83,13 +83,6 @@ export function resample(x: Float32Array, from: number, to: number): Float32Arra
     out[i] = wsum !== 0 ? acc / wsum : 0
   }
   return out
-}
-
-/** The samples of a WAV file at `rate` (resampled when the file has another rate). */
-export async function readWavFile(path: string, rate: number): Promise<Float32Array> {
-  const pcm = readWav(await readFile(path))
-  if (!pcm) throw new Error(`${path} is not a WAV file`)
-  return resample(pcm.samples, pcm.sampleRate, rate)
 }
 
 /** A WAV file around mono 16-bit PCM samples. */
