@@ -2,6 +2,8 @@
 import { join, resolve } from 'node:path'
 import { allowlist, loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
 import { loadS3Config, type S3Config } from './blobStore.ts'
+import { SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
+import { DEFAULT_DIARIZATION_THRESHOLD } from '../engines/diarization/diarizer.ts'
 
 export interface Config {
   port: number
@@ -9,6 +11,8 @@ export interface Config {
   /** How clients reach this service (upload URLs point here). Default: http://<host>:<port>. */
   publicBaseUrl: string
   dataDir: string
+  /** MODELS_DIR (default DATA_DIR/models): where fetched model files are kept. */
+  modelsDir: string
   /** `esdb://...` selects EventStoreDB; otherwise the SQLite file under dataDir. */
   esdbUrl: string | null
   /** `mongodb://...` selects MongoDB for read models; otherwise the embedded store under dataDir. */
@@ -45,8 +49,15 @@ export interface Config {
     translationEngine: 'auto' | 'llm' | 'apertium' | 'none'
     /** How often the translation worker looks at its queue without a wake-up (TRANSLATION_POLL_MS). */
     translationPollMs: number
-    /** SPEAKER_EMBEDDING_MODEL: the speaker-embedding model file; unset: no voice matching. */
-    speakerEmbeddingModel: string | null
+    /**
+     * SPEAKER_EMBEDDING_MODEL: the speaker-embedding model file of diarization and voice matching;
+     * default MODELS_DIR/resemblyzer-0.1.4-pretrained.pt, which `npm start` fetches from PyPI.
+     */
+    speakerEmbeddingModel: string
+    /** True when speakerEmbeddingModel is the default path (start fetches it when missing). */
+    speakerModelIsDefault: boolean
+    /** DIARIZATION (on/off, default on): the local diarizer labels speakers when the speech engine does not. DIARIZATION_THRESHOLD: the cosine similarity at which two voices are one. */
+    diarization: { enabled: boolean; threshold: number }
     /** VOICE_MATCH_THRESHOLD: lowest cosine similarity that counts as resembling a profile. */
     voiceMatchThreshold: number
   }
@@ -86,10 +97,18 @@ const fraction = (v: string | undefined, fallback: number, name: string): number
   if (!(n >= 0 && n <= 1)) throw new Error(`${name} must be a number from 0 to 1, got ${JSON.stringify(v)}`)
   return n
 }
+const onOff = (v: string | undefined, fallback: boolean, name: string): boolean => {
+  const s = (v ?? '').trim().toLowerCase()
+  if (s === '') return fallback
+  if (['1', 'on', 'true'].includes(s)) return true
+  if (['0', 'off', 'false'].includes(s)) return false
+  throw new Error(`${name} must be on or off, got ${JSON.stringify(v)}`)
+}
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? join(process.cwd(), 'data'))
+  const modelsDir = resolve(env.MODELS_DIR || join(dataDir, 'models'))
   const port = int(env.PORT, 3000, 'PORT')
   const host = env.HOST ?? '127.0.0.1'
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
@@ -98,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://${shownHost}:${port}`).replace(/\/+$/, ''),
     dataDir,
+    modelsDir,
     esdbUrl: env.ESDB_URL || null,
     mongoUrl: env.MONGO_URL || null,
     mongoDb: env.MONGO_DB ?? 'notes',
@@ -118,7 +138,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     transcripts: {
       translationEngine: oneOf(env.TRANSLATION_ENGINE, ['auto', 'llm', 'apertium', 'none'] as const, 'auto', 'TRANSLATION_ENGINE'),
       translationPollMs: int(env.TRANSLATION_POLL_MS, 500, 'TRANSLATION_POLL_MS') || 500,
-      speakerEmbeddingModel: env.SPEAKER_EMBEDDING_MODEL ? resolve(env.SPEAKER_EMBEDDING_MODEL) : null,
+      speakerEmbeddingModel: env.SPEAKER_EMBEDDING_MODEL ? resolve(env.SPEAKER_EMBEDDING_MODEL) : join(modelsDir, SPEAKER_MODEL_FILE),
+      speakerModelIsDefault: !env.SPEAKER_EMBEDDING_MODEL,
+      diarization: {
+        enabled: onOff(env.DIARIZATION, true, 'DIARIZATION'),
+        threshold: fraction(env.DIARIZATION_THRESHOLD, DEFAULT_DIARIZATION_THRESHOLD, 'DIARIZATION_THRESHOLD'),
+      },
       voiceMatchThreshold: fraction(env.VOICE_MATCH_THRESHOLD, 0.75, 'VOICE_MATCH_THRESHOLD'),
     },
     pipeline: loadPipelineConfig(env, dataDir),

@@ -20,6 +20,10 @@ import { whisperCppEngine } from '../adapters/whisper/whisperCpp.ts'
 import { fasterWhisperEngine } from '../adapters/ctranslate2/fasterWhisper.ts'
 import { openAiTranscriptionEngine } from '../adapters/openai/transcriptionEngine.ts'
 import { Sources } from '../workers/sources.ts'
+import { LocalDiarizer } from '../engines/diarization/diarizer.ts'
+import { LoudnessSpeechActivity } from '../engines/diarization/activity.ts'
+import type { SpeechActivity } from '../ports/diarizer.ts'
+import type { SpeakerModel } from './transcriptServices.ts'
 
 export interface Ingest {
   jobs: TranscriptionJobs
@@ -28,6 +32,10 @@ export interface Ingest {
   probe: MediaProbe
   sources: Sources
   engine: SpeechEngine
+  /** The local diarizer, when diarization is on and the speaker model is there. */
+  diarizer: LocalDiarizer | null
+  /** Loudness speech activity: audio with nothing to hear fails `no_speech` before recognition. */
+  activity: SpeechActivity
   resolver: HostResolver
 }
 
@@ -45,7 +53,10 @@ export function createEngine(config: Config, media: MediaTool): SpeechEngine {
   return whisperCppEngine({ modelPath: asr.modelPath, threads: asr.threads })
 }
 
-export function createIngest(config: Config, deps: { handler: CommandHandler; credits: CreditCommands; probe: MediaProbe; resolver: HostResolver; clock: () => Date }): Ingest {
+export function createIngest(
+  config: Config,
+  deps: { handler: CommandHandler; credits: CreditCommands; probe: MediaProbe; resolver: HostResolver; speakerModel: SpeakerModel; clock: () => Date },
+): Ingest {
   const p = config.pipeline
   const terms: LeaseTerms = { leaseMs: p.jobs.leaseMs, maxAttempts: p.jobs.maxAttempts, backoffMs: jittered(exponentialBackoff(p.jobs.backoffBaseMs, p.jobs.backoffMaxMs)) }
   const http = safeHttpFetcher({
@@ -76,6 +87,8 @@ export function createIngest(config: Config, deps: { handler: CommandHandler; cr
     probe: deps.probe,
     sources,
     engine: createEngine(config, media),
+    diarizer: config.transcripts.diarization.enabled && deps.speakerModel.embedder ? new LocalDiarizer(deps.speakerModel.embedder, { threshold: config.transcripts.diarization.threshold }) : null,
+    activity: new LoudnessSpeechActivity(),
     resolver: deps.resolver,
   }
 }

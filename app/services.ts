@@ -29,7 +29,7 @@ import { AnalysisCommands } from '../commands/analysis.ts'
 import { AskCommands } from '../commands/ask.ts'
 import { DeliverableCommands } from '../commands/deliverables.ts'
 import type { RunningProjection } from '../projections/runner.ts'
-import { createTranscriptServices, type TranscriptServices } from './transcriptServices.ts'
+import { createTranscriptServices, speakerEmbedderFrom, type TranscriptServices } from './transcriptServices.ts'
 import { createIngest, type Ingest } from './pipeline.ts'
 import { SecretBox, WebhookCommands } from '../commands/webhooks.ts'
 import { ClipCommands } from '../commands/clips.ts'
@@ -86,9 +86,10 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
   const queries = readQueries(deps.docs, { baseUrl: config.publicBaseUrl })
   const languageDeps = { handler, credits, notes: queries.notes, sync, engine: language, clock }
-  const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, clock })
+  const speakerModel = speakerEmbedderFrom(config.transcripts.speakerEmbeddingModel, config.transcripts.speakerModelIsDefault)
+  const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, speakerModel, clock })
   const oauth = new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock)
-  const transcriptFeatures = createTranscriptServices(config, { handler, credits, queries, sync, blobs, chat, clock })
+  const transcriptFeatures = createTranscriptServices(config, { handler, credits, queries, sync, blobs, chat, speakerModel, clock })
   return {
     config,
     version: VERSION,

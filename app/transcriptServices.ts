@@ -2,11 +2,11 @@
 // speakers (namer) and voice profiles (speaker-embedding model, vault). Kept apart from
 // services.ts so the feature wires itself in one place.
 import { existsSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { Config } from './config.ts'
 import type { ChatModel } from '../ports/chatModel.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { Translator } from '../ports/translator.ts'
-import type { SpeakerEmbedder } from '../ports/speakerEmbedder.ts'
 import type { CommandHandler } from '../commands/handleCommand.ts'
 import type { CreditCommands } from '../commands/credits.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
@@ -16,7 +16,7 @@ import { VoiceCommands } from '../commands/voice.ts'
 import { selectTranslator } from './translation.ts'
 import { rulesSpeakerNamer } from '../engines/speakers/rulesNamer.ts'
 import { chatSpeakerNamer } from '../engines/speakers/chatNamer.ts'
-import { loadGe2eEncoder } from '../adapters/ge2e/speakerEncoder.ts'
+import { loadGe2eEncoder, type Ge2eEncoder } from '../adapters/ge2e/speakerEncoder.ts'
 import { ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
 
 export interface TranscriptServices {
@@ -28,10 +28,22 @@ export interface TranscriptServices {
   translationQueue: { wake(): void; listener: (() => void) | null }
 }
 
-/** The speaker-embedding model, or why there is none. */
-export function speakerEmbedderFrom(path: string | null): { embedder: SpeakerEmbedder | null; reason: string | null } {
-  if (!path) return { embedder: null, reason: 'no speaker-embedding model is configured (set SPEAKER_EMBEDDING_MODEL to a model file)' }
-  if (!existsSync(path)) return { embedder: null, reason: `the speaker-embedding model file ${path} does not exist` }
+export interface SpeakerModel {
+  embedder: Ge2eEncoder | null
+  /** Why there is none. */
+  reason: string | null
+}
+
+/** The speaker-embedding model (diarization and voice profiles share it), or why there is none. */
+export function speakerEmbedderFrom(path: string, isDefault = false): SpeakerModel {
+  if (!existsSync(path)) {
+    return {
+      embedder: null,
+      reason: isDefault
+        ? `no speaker-embedding model is installed (npm start fetches it into ${dirname(path)}; or set SPEAKER_EMBEDDING_MODEL to a model file)`
+        : `the speaker-embedding model file ${path} does not exist`,
+    }
+  }
   try {
     return { embedder: loadGe2eEncoder(path, ffmpegPath()), reason: null }
   } catch (err) {
@@ -41,7 +53,7 @@ export function speakerEmbedderFrom(path: string | null): { embedder: SpeakerEmb
 
 export function createTranscriptServices(
   config: Config,
-  deps: { handler: CommandHandler; credits: CreditCommands; queries: ReadQueries; sync: ReadModelSync; blobs: BlobStore; chat: ChatModel | null; clock: () => Date },
+  deps: { handler: CommandHandler; credits: CreditCommands; queries: ReadQueries; sync: ReadModelSync; blobs: BlobStore; chat: ChatModel | null; speakerModel: SpeakerModel; clock: () => Date },
 ): TranscriptServices {
   let translator: Promise<Translator> | null = null
   const translationQueue: TranscriptServices['translationQueue'] = {
@@ -50,7 +62,7 @@ export function createTranscriptServices(
       this.listener?.()
     },
   }
-  const { embedder, reason } = speakerEmbedderFrom(config.transcripts.speakerEmbeddingModel)
+  const { embedder, reason } = deps.speakerModel
   return {
     transcripts: new TranscriptCommands({
       handler: deps.handler,

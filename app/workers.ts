@@ -29,6 +29,8 @@ export function transcriptionWorker(s: Services, options: { workerId?: string; l
     media: s.ingest.media,
     sources: s.ingest.sources,
     engine: s.ingest.engine,
+    diarizer: s.ingest.diarizer,
+    activity: s.ingest.activity,
     config: { concurrency: j.concurrency, pollMs: j.pollMs, leaseMs: j.leaseMs, progressIntervalMs: j.progressIntervalMs, maxDownloadBytes: s.config.pipeline.downloads.maxBytes, ...(options.workerId ? { workerId: options.workerId } : {}) },
     log: options.log ?? ((m) => console.error(m)),
   })

@@ -24,6 +24,7 @@ export const ImportFromUrlInput = z.object({
   audioUrl: CreateNoteRequest.shape.audioUrl.unwrap().meta({ description: 'public link: a video page, a podcast feed or directory page, or a direct audio/video file' }),
   title: CreateNoteRequest.shape.title,
   language: CreateNoteRequest.shape.language,
+  speakers: CreateNoteRequest.shape.speakers,
   idempotencyKey: z.string().min(1).max(200).optional().meta({ description: 'repeat the call with the same key to get the first note back instead of a second import' }),
 })
 

@@ -79,6 +79,13 @@ export const CreateNoteRequest = z
     fileSizeBytes: z.number().int().min(1).optional(),
     title: Title.optional(),
     language: Locale.optional().meta({ description: 'forces a locale; default is auto-detect' }),
+    speakers: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .optional()
+      .meta({ description: 'Extension: how many people speak, when known; the local diarizer then finds exactly that many (default: it finds the number itself)' }),
     keepAudio: z.boolean().optional().meta({ description: 'direct upload: keep the audio beyond the retention window' }),
   })
   .superRefine((b, ctx) => {

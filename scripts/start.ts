@@ -5,6 +5,8 @@ import { loadConfig } from '../app/config.ts'
 import { startService } from '../app/server.ts'
 import { seedDemoAccount } from '../app/demo.ts'
 import { buildWeb } from './build-web.ts'
+import { existsSync } from 'node:fs'
+import { fetchSpeakerModel, SPEAKER_MODEL_COMMAND } from '../adapters/ge2e/resemblyzerModel.ts'
 
 const config = loadConfig()
 if (config.roles.has('api')) {
@@ -13,6 +15,18 @@ if (config.roles.has('api')) {
     await buildWeb({ log: (m) => console.log(m) })
   } catch (err) {
     console.error(`the dashboard could not be built (${(err as Error).message}); /app answers 503 until \`npm run build:web\` succeeds`)
+  }
+}
+// The speaker model of diarization and voice profiles arrives by itself on the default path.
+const speakerModel = config.transcripts.speakerEmbeddingModel
+if (config.transcripts.speakerModelIsDefault && !existsSync(speakerModel)) {
+  console.log(`fetching the speaker-embedding model (17 MB, PyPI package resemblyzer) into ${speakerModel} ...`)
+  try {
+    fetchSpeakerModel(speakerModel)
+    console.log('  done')
+  } catch (err) {
+    console.log(`  could not fetch it (${(err as Error).message}); transcripts will have no speakers and voice profiles are off.`)
+    console.log(`  Fix: ${SPEAKER_MODEL_COMMAND}, and set SPEAKER_EMBEDDING_MODEL to the file (or place it at ${speakerModel}).`)
   }
 }
 const service = await startService(config, (msg) => console.log(msg))
@@ -34,6 +48,7 @@ if (config.roles.has('workers')) {
     console.log(`  speech:      ${engine.engine} (${engine.provider}), model ${engine.model}`)
   }
 }
+console.log(`  speakers:    ${service.services.ingest.diarizer ? `diarized locally (${service.services.ingest.diarizer.model})` : config.transcripts.diarization.enabled ? `no local diarization: ${service.services.transcriptFeatures.voice.matching.reason}` : 'local diarization off (DIARIZATION=off)'}`)
 if (config.seedDemo && service.app) {
   const demo = await seedDemoAccount(service.services)
   if (demo) {

@@ -10,7 +10,8 @@ if ! command -v yt-dlp >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore yt-dlp >&2
   if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
 fi
-packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium)
+# sox and flite build the voices of bench/speech-quality.ts (pitch and tempo changes, English voices).
+packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium sox flite)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && exit 0

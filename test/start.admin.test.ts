@@ -3,6 +3,8 @@
 // dashboard sign-in; the admin command prints one JSON line with a working key, and sets up
 // people who sign in to the dashboard.
 import t from 'tap'
+import { speakerModel } from './support/speech.ts'
+import { join } from 'node:path'
 import { spawn, execFile } from 'node:child_process'
 import { createServer } from 'node:net'
 import { tempDir } from './support/tmp.ts'
@@ -21,7 +23,8 @@ async function start(env: Record<string, string>) {
   let out = ''
   child.stdout.on('data', (d) => (out += d))
   child.stderr.on('data', (d) => (out += d))
-  const deadline = Date.now() + 30_000
+  // Generous: start loads the speaker model and seeds the demo, on a machine other work may saturate.
+  const deadline = Date.now() + 120_000
   while (!/dashboard sign-in: \S+ \/ \S+|key is not on file/.test(out)) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${out}`)
     await new Promise((r) => setTimeout(r, 50))
@@ -52,7 +55,10 @@ t.test('npm start seeds a demo account once and prints a key that works', async 
   const tmp = tempDir()
   t.teardown(tmp.remove)
   const port = await freePort()
-  const env = { DATA_DIR: tmp.dir, PORT: String(port), LOG_LEVEL: 'warn' }
+  // The models directory is the test cache, where the speaker model already is: start finds it
+  // on its default path instead of fetching it again.
+  speakerModel()
+  const env = { DATA_DIR: tmp.dir, PORT: String(port), LOG_LEVEL: 'warn', MODELS_DIR: join(process.cwd(), '.ci', 'models') }
   const first = await start(env)
   const out = first.out()
   t.match(out, new RegExp(`listening on http://127\\.0\\.0\\.1:${port}`))

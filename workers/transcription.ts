@@ -4,8 +4,9 @@
 //   source (download / feed / directory / video site, or the uploaded blob)
 //   -> decode (ffprobe: duration, tracks; a subtitle track inside the file is a published transcript)
 //   -> capture the import's price (50 credits per started minute) now that the duration is known
-//   -> published transcript, or speech engine on 16 kHz mono PCM
-//   -> speaker labels -> NoteTranscribed + NoteReady
+//   -> published transcript, or: 16 kHz mono PCM -> speech activity (no speech: the note fails
+//      with `no_speech`, refunded) -> speech engine -> diarizer, when the engine named no speakers
+//   -> non-speech tags removed, speaker labels -> NoteTranscribed + NoteReady
 //
 // Progress is appended (throttled) and renews the lease; a heartbeat renews it during long
 // stages. A failure is retried with backoff while attempts remain (when it is a passing one),
@@ -27,6 +28,8 @@ import type { BlobStore } from '../ports/blobStore.ts'
 import type { MediaProbe, MediaInfo } from '../ports/mediaProbe.ts'
 import type { MediaTool } from '../ports/mediaTool.ts'
 import type { SpeechEngine } from '../ports/speechEngine.ts'
+import type { Diarizer, SpeechActivity } from '../ports/diarizer.ts'
+import { withoutNonSpeech } from '../domain/notes/nonSpeech.ts'
 import { isPipelineFailure, PipelineFailure } from '../ports/pipelineFailure.ts'
 import { LeaseLostError, type ExistingNote, type Lease, type TranscriptionJobs } from '../commands/transcription.ts'
 import type { CreditCommands } from '../commands/credits.ts'
@@ -57,6 +60,10 @@ export interface TranscriptionWorkerDeps {
   sources: Sources
   /** The configured engine; null when none is (notes then fail with asr_model_missing). */
   engine: SpeechEngine
+  /** Who spoke when, for engines that do not say; null: transcripts keep the engine's speakers (or none). */
+  diarizer?: Diarizer | null
+  /** Finds audio with nothing to hear before recognition is spent on it; null: only an empty transcript tells. */
+  activity?: SpeechActivity | null
   config: TranscriptionWorkerConfig
   clock?: () => Date
   log?: (msg: string) => void
@@ -282,6 +289,10 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       const wav = join(ctx.workDir, 'speech.wav')
       await d.media.toSpeechWav(source.mediaPath!, wav, { signal: ctx.signal, onProgress: (s) => ctx.progress('decoding', (s / duration) * 100) })
       check()
+      if (d.activity) {
+        const speech = await d.activity.detect(wav)
+        if (activeMs(speech) < MIN_SPEECH_MS) throw noSpeech()
+      }
       ctx.progress('transcribing', 0)
       const r = await d.engine.transcribe({
         wavPath: wav,
@@ -292,14 +303,29 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
         onProgress: (p) => ctx.progress('transcribing', p),
       })
       check()
-      segments = r.segments
+      segments = withoutNonSpeech(r.segments)
+      if (segments.length === 0) throw noSpeech()
       detected = normalizeLanguage(r.language)
       heard = (r.languages ?? []).map(normalizeLanguage).filter((l): l is string => l !== null)
       engine = d.engine.engine
       provider = d.engine.provider
       model = r.model ?? d.engine.model
+      if (d.diarizer && segments.every((x) => x.speaker === null)) {
+        ctx.progress('diarizing', null)
+        const started = Date.now()
+        try {
+          const diarized = await d.diarizer.diarize({ wavPath: wav, segments, speakers: note.speakers, signal: ctx.signal })
+          segments = diarized.segments
+          log(`[transcription ${workerId}] note ${note.noteId}: ${diarized.speakerCount} speaker(s) in ${duration.toFixed(0)} s of audio, diarized in ${Date.now() - started} ms`)
+        } catch (err) {
+          check()
+          // The words are worth more than their speakers: the note is ready without them.
+          log(`[transcription ${workerId}] note ${note.noteId}: diarization failed, the transcript has no speakers: ${(err as Error).message}`)
+        }
+        check()
+      }
     }
-    ctx.progress('diarizing', null)
+    if (published) segments = withoutNonSpeech(segments)
     const language = normalizeLanguage(forced) ?? detected
     const transcript = assembleTranscript({
       noteId: note.noteId,
@@ -350,6 +376,11 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     },
   }
 }
+
+/** Less speech than this (ms) in the whole recording is none (a click, a breath). */
+const MIN_SPEECH_MS = 250
+const activeMs = (ranges: readonly { startMs: number; endMs: number }[]) => ranges.reduce((n, r) => n + (r.endMs - r.startMs), 0)
+const noSpeech = () => new PipelineFailure('no_speech', 'No speech was found in the audio (silence, noise or music only); the credits it cost were refunded.')
 
 function toFailure(err: unknown): { errorCode: string; message: string; retriable: boolean } {
   if (isPipelineFailure(err)) return { errorCode: err.errorCode, message: err.message, retriable: err.retriable }

@@ -1,5 +1,5 @@
 // The speaker-embedding adapter: a GE2E speaker encoder (3-layer LSTM over 40-band mel frames,
-// 256-d unit vectors; Wan et al. 2018) run in plain TypeScript from a PyTorch checkpoint file,
+// 256-d unit vectors; Wan et al. 2018) run in TypeScript and a WebAssembly SIMD kernel (kernels.wat) from a PyTorch checkpoint file,
 // e.g. the `pretrained.pt` that the Resemblyzer package (PyPI) ships. SPEAKER_EMBEDDING_MODEL
 // points at the file; nothing is downloaded. The front end follows Resemblyzer: 16 kHz mono,
 // volume raised to −30 dBFS, power mel spectrogram (25 ms Hann window, 10 ms hop, Slaney mel
@@ -12,8 +12,10 @@
 import { readFileSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { basename } from 'node:path'
-import type { SpeakerEmbedder, SpeakerEmbedding, TimeRange } from '../../ports/speakerEmbedder.ts'
+import type { SpeakerEmbedder, SpeakerEmbedding, TimeRange, WindowEmbedder } from '../../ports/speakerEmbedder.ts'
 import { readTorchCheckpoint, type Tensor } from './torchPickle.ts'
+import { Kernels, type Resident } from './kernels.ts'
+import { readWav, resample, type Pcm } from '../../domain/audio/pcm.ts'
 
 const SR = 16_000
 const N_FFT = 400
@@ -24,53 +26,6 @@ const HIDDEN = 256
 const LAYERS = 3
 
 // ---- audio ------------------------------------------------------------------------------------
-
-export interface Pcm {
-  sampleRate: number
-  samples: Float32Array
-}
-
-/** Mono float samples of a WAV file, or null when the bytes are not a WAV file this reads. */
-export function readWav(buf: Buffer): Pcm | null {
-  if (buf.length < 12 || buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') return null
-  let pos = 12
-  let fmt: { format: number; channels: number; rate: number; bits: number } | null = null
-  while (pos + 8 <= buf.length) {
-    const id = buf.toString('ascii', pos, pos + 4)
-    let size = buf.readUInt32LE(pos + 4)
-    const body = pos + 8
-    if (id === 'fmt ') {
-      let format = buf.readUInt16LE(body)
-      if (format === 0xfffe && size >= 26) format = buf.readUInt16LE(body + 24) // WAVE_FORMAT_EXTENSIBLE
-      fmt = { format, channels: buf.readUInt16LE(body + 2), rate: buf.readUInt32LE(body + 4), bits: buf.readUInt16LE(body + 14) }
-    } else if (id === 'data' && fmt) {
-      // Streams written before their length was known say 0 or 0xffffffff.
-      if (size === 0 || size === 0xffffffff || body + size > buf.length) size = buf.length - body
-      const bytes = fmt.bits / 8
-      const frames = Math.floor(size / (bytes * fmt.channels))
-      const out = new Float32Array(frames)
-      for (let i = 0; i < frames; i++) {
-        let sum = 0
-        for (let c = 0; c < fmt.channels; c++) {
-          const at = body + (i * fmt.channels + c) * bytes
-          let v: number
-          if (fmt.format === 3 && fmt.bits === 32) v = buf.readFloatLE(at)
-          else if (fmt.format === 3 && fmt.bits === 64) v = buf.readDoubleLE(at)
-          else if (fmt.bits === 16) v = buf.readInt16LE(at) / 32768
-          else if (fmt.bits === 8) v = (buf[at]! - 128) / 128
-          else if (fmt.bits === 24) v = buf.readIntLE(at, 3) / 8388608
-          else if (fmt.bits === 32) v = buf.readInt32LE(at) / 2147483648
-          else return null
-          sum += v
-        }
-        out[i] = sum / fmt.channels
-      }
-      return { sampleRate: fmt.rate, samples: out }
-    }
-    pos = body + size + (size % 2)
-  }
-  return null
-}
 
 function decodeWithFfmpeg(path: string, bin: string): Promise<Pcm> {
   return new Promise((resolve, reject) => {
@@ -88,34 +43,6 @@ function decodeWithFfmpeg(path: string, bin: string): Promise<Pcm> {
       resolve({ sampleRate: SR, samples: s })
     })
   })
-}
-
-/** Band-limited resampling (windowed sinc), so content above the new Nyquist does not fold back. */
-export function resample(x: Float32Array, from: number, to: number): Float32Array {
-  if (from === to) return x
-  const ratio = to / from
-  const n = Math.floor(x.length * ratio)
-  const out = new Float32Array(n)
-  const cutoff = Math.min(1, ratio)
-  const half = 16
-  for (let i = 0; i < n; i++) {
-    const t = i / ratio
-    const c = Math.floor(t)
-    let acc = 0
-    let wsum = 0
-    for (let k = c - half + 1; k <= c + half; k++) {
-      if (k < 0 || k >= x.length) continue
-      const d = t - k
-      const arg = Math.PI * d * cutoff
-      const sinc = d === 0 ? 1 : Math.sin(arg) / arg
-      const w = 0.5 + 0.5 * Math.cos((Math.PI * d) / half)
-      const h = sinc * w
-      acc += x[k]! * h
-      wsum += h
-    }
-    out[i] = wsum !== 0 ? acc / wsum : 0
-  }
-  return out
 }
 
 // ---- mel spectrogram --------------------------------------------------------------------------
@@ -148,71 +75,47 @@ function melFilters(): Float32Array[] {
 }
 
 const FILTERS = melFilters()
+const BINS = N_FFT / 2 + 1
+/** Each filter's non-zero span, so a frame's 40 bands cost a few hundred multiplications. */
+const SPANS = FILTERS.map((w) => {
+  let a = 0
+  while (a < BINS && w[a] === 0) a++
+  let b = BINS
+  while (b > a && w[b - 1] === 0) b--
+  return [a, b] as const
+})
 const WINDOW = Float32Array.from({ length: N_FFT }, (_, n) => 0.5 - 0.5 * Math.cos((2 * Math.PI * n) / N_FFT))
-const COS = new Float32Array((N_FFT / 2 + 1) * N_FFT)
-const SIN = new Float32Array((N_FFT / 2 + 1) * N_FFT)
-for (let k = 0; k <= N_FFT / 2; k++) {
+/** The real DFT as a matrix: rows 0..200 the cosines, 201..401 the sines (N_FFT = 400 has no radix-2 FFT). */
+const DFT = new Float32Array(2 * BINS * N_FFT)
+for (let k = 0; k < BINS; k++) {
   for (let n = 0; n < N_FFT; n++) {
-    COS[k * N_FFT + n] = Math.cos((2 * Math.PI * k * n) / N_FFT)
-    SIN[k * N_FFT + n] = Math.sin((2 * Math.PI * k * n) / N_FFT)
+    DFT[k * N_FFT + n] = Math.cos((2 * Math.PI * k * n) / N_FFT)
+    DFT[(BINS + k) * N_FFT + n] = Math.sin((2 * Math.PI * k * n) / N_FFT)
   }
-}
-
-/** Power mel spectrogram, frames × 40, centred frames with reflected edges. */
-export function melSpectrogram(wav: Float32Array): Float32Array[] {
-  const pad = N_FFT / 2
-  const padded = new Float32Array(wav.length + 2 * pad)
-  padded.set(wav, pad)
-  for (let i = 1; i <= pad; i++) {
-    padded[pad - i] = wav[Math.min(i, wav.length - 1)] ?? 0
-    padded[pad + wav.length - 1 + i] = wav[Math.max(0, wav.length - 1 - i)] ?? 0
-  }
-  const frames = 1 + Math.floor(wav.length / HOP)
-  const bins = N_FFT / 2 + 1
-  const frame = new Float32Array(N_FFT)
-  const power = new Float32Array(bins)
-  const out: Float32Array[] = []
-  for (let f = 0; f < frames; f++) {
-    for (let n = 0; n < N_FFT; n++) frame[n] = padded[f * HOP + n]! * WINDOW[n]!
-    for (let k = 0; k < bins; k++) {
-      let re = 0
-      let im = 0
-      const row = k * N_FFT
-      for (let n = 0; n < N_FFT; n++) {
-        re += frame[n]! * COS[row + n]!
-        im -= frame[n]! * SIN[row + n]!
-      }
-      power[k] = re * re + im * im
-    }
-    const mel = new Float32Array(N_MELS)
-    for (let m = 0; m < N_MELS; m++) {
-      const w = FILTERS[m]!
-      let s = 0
-      for (let k = 0; k < bins; k++) s += w[k]! * power[k]!
-      mel[m] = s
-    }
-    out.push(mel)
-  }
-  return out
 }
 
 // ---- network ----------------------------------------------------------------------------------
 
-// Float64 weights: the arithmetic is in doubles anyway, and reading them needs no conversion.
 interface Layer {
-  wih: Float64Array
-  whh: Float64Array
-  bias: Float64Array
+  /** 4·256 × inputSize (gates i, f, g, o). */
+  wih: Resident
+  whh: Resident
+  /** bias_ih + bias_hh, one row */
+  bias: Resident
   inputSize: number
 }
 
+const GATES = 4 * HIDDEN
+/** Partials that go through the LSTM together (bounds the scratch memory: ~30 MB). */
+const BATCH = 48
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x))
 
-export class Ge2eEncoder implements SpeakerEmbedder {
+export class Ge2eEncoder implements SpeakerEmbedder, WindowEmbedder {
   readonly model: string
+  private readonly k = new Kernels()
   private readonly layers: Layer[]
-  private readonly linW: Float32Array
-  private readonly linB: Float32Array
+  private readonly linear: { w: Resident; b: Resident }
+  private readonly dft: Resident
 
   constructor(
     tensors: Map<string, Tensor>,
@@ -231,56 +134,152 @@ export class Ge2eEncoder implements SpeakerEmbedder {
       const whh = get(`lstm.weight_hh_l${l}`)
       const bih = get(`lstm.bias_ih_l${l}`).data
       const bhh = get(`lstm.bias_hh_l${l}`).data
-      if (wih.shape[0] !== 4 * HIDDEN || whh.shape[1] !== HIDDEN) throw new Error(`unexpected LSTM layer ${l} shape ${wih.shape.join('x')}`)
-      this.layers.push({ wih: Float64Array.from(wih.data), whh: Float64Array.from(whh.data), bias: Float64Array.from(bih, (v, i) => v + bhh[i]!), inputSize: wih.shape[1]! })
+      if (wih.shape[0] !== GATES || whh.shape[1] !== HIDDEN || wih.shape[1]! % 4 !== 0) throw new Error(`unexpected LSTM layer ${l} shape ${wih.shape.join('x')}`)
+      const inputSize = wih.shape[1]!
+      this.layers.push({
+        wih: this.k.keep(wih.data, GATES, inputSize),
+        whh: this.k.keep(whh.data, GATES, HIDDEN),
+        bias: this.k.keep(Float32Array.from(bih, (v, i) => v + bhh[i]!), 1, GATES),
+        inputSize,
+      })
     }
     if (this.layers[0]!.inputSize !== N_MELS) throw new Error(`the encoder expects ${this.layers[0]!.inputSize} mel bands, this front end makes ${N_MELS}`)
-    this.linW = get('linear.weight').data
-    this.linB = get('linear.bias').data
+    this.linear = { w: this.k.keep(get('linear.weight').data, HIDDEN, HIDDEN), b: this.k.keep(get('linear.bias').data, 1, HIDDEN) }
+    this.dft = this.k.keep(DFT, 2 * BINS, N_FFT)
     this.model = `ge2e:${name}`
   }
 
-  /** One partial (160 frames) to a unit vector: last layer's final hidden state → linear → ReLU → L2. */
-  embedFrames(frames: readonly Float32Array[]): Float32Array {
-    let input: readonly ArrayLike<number>[] = frames
-    let h = new Float64Array(HIDDEN)
-    for (const layer of this.layers) {
-      h = new Float64Array(HIDDEN)
-      const c = new Float64Array(HIDDEN)
-      const z = new Float64Array(4 * HIDDEN)
-      const outputs: Float64Array[] = []
-      const I = layer.inputSize
-      const { wih, whh, bias } = layer
-      for (const x of input) {
-        for (let r = 0; r < 4 * HIDDEN; r++) {
-          let s = bias[r]!
-          const wi = r * I
-          for (let j = 0; j < I; j++) s += wih[wi + j]! * x[j]!
-          const wh = r * HIDDEN
-          for (let j = 0; j < HIDDEN; j++) s += whh[wh + j]! * h[j]!
-          z[r] = s
-        }
-        const next = new Float64Array(HIDDEN)
-        for (let j = 0; j < HIDDEN; j++) {
-          const i = sigmoid(z[j]!)
-          const f = sigmoid(z[HIDDEN + j]!)
-          const g = Math.tanh(z[2 * HIDDEN + j]!)
-          const o = sigmoid(z[3 * HIDDEN + j]!)
-          c[j] = f * c[j]! + i * g
-          next[j] = o * Math.tanh(c[j]!)
-        }
-        h = next
-        outputs.push(next)
+  /** Power mel spectrogram, frames × 40 (flattened), centred frames with reflected edges (librosa's). */
+  melSpectrogram(wav: Float32Array): Float32Array {
+    const pad = N_FFT / 2
+    const padded = new Float32Array(wav.length + 2 * pad)
+    padded.set(wav, pad)
+    for (let i = 1; i <= pad; i++) {
+      padded[pad - i] = wav[Math.min(i, wav.length - 1)] ?? 0
+      padded[pad + wav.length - 1 + i] = wav[Math.max(0, wav.length - 1 - i)] ?? 0
+    }
+    const frames = 1 + Math.floor(wav.length / HOP)
+    const k = this.k
+    k.begin(frames * (N_FFT + 2 * BINS) + 2 * BINS)
+    const x = k.alloc(frames * N_FFT)
+    const zero = k.alloc(2 * BINS)
+    const spec = k.alloc(frames * 2 * BINS)
+    const xv = k.view(x, frames * N_FFT)
+    for (let f = 0; f < frames; f++) {
+      const at = f * HOP
+      const o = f * N_FFT
+      for (let n = 0; n < N_FFT; n++) xv[o + n] = padded[at + n]! * WINDOW[n]!
+    }
+    k.gemm(this.dft, x, frames, zero, 0, spec)
+    const sv = k.view(spec, frames * 2 * BINS)
+    const out = new Float32Array(frames * N_MELS)
+    const power = new Float32Array(BINS)
+    for (let f = 0; f < frames; f++) {
+      const o = f * 2 * BINS
+      for (let b = 0; b < BINS; b++) {
+        const re = sv[o + b]!
+        const im = sv[o + BINS + b]!
+        power[b] = re * re + im * im
       }
-      input = outputs
+      for (let m = 0; m < N_MELS; m++) {
+        const w = FILTERS[m]!
+        const [a, b] = SPANS[m]!
+        let s = 0
+        for (let i = a; i < b; i++) s += w[i]! * power[i]!
+        out[f * N_MELS + m] = s
+      }
     }
-    const e = new Float32Array(HIDDEN)
-    for (let r = 0; r < HIDDEN; r++) {
-      let s = this.linB[r]!
-      for (let j = 0; j < HIDDEN; j++) s += this.linW[r * HIDDEN + j]! * h[j]!
-      e[r] = Math.max(0, s)
+    return out
+  }
+
+  /**
+   * Partials to unit vectors: each partial is `frames` mel rows (frames × 40, flattened); the
+   * last layer's final hidden state → linear → ReLU → L2. Partials run through the LSTM in
+   * batches, so every weight row read serves the whole batch (the recurrence is the cost: about
+   * 1.3 M multiply-adds per frame).
+   */
+  embedPartials(partials: readonly Float32Array[], frames: number): Float32Array[] {
+    const result: Float32Array[] = []
+    for (let i = 0; i < partials.length; i += BATCH) result.push(...this.embedBatch(partials.slice(i, i + BATCH), frames))
+    return result
+  }
+
+  private embedBatch(partials: readonly Float32Array[], T: number): Float32Array[] {
+    const B = partials.length
+    if (B === 0) return []
+    const k = this.k
+    k.begin(T * B * (N_MELS + GATES + 2 * HIDDEN) + B * (GATES + 3 * HIDDEN))
+    // Layout [t][b][feature], so one step's rows of the whole batch are contiguous.
+    const mel = k.alloc(T * B * N_MELS)
+    const zx = k.alloc(T * B * GATES)
+    const seqA = k.alloc(T * B * HIDDEN)
+    const seqB = k.alloc(T * B * HIDDEN)
+    const h = k.alloc(B * HIDDEN)
+    const z = k.alloc(B * GATES)
+    const emb = k.alloc(B * HIDDEN)
+    const melV = k.view(mel, T * B * N_MELS)
+    for (let b = 0; b < B; b++) {
+      const p = partials[b]!
+      if (p.length !== T * N_MELS) throw new Error('every partial of a batch has the same number of frames')
+      for (let t = 0; t < T; t++) melV.set(p.subarray(t * N_MELS, (t + 1) * N_MELS), (t * B + b) * N_MELS)
     }
-    return normalize(e)
+    const zv = k.view(z, B * GATES)
+    const hv = k.view(h, B * HIDDEN)
+    const c = new Float32Array(B * HIDDEN)
+    let input = mel
+    for (const [index, layer] of this.layers.entries()) {
+      const out = index % 2 === 0 ? seqA : seqB
+      const outV = k.view(out, T * B * HIDDEN)
+      // The input projections of every step at once, then the recurrence step by step.
+      k.gemm(layer.wih, input, T * B, layer.bias.ptr, 0, zx)
+      hv.fill(0)
+      c.fill(0)
+      for (let t = 0; t < T; t++) {
+        k.gemm(layer.whh, h, B, zx + t * B * GATES * 4, GATES, z)
+        for (let b = 0; b < B; b++) {
+          const gb = b * GATES
+          const hb = b * HIDDEN
+          for (let j = 0; j < HIDDEN; j++) {
+            const i = sigmoid(zv[gb + j]!)
+            const f = sigmoid(zv[gb + HIDDEN + j]!)
+            const g = Math.tanh(zv[gb + 2 * HIDDEN + j]!)
+            const o = sigmoid(zv[gb + 3 * HIDDEN + j]!)
+            const cj = f * c[hb + j]! + i * g
+            c[hb + j] = cj
+            hv[hb + j] = o * Math.tanh(cj)
+          }
+        }
+        outV.set(hv, t * B * HIDDEN)
+      }
+      input = out
+    }
+    k.gemm(this.linear.w, h, B, this.linear.b.ptr, 0, emb)
+    const ev = k.view(emb, B * HIDDEN)
+    const result: Float32Array[] = []
+    for (let b = 0; b < B; b++) result.push(normalize(Float32Array.from(ev.subarray(b * HIDDEN, (b + 1) * HIDDEN), (v) => Math.max(0, v))))
+    return result
+  }
+
+  /**
+   * One vector per window of 16 kHz audio (each raised to −30 dBFS as the encoder was trained):
+   * the diarizer's entry point. Windows of equal length share a batch.
+   */
+  embedWindows(windows: readonly Float32Array[]): Float32Array[] {
+    const out: Float32Array[] = new Array(windows.length)
+    const byFrames = new Map<number, number[]>()
+    const mels = windows.map((w, i) => {
+      const mel = this.melSpectrogram(normalizeVolume(w, -30))
+      const frames = mel.length / N_MELS
+      const group = byFrames.get(frames) ?? []
+      group.push(i)
+      byFrames.set(frames, group)
+      return mel
+    })
+    for (const [frames, idx] of byFrames) {
+      const vecs = this.embedPartials(idx.map((i) => mels[i]!), frames)
+      idx.forEach((i, k) => (out[i] = vecs[k]!))
+    }
+    return out
   }
 
   /** A whole utterance at 16 kHz: partial windows at 1.3 per second, averaged (Resemblyzer's recipe). */
@@ -293,12 +292,10 @@ export class Ge2eEncoder implements SpeakerEmbedder {
     if (starts.length > 1 && (wav.length - lastStart) / (PARTIAL_FRAMES * HOP) < 0.75) starts.pop()
     const needed = (starts[starts.length - 1]! + PARTIAL_FRAMES) * HOP
     const padded = needed > wav.length ? Float32Array.from({ length: needed }, (_, i) => wav[i] ?? 0) : wav
-    const mel = melSpectrogram(padded)
+    const mel = this.melSpectrogram(padded)
+    const partials = starts.map((s) => mel.slice(s * N_MELS, (s + PARTIAL_FRAMES) * N_MELS))
     const sum = new Float32Array(HIDDEN)
-    for (const s of starts) {
-      const e = this.embedFrames(mel.slice(s, s + PARTIAL_FRAMES))
-      for (let j = 0; j < HIDDEN; j++) sum[j]! += e[j]!
-    }
+    for (const e of this.embedPartials(partials, PARTIAL_FRAMES)) for (let j = 0; j < HIDDEN; j++) sum[j]! += e[j]!
     return normalize(sum)
   }
 

@@ -51,6 +51,8 @@ export type NoteCreated = DomainEvent<
     sourceUrl: string | null
     title: string
     language: string | null
+    /** How many people speak, when the user said (older events have none). */
+    speakers?: number | null
     keepAudio: boolean
     upload: UploadSlot | null
     /** Work queued at creation (imports); uploads get theirs at finalize. */
@@ -114,6 +116,8 @@ export type NoteState =
       title: string
       description: string | null
       language: string | null
+      /** The user's speaker-count hint for the diarizer, or null. */
+      speakers: number | null
       keepAudio: boolean
       folderId: string | null
       tags: string[]
@@ -152,6 +156,7 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
       title: d.title,
       description: null,
       language: d.language,
+      speakers: d.speakers ?? null,
       keepAudio: d.keepAudio,
       folderId: null,
       tags: [],

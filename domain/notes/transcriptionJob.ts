@@ -31,6 +31,7 @@ export const NOTE_ERROR_CODES = {
   asr_model_invalid: { retriable: false, meaning: 'the local speech engine could not load its model (WHISPER_MODEL_PATH is not a model file of that engine)' },
   asr_language_unsupported: { retriable: false, meaning: 'the note asks for a language the speech model cannot transcribe (an English-only model, or a language Whisper does not know)' },
   asr_failed: { retriable: true, meaning: 'the speech engine failed or did not answer' },
+  no_speech: { retriable: false, meaning: 'the audio holds no speech (silence, noise or music only); its credits are refunded' },
   insufficient_credits: { retriable: false, meaning: 'the balance cannot cover 50 credits per started minute of this audio' },
   processing_timeout: { retriable: false, meaning: 'every attempt ended without the worker reporting back (lease expired)' },
   internal_error: { retriable: true, meaning: 'an unexpected error on our side' },

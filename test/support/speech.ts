@@ -1,13 +1,14 @@
 // Real speech and media made by the tests: espeak-ng speaks, the project's own ffmpeg encodes;
 // conversations as WAV with their segments (voice tests), utterances as MP3/M4A/WAV and MP4s with
 // a muxed subtitle track (pipeline tests). The speaker-embedding model file comes from
-// scripts/models/speaker-model.sh (fetched once from PyPI, cached under .ci/models).
+// adapters/ge2e/resemblyzerModel.ts (fetched once from PyPI, cached under .ci/models).
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import { readFileSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ffmpegPath } from '../../adapters/ffmpeg/mediaTool.ts'
+import { fetchSpeakerModel, SPEAKER_MODEL_FILE } from '../../adapters/ge2e/resemblyzerModel.ts'
 import { tempDir } from './tmp.ts'
 import { wavFromPcm } from './media.ts'
 import type { SegmentSpec } from './transcripts.ts'
@@ -51,7 +52,7 @@ export function conversation(turns: [label: string, voice: Voice, text: string][
 
 /** The speaker-embedding model file (fetched on first use). */
 export function speakerModel(): string {
-  return execFileSync('bash', [join(import.meta.dirname, '..', '..', 'scripts', 'models', 'speaker-model.sh')], { encoding: 'utf8' }).trim()
+  return fetchSpeakerModel(join(import.meta.dirname, '..', '..', '.ci', 'models', SPEAKER_MODEL_FILE))
 }
 
 const run = promisify(execFile)
