@@ -130,11 +130,11 @@ interface Service {
 let nextPort = 3900 + Math.floor(Math.random() * 300) * 2
 
 /** API + projections (+ workers when `workerProcesses` is 0) in one process, and that many worker processes. */
-async function startServiceProcesses(workerProcesses: number, threads: number, mongoUrl: string | null): Promise<Service> {
+async function startServiceProcesses(workerProcesses: number, threads: number, mongoUrl: string | null, extra: Record<string, string> = {}): Promise<Service> {
   const port = nextPort
   nextPort += 2
   const dataDir = join(tmp.dir, `data-${port}`)
-  const common: Record<string, string> = { DATA_DIR: dataDir, MODELS_DIR, WHISPER_MODEL: MODEL, WHISPER_THREADS: String(threads), JOB_POLL_MS: '100', LOG_LEVEL: 'warn', ...(mongoUrl ? { MONGO_URL: mongoUrl, MONGO_DB: `bench_asr_${port}` } : {}) }
+  const common: Record<string, string> = { DATA_DIR: dataDir, MODELS_DIR, WHISPER_MODEL: MODEL, WHISPER_THREADS: String(threads), JOB_POLL_MS: '100', LOG_LEVEL: 'warn', ...(mongoUrl ? { MONGO_URL: mongoUrl, MONGO_DB: `bench_asr_${port}` } : {}), ...extra }
   const api = startProcess({ ...common, PORT: String(port), MCP_PORT: String(port + 1), ROLES: workerProcesses === 0 ? 'api,projections,workers' : 'api,projections' })
   const key = (await api.waitFor(/(nk_[A-Za-z0-9_-]+)/, 120_000))[1]!
   const procs = [api]
@@ -264,9 +264,13 @@ async function main() {
     await engine.close!()
   }
 
-  // (a) the service end to end, one process (the default `npm start`)
-  {
-    const s = await startServiceProcesses(0, THREADS, null)
+  // (a) the service end to end, one process (the default `npm start`, speakers diarized), and
+  // (a0) the same with DIARIZATION=0: what the service adds to recognition alone, as (b) measures it.
+  for (const [label, extra] of [
+    ['(a) service end to end (upload -> ready)', {}],
+    ['(a0) service, diarization off', { DIARIZATION: 'off' }],
+  ] as const) {
+    const s = await startServiceProcesses(0, THREADS, null, extra)
     try {
       for (const [which, file] of [['short', short], ['long', long]] as const) {
         const times: number[] = []
@@ -275,7 +279,7 @@ async function main() {
           await waitReady(s, await upload(s, file.mp3))
           times.push((performance.now() - t0) / 1000)
         }
-        record('(a) service end to end (upload -> ready)', which, best(times))
+        record(label, which, best(times))
       }
     } finally {
       await s.close()
@@ -314,6 +318,8 @@ async function main() {
   table(['', `short ${short.seconds.toFixed(0)} s`, 'x real time', 'vs (c) no words', `long ${long.seconds.toFixed(0)} s`, 'x real time', 'vs (c) no words', 'vs (c) words'], rows)
   const a = results['(a) service end to end (upload -> ready)']!
   console.log(`service overhead over its engine: short ${(((a.short - direct.short) / direct.short) * 100).toFixed(1)} %, long ${(((a.long - direct.long) / direct.long) * 100).toFixed(1)} %`)
+  const a0 = results['(a0) service, diarization off']
+  if (a0) console.log(`with diarization off: short ${(((a0.short - direct.short) / direct.short) * 100).toFixed(1)} %, long ${(((a0.long - direct.long) / direct.long) * 100).toFixed(1)} %`)
 
   }
 

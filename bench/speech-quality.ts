@@ -8,8 +8,9 @@
 // - word-timing clips: a sentence synthesized one word at a time and joined with known gaps, so
 //   every word's start and end is known.
 //
-// Each clip goes through what the service runs: Whisper (the whisper.cpp binding, the configured
-// model), non-speech tags removed, the local diarizer. Printed per part (`tuning`, the only one
+// Each clip goes through what the service runs: the default local engine (faster-whisper,
+// Whisper base, int8, greedy; ASR_ENGINE=whisper for whisper.cpp on WHISPER_MODEL_PATH), non-speech
+// tags removed, the local diarizer. Printed per part (`tuning`, the only one
 // settings were chosen on, and `heldout`, other sentences, voices and seed): WER per language,
 // DER (missed, false alarm, confusion; 250 ms collar) of the whole system and of the diarizer
 // alone on the reference turns, speaker-count accuracy, word-boundary error (median, p90), and
@@ -18,12 +19,14 @@
 // Synthetic voices are easier than people: clean, steady, distinct, without accents, hesitations
 // or crosstalk. These figures are an upper bound for real meetings, and a regression check.
 //
-//   npx tsx bench/speech-quality.ts            WHISPER_MODEL_PATH (default .ci/models/ggml-tiny.en.bin),
+//   npx tsx bench/speech-quality.ts            WHISPER_MODEL (default base), MODELS_DIR (default .ci/models),
+//                                              ASR_ENGINE=whisper + WHISPER_MODEL_PATH (whisper.cpp, ggml),
 //   DIALOGUES=1 (per language and part)        SPEAKER_EMBEDDING_MODEL (default .ci/models/…pt), TUNE=1 (threshold sweep, tuning part only)
 import { execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { whisperCppEngine } from '../adapters/whisper/whisperCpp.ts'
+import { fasterWhisperEngine } from '../adapters/ctranslate2/fasterWhisper.ts'
 import { loadGe2eEncoder } from '../adapters/ge2e/speakerEncoder.ts'
 import { fetchSpeakerModel, SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
 import { ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
@@ -36,7 +39,9 @@ import { boundaryErrors, diarizationError, wordErrors, type Der, type TimedWord,
 import { envInt, machine, machineLoad, percentile, table, tempDir } from './lib.ts'
 
 const SR = 16_000
-const MODEL = process.env.WHISPER_MODEL_PATH ?? join('.ci', 'models', 'ggml-tiny.en.bin')
+const WHISPER_CPP = process.env.ASR_ENGINE === 'whisper'
+const MODEL = WHISPER_CPP ? (process.env.WHISPER_MODEL_PATH ?? join('.ci', 'models', 'ggml-tiny.en.bin')) : (process.env.WHISPER_MODEL || 'base')
+const MODELS_DIR = process.env.MODELS_DIR || join('.ci', 'models')
 const SPEAKER_MODEL = process.env.SPEAKER_EMBEDDING_MODEL ?? fetchSpeakerModel(join('.ci', 'models', SPEAKER_MODEL_FILE))
 const DIALOGUES = envInt('DIALOGUES', 1)
 /** ASR=0: no recognition (minutes of CPU with Whisper); only the diarizer on the reference turns is scored. */
@@ -209,7 +214,10 @@ function wavOf(samples: Float32Array, path: string) {
 
 // ---- run ----------------------------------------------------------------------------------------
 
-const engine = whisperCppEngine({ modelPath: MODEL, threads: envInt('WHISPER_THREADS', 2) })
+const threads = envInt('WHISPER_THREADS', 2)
+const engine = WHISPER_CPP
+  ? whisperCppEngine({ modelPath: MODEL, threads })
+  : fasterWhisperEngine({ model: MODEL, modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads, computeType: 'int8', beamSize: 1 })
 const encoder = loadGe2eEncoder(SPEAKER_MODEL, ffmpegPath())
 
 interface Result {
@@ -221,11 +229,25 @@ interface Result {
   asrCpuMs: number
 }
 
-/** CPU milliseconds (user + system) of this process since `from`. */
-const cpuSince = (from: NodeJS.CpuUsage) => {
-  const u = process.cpuUsage(from)
-  return (u.user + u.system) / 1000
+/**
+ * CPU milliseconds (user + system) of this process and its live children (faster-whisper runs in
+ * a Python child) since `from`, read from /proc: the children's time is not in process.cpuUsage.
+ */
+const CLK_TCK = 100
+function cpuNow(): number {
+  const u = process.cpuUsage()
+  let ms = (u.user + u.system) / 1000
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      if (Number(f[1]) === process.pid) ms += ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return ms
 }
+const cpuSince = (from: number) => cpuNow() - from
 
 const turnsOf = (segments: readonly RecognizedSegment[]): Turn[] => segments.filter((s) => s.speaker !== null).map((s) => ({ startMs: s.startMs, endMs: s.endMs, speaker: s.speaker! }))
 const addDer = (a: Der, b: Der): Der => ({ scoredMs: a.scoredMs + b.scoredMs, missedMs: a.missedMs + b.missedMs, falseAlarmMs: a.falseAlarmMs + b.falseAlarmMs, confusionMs: a.confusionMs + b.confusionMs })
@@ -238,7 +260,7 @@ async function recognize(part: string, clips: Clip[]): Promise<Result[]> {
     const wav = join(tmp.dir, `${part}-${i}.wav`)
     wavOf(clip.samples, wav)
     const t0 = performance.now()
-    const c0 = process.cpuUsage()
+    const c0 = cpuNow()
     const r = ASR ? await engine.transcribe({ wavPath: wav, durationSeconds: clip.samples.length / SR, language: null, workDir: tmp.dir }) : { segments: [] }
     out.push({ clip, wav, recognized: withoutNonSpeech(r.segments), asrMs: performance.now() - t0, asrCpuMs: cpuSince(c0) })
     process.stderr.write(`  ${part} ${i + 1}/${clips.length} ${clip.lang} ${clip.kind} ${(clip.samples.length / SR).toFixed(1)} s\n`)
@@ -280,7 +302,7 @@ async function score(part: string, results: Result[], threshold: number, print: 
     asrMs += r.asrMs
     asrCpuMs += r.asrCpuMs
     const t0 = performance.now()
-    const c0 = process.cpuUsage()
+    const c0 = cpuNow()
     const d = await diarizer.diarize({ wavPath: r.wav, segments: r.recognized, speakers: null })
     diarMs += performance.now() - t0
     diarCpuMs += cpuSince(c0)
@@ -289,7 +311,7 @@ async function score(part: string, results: Result[], threshold: number, print: 
     // The diarizer alone: the reference turns as the recognized segments (no words).
     const ref = clip.turns.map((t) => ({ startMs: t.startMs, endMs: t.endMs, text: 'x', speaker: null, confidence: null, words: null }))
     const t1 = performance.now()
-    const c1 = process.cpuUsage()
+    const c1 = cpuNow()
     const o = await diarizer.diarize({ wavPath: r.wav, segments: ref, speakers: null })
     refDiarMs += performance.now() - t1
     refDiarCpuMs += cpuSince(c1)
@@ -335,7 +357,7 @@ async function score(part: string, results: Result[], threshold: number, print: 
 
 console.log(`# speech quality — ${new Date().toISOString()}`)
 console.log(`${machine()}; at start: ${machineLoad()}`)
-console.log(`recognition: whisper.cpp ${MODEL}; diarizer: ${encoder.model}, threshold ${DEFAULT_DIARIZATION_THRESHOLD}; voices: espeak-ng${hasFlite ? ' + flite (English)' : ''}, sox pitch/tempo`)
+console.log(`recognition: ${WHISPER_CPP ? 'whisper.cpp' : 'faster-whisper int8 greedy'} ${MODEL}; diarizer: ${encoder.model}, threshold ${DEFAULT_DIARIZATION_THRESHOLD}; voices: espeak-ng${hasFlite ? ' + flite (English)' : ''}, sox pitch/tempo`)
 console.log('WER normalisation (jiwer default): NFKC, lower case, punctuation → space, spaces collapsed. DER: md-eval rules, 250 ms collar, overlap scored per speaker.')
 console.log('Synthetic voices are easier than people: clean, steady and distinct. Read these as an upper bound.')
 for (const part of ['tuning', 'heldout'] as const) {
@@ -354,3 +376,4 @@ for (const part of ['tuning', 'heldout'] as const) {
   }
 }
 console.log(`\nat end: ${machineLoad()}`)
+await engine.close?.()
