@@ -231,7 +231,7 @@ async function main() {
   }
 
   if (process.env.ONLY_WORKERS !== '1') await single()
-  await workers()
+  if (process.env.SKIP_WORKERS !== '1') await workers()
 
   async function single() {
   // (c) faster-whisper itself, first and last, the best of each
