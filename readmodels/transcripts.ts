@@ -169,7 +169,9 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
       confidence: s.confidence,
       locale: s.locale,
       words: s.words,
-      ...(o.translation ? { translation: translated.get(s.sequence) ?? null } : {}),
+      // The spec types it as a string: a segment not translated (yet) has no field, never null,
+      // as the text formats show it with its original text alone (issue 17, item 5).
+      ...(o.translation && translated.has(s.sequence) ? { translation: translated.get(s.sequence)! } : {}),
     })),
     ...(o.translation ? { translation: { language: o.translation, status: tr?.status ?? 'none', stale: (tr?.staleSegments.length ?? 0) > 0 } } : {}),
     ...(truncated ? { truncated: true, truncation: counts } : {}),

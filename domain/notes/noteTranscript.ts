@@ -313,6 +313,16 @@ function withTranscript(s: NoteTranscriptState, accountId: string): TranscriptNo
   return s as TranscriptNoteState & { transcript: Transcript }
 }
 
+/**
+ * An edit of the caller's transcript: another account's note or none at all is the common
+ * `not_found`; the caller's own note without a transcript yet is `no_transcript` (issue 17, item 5).
+ */
+function editableTranscript(s: NoteTranscriptState, accountId: string): TranscriptNoteState & { transcript: Transcript } {
+  const note = owned(s, accountId)
+  if (!note.transcript) throw new DomainError('no_transcript', 'This note has no transcript (yet).')
+  return note as TranscriptNoteState & { transcript: Transcript }
+}
+
 function knownLabel(s: TranscriptNoteState & { transcript: Transcript }, label: string) {
   if (!s.transcript.segments.some((seg) => seg.speakerLabel === label)) {
     throw new DomainError('not_found', `This transcript has no speaker ${JSON.stringify(label)}.`)
@@ -332,7 +342,7 @@ export function missingSegments(transcript: Transcript, t: Pick<TranslationState
 export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptState): TranscriptEvent[] {
   switch (c.type) {
     case 'ReplaceInTranscript': {
-      const note = withTranscript(s, c.accountId)
+      const note = editableTranscript(s, c.accountId)
       if (c.find.length === 0) throw new DomainError('invalid_request', '`find` must not be empty.')
       const changes = planReplacement(note.transcript.segments, c)
       if (changes.length === 0) return []
@@ -363,7 +373,7 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       return [{ type: 'NoteSourceMetadataRecorded', data: { metadata: c.metadata, at: c.now } }]
     }
     case 'RenameSpeaker': {
-      const note = withTranscript(s, c.accountId)
+      const note = editableTranscript(s, c.accountId)
       knownLabel(note, c.label)
       const name = c.name.trim()
       if (name.length < 1 || name.length > 120) throw new DomainError('invalid_request', 'A speaker name has 1 to 120 characters.')
@@ -385,7 +395,7 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       return [{ type: 'SpeakerNamesSuggested', data: { engine: c.engine, model: c.model, threshold: NAME_CONFIDENCE_THRESHOLD, suggestions, at: c.now } }]
     }
     case 'SetSpeakerVoiceExclusion': {
-      const note = withTranscript(s, c.accountId)
+      const note = editableTranscript(s, c.accountId)
       knownLabel(note, c.label)
       if ((note.speakers[c.label]?.voiceExcluded ?? false) === c.excluded) return []
       return [{ type: 'SpeakerVoiceExclusionChanged', data: { label: c.label, excluded: c.excluded, at: c.now } }]
