@@ -45,7 +45,8 @@ export type SpeakerNamesSuggested = DomainEvent<
   'SpeakerNamesSuggested',
   { engine: string; model: string | null; threshold: number; suggestions: (NameSuggestion & { applied: boolean })[] } & At
 >
-export type SpeakerVoiceExclusionChanged = DomainEvent<'SpeakerVoiceExclusionChanged', { label: string; excluded: boolean } & At>
+/** `profileId`: set when the exclusion comes from 'do not recognise this person' on that voice profile. */
+export type SpeakerVoiceExclusionChanged = DomainEvent<'SpeakerVoiceExclusionChanged', { label: string; excluded: boolean; profileId?: string } & At>
 export type SpeakerVoiceMatched = DomainEvent<'SpeakerVoiceMatched', { label: string; match: VoiceMatch | null } & At>
 export type TranslationRequested = DomainEvent<
   'TranslationRequested',
@@ -96,6 +97,11 @@ export type TranscriptCommand =
   | ({ type: 'RecordNameSuggestions'; accountId: string; engine: string; model: string | null; suggestions: NameSuggestion[] } & Now)
   | ({ type: 'SetSpeakerVoiceExclusion'; accountId: string; label: string; excluded: boolean } & Now)
   | ({ type: 'RecordVoiceMatch'; label: string; match: VoiceMatch | null } & Now)
+  /**
+   * 'Do not recognise this person' set on a voice profile reaches this note: the speakers matched
+   * to that profile and those enrolled from it (`enrolledLabels`, the profile's appearances here).
+   */
+  | ({ type: 'ExcludeProfileVoice'; profileId: string; enrolledLabels: string[] } & Now)
   | ({ type: 'RequestTranslation'; accountId: string; language: TranslationLanguage; requestId: string | null } & Now)
   | ({ type: 'StartTranslation'; language: TranslationLanguage; engine: string; model: string | null; leaseMs: number } & Now)
   | ({ type: 'RecordTranslatedSegments'; language: TranslationLanguage; segments: { sequence: number; text: string; sourceHash: string }[] } & Now)
@@ -407,6 +413,17 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       if (speaker?.voiceExcluded) return []
       if (JSON.stringify(speaker?.voice ?? null) === JSON.stringify(c.match)) return []
       return [{ type: 'SpeakerVoiceMatched', data: { label: c.label, match: c.match, at: c.now } }]
+    }
+    case 'ExcludeProfileVoice': {
+      if (!s.exists || !s.transcript) return []
+      const labels = new Set(labelsOf(s.transcript.segments))
+      return [...labels]
+        .filter((label) => {
+          const speaker = s.speakers[label]
+          if (speaker?.voiceExcluded) return false
+          return speaker?.voice?.profileId === c.profileId || c.enrolledLabels.includes(label)
+        })
+        .map((label) => ({ type: 'SpeakerVoiceExclusionChanged' as const, data: { label, excluded: true, profileId: c.profileId, at: c.now } }))
     }
     case 'RequestTranslation': {
       const note = withTranscript(s, c.accountId)
