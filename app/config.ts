@@ -67,6 +67,14 @@ export interface Config {
   pipeline: PipelineConfig
   /** AUDIO_RETENTION_DAYS (default 30): audio older than this is deleted unless the note keeps it; AUDIO_RETENTION_CHECK_MS: how often to look. */
   audioRetention: { days: number; checkEveryMs: number }
+  /**
+   * CREDIT_HOLD_LEASE_SECONDS (default 900): a credit hold older than this whose owner never
+   * appeared (an import's note; any synchronous request) is released by the sweeper and reported
+   * by the auditor; CREDIT_HOLD_SWEEP_MS (default 60000): how often the sweeper looks.
+   */
+  creditHolds: { leaseMs: number; sweepEveryMs: number }
+  /** FAULT_INJECT: comma-separated fault points for crash tests (`crash-after-import-reserve`); never set in production. */
+  faults: Set<string>
   /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (README, "Web dashboard"). */
   dashboard: {
     /** DASHBOARD_SESSION_HOURS (default 12): a session's absolute lifetime. */
@@ -151,6 +159,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       days: int(env.AUDIO_RETENTION_DAYS, 30, 'AUDIO_RETENTION_DAYS') || 30,
       checkEveryMs: int(env.AUDIO_RETENTION_CHECK_MS, 3_600_000, 'AUDIO_RETENTION_CHECK_MS') || 3_600_000,
     },
+    creditHolds: {
+      leaseMs: (int(env.CREDIT_HOLD_LEASE_SECONDS, 900, 'CREDIT_HOLD_LEASE_SECONDS') || 900) * 1000,
+      sweepEveryMs: int(env.CREDIT_HOLD_SWEEP_MS, 60_000, 'CREDIT_HOLD_SWEEP_MS') || 60_000,
+    },
+    faults: new Set(list(env.FAULT_INJECT ?? '')),
     dashboard: dashboardConfig(env, (env.PUBLIC_BASE_URL ?? '').startsWith('https:')),
   }
 }

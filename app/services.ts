@@ -105,7 +105,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       },
     },
     queries,
-    audit: creditAudit({ events: deps.events, docs: deps.docs, sync }),
+    audit: creditAudit({ events: deps.events, docs: deps.docs, sync, holdLeaseMs: config.creditHolds.leaseMs, clock }),
     projectionPositions: () => deps.projections.map((p) => ({ name: p.name, position: p.position() })),
     events: deps.events,
     docs: deps.docs,
@@ -122,6 +122,10 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       sync,
       config: { importAllowlist: config.importAllowlist, uploadUrlTtlSeconds: config.uploadUrlTtlSeconds },
       clock,
+      // Crash tests only: dies like `kill -9` at the named point.
+      fault: (point) => {
+        if (config.faults.has(point)) process.kill(process.pid, 'SIGKILL')
+      },
     }),
     folders: new FolderCommands(handler, queries.notes, sync, clock),
     oauth,

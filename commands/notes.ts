@@ -41,6 +41,8 @@ export interface NoteCommandsDeps {
   sync: ReadModelSync
   config: NoteCommandsConfig
   clock?: () => Date
+  /** Fault injection for crash tests: called at named points (`crash-after-import-reserve`). */
+  fault?: (point: string) => void
 }
 
 const MEDIA_TYPE = /^(audio|video)\/[a-z0-9][a-z0-9!#$&^_.+-]{0,80}$/i
@@ -99,6 +101,9 @@ export class NoteCommands {
     await this.assertPublicTarget(source.url)
     const reservationId = uuidFromName(`import:${noteId}`, 'reservation')
     await this.d.credits.reserve(caller.accountId, { operation: 'import', amount: IMPORT_RESERVE_CREDITS, noteId, requestId: caller.requestId, reservationId })
+    // A crash here leaves the hold without its note: the hold sweeper (workers/creditHolds.ts)
+    // releases it once the lease has passed, and the auditor reports it until then.
+    this.d.fault?.('crash-after-import-reserve')
     try {
       await this.run(caller, noteId, {
         type: 'CreateNote',
