@@ -31,6 +31,7 @@ const STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
   audio_unavailable: 409,
   consent_requires_app: 403,
+  duration_limit_exceeded: 413,
   not_signed_in: 401,
   invalid_credentials: 401,
   csrf_check_failed: 403,

@@ -120,7 +120,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       resolver: deps.resolver,
       docs: deps.docs,
       sync,
-      config: { importAllowlist: config.importAllowlist, uploadUrlTtlSeconds: config.uploadUrlTtlSeconds },
+      config: { importAllowlist: config.importAllowlist, uploadUrlTtlSeconds: config.uploadUrlTtlSeconds, maxDurationSeconds: config.maxDurationSeconds },
       clock,
       // Crash tests only: dies like `kill -9` at the named point.
       fault: (point) => {

@@ -115,6 +115,28 @@ export class TranscriptionJobs {
   }
 
   /**
+   * Holds the import's real price once the duration is known (the hold made at import grows to
+   * it); the transcription then runs on held credits and `capture` takes them at the end. When
+   * the balance cannot cover it, PipelineFailure insufficient_credits. A retried attempt whose
+   * price was captured already changes nothing.
+   */
+  async hold(note: ExistingNote, durationSeconds: number): Promise<number> {
+    if (!note.reservationId) return 0
+    const cost = importCost(durationSeconds)
+    const { state } = await this.credits.state(note.accountId)
+    if (getIn(state.closedReservations, note.reservationId) === 'captured') return cost
+    try {
+      await this.credits.extend(note.accountId, note.reservationId, cost, `${Math.ceil(durationSeconds)} s of audio at 50 per started minute`)
+    } catch (err) {
+      if (isDomainError(err) && err.code === 'insufficient_credits') {
+        throw new PipelineFailure('insufficient_credits', `This audio lasts ${Math.ceil(durationSeconds)} s and costs ${cost} credits (50 per started minute); ${String(err.extra.balance)} are available.`)
+      }
+      throw err
+    }
+    return cost
+  }
+
+  /**
    * Captures the import's real price once the duration is known (idempotent: the reservation id
    * is the note's). When the balance cannot cover it, PipelineFailure insufficient_credits.
    */

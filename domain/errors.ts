@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'internal_error'
   | 'audio_unavailable'
   | 'consent_requires_app'
+  | 'duration_limit_exceeded'
   // The web dashboard (README, "Web dashboard"):
   | 'not_signed_in'
   | 'invalid_credentials'

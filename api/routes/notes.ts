@@ -72,7 +72,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     body: FinalizeRequest,
     invalidCode: 'invalid_request',
     response: { status: 202, schema: FinalizeResponse, description: 'Accepted: the transcription is queued.' },
-    errors: ['invalid_request', 'not_found', 'quota_exceeded', 'invalid_state', 'file_too_large', 'unsupported_media_type'],
+    errors: ['invalid_request', 'not_found', 'quota_exceeded', 'invalid_state', 'file_too_large', 'duration_limit_exceeded', 'unsupported_media_type'],
     handle: ({ caller, params, body }) => s.notes.finalize(caller, params.id, body),
   }),
   defineRoute({
