@@ -10,7 +10,7 @@ import { PRICES } from '../domain/credits/prices.ts'
 import { audioBlobOf, noteDecider, noteStream, ownedNote, statusOf, type NoteCommand } from '../domain/notes/note.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
 import { refusedTarget } from './publicTarget.ts'
-import { minutesFor, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
+import { minutesFor, shownSeconds, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
 import { folderDecider, folderStream, ownedFolder } from '../domain/folders/folder.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { MediaProbe } from '../ports/mediaProbe.ts'
@@ -249,7 +249,7 @@ export class NoteCommands {
       }
       // Before any minute or credit is taken: the note keeps waiting for a shorter file.
       const maxSeconds = (this.d.config.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS)[caller.plan]
-      if (info.durationSeconds > maxSeconds) {
+      if (shownSeconds(info.durationSeconds) > maxSeconds) {
         throw new DomainError('duration_limit_exceeded', durationLimitMessage(caller.plan, info.durationSeconds, maxSeconds), { maxDurationSeconds: maxSeconds, durationSeconds: Math.ceil(info.durationSeconds) })
       }
       await this.run(caller, noteId, { type: 'RecordUpload', accountId: caller.accountId, blobKey: bound, sizeBytes: blob.sizeBytes, contentType: blob.contentType, sha256, durationSeconds: info.durationSeconds, now: this.now() })

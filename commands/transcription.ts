@@ -8,7 +8,7 @@ import { noteStream, type NoteState } from '../domain/notes/note.ts'
 import type { LeaseTerms, TranscriptionCommand, PipelineStage } from '../domain/notes/transcriptionJob.ts'
 import { transcriptionDecider } from '../domain/notes/transcriptionDecider.ts'
 import type { Transcript } from '../domain/notes/transcript.ts'
-import { minutesFor, usageDecider, usageStream } from '../domain/usage/usage.ts'
+import { minutesFor, shownSeconds, usageDecider, usageStream } from '../domain/usage/usage.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { getIn } from '../domain/shardedMap.ts'
@@ -126,10 +126,10 @@ export class TranscriptionJobs {
     const { state } = await this.credits.state(note.accountId)
     if (getIn(state.closedReservations, note.reservationId) === 'captured') return cost
     try {
-      await this.credits.extend(note.accountId, note.reservationId, cost, `${Math.ceil(durationSeconds)} s of audio at 50 per started minute`)
+      await this.credits.extend(note.accountId, note.reservationId, cost, `${shownSeconds(durationSeconds)} s of audio at 50 per started minute`)
     } catch (err) {
       if (isDomainError(err) && err.code === 'insufficient_credits') {
-        throw new PipelineFailure('insufficient_credits', `This audio lasts ${Math.ceil(durationSeconds)} s and costs ${cost} credits (50 per started minute); ${String(err.extra.balance)} are available.`)
+        throw new PipelineFailure('insufficient_credits', `This audio lasts ${shownSeconds(durationSeconds)} s and costs ${cost} credits (50 per started minute); ${String(err.extra.balance)} are available.`)
       }
       throw err
     }
@@ -147,7 +147,7 @@ export class TranscriptionJobs {
       await this.credits.capture(note.accountId, note.reservationId, cost)
     } catch (err) {
       if (isDomainError(err) && err.code === 'insufficient_credits') {
-        throw new PipelineFailure('insufficient_credits', `This audio lasts ${Math.ceil(durationSeconds)} s and costs ${cost} credits (50 per started minute); ${String(err.extra.balance)} are available.`)
+        throw new PipelineFailure('insufficient_credits', `This audio lasts ${shownSeconds(durationSeconds)} s and costs ${cost} credits (50 per started minute); ${String(err.extra.balance)} are available.`)
       }
       throw err
     }

@@ -16,6 +16,7 @@ import { createReadStream } from 'node:fs'
 import { mkdtemp, open, rm, readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { shownSeconds } from '../domain/usage/usage.ts'
 import { assembleTranscript, type RawSegment } from '../domain/notes/assemble.ts'
 import { parseVtt } from '../domain/notes/captions.ts'
 import { normalizeLanguage, languageHint } from '../domain/languages.ts'
@@ -219,7 +220,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
   async function refuseTooLong(note: ExistingNote, durationSeconds: number) {
     const { state } = await d.credits.state(note.accountId)
     const maxSeconds = (d.config.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS)[state.plan]
-    if (durationSeconds > maxSeconds) throw new PipelineFailure('duration_limit_exceeded', durationLimitMessage(state.plan, durationSeconds, maxSeconds))
+    if (shownSeconds(durationSeconds) > maxSeconds) throw new PipelineFailure('duration_limit_exceeded', durationLimitMessage(state.plan, durationSeconds, maxSeconds))
   }
 
   async function planMaxBytes(note: ExistingNote, fallback: number): Promise<number> {
@@ -345,7 +346,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       speakersAreNames,
       language,
       languagesDetected: heard.length > 0 ? heard : detected ? [detected] : language ? [language] : [],
-      durationSeconds: Math.round(duration),
+      durationSeconds: shownSeconds(duration),
       engine,
       provider,
       model,
@@ -354,7 +355,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     // Captured just before the note becomes ready: a crash in between leaves a captured price on
     // a note that is retried (capture is idempotent) or fails (settle refunds it).
     await d.jobs.capture(note, duration)
-    await d.jobs.complete(lease, transcript, Math.round(duration), language)
+    await d.jobs.complete(lease, transcript, shownSeconds(duration), language)
   }
 
   /** The media's own subtitle track (the one in the note's language first) as a published transcript. */
