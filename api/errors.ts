@@ -34,6 +34,7 @@ const STATUS: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   headers_too_large: 431,
   request_timeout: 408,
+  duration_limit_exceeded: 413,
   not_signed_in: 401,
   invalid_credentials: 401,
   csrf_check_failed: 403,

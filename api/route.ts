@@ -33,6 +33,11 @@ export interface RouteDef<P extends Schema = Schema, Q extends Schema = Schema, 
   body?: B
   /** The 400 code for anything wrong with the request (schema, JSON, content type, size). */
   invalidCode: ErrorCode
+  /**
+   * Body fields whose own code is not `invalidCode` (create's `invalidCode` is about the link; a
+   * bad `fileSizeBytes` is not a bad link). Used when every problem is in such fields.
+   */
+  fieldCodes?: Record<string, ErrorCode>
   response: {
     status: number
     schema: R
@@ -70,10 +75,12 @@ declare module 'fastify' {
   }
 }
 
-function parse<S extends Schema>(schema: S | undefined, value: unknown, code: ErrorCode, where: string): z.infer<S> {
+function parse<S extends Schema>(schema: S | undefined, value: unknown, invalidCode: ErrorCode, where: string, fieldCodes?: Record<string, ErrorCode>): z.infer<S> {
   if (!schema) return undefined as z.infer<S>
   const r = schema.safeParse(value)
   if (r.success) return r.data
+  const codes = new Set(r.error.issues.map((i) => fieldCodes?.[String(i.path[0])] ?? invalidCode))
+  const code = codes.size === 1 ? [...codes][0]! : invalidCode
   const issues = r.error.issues.slice(0, 5).map((i) => `${[where, ...i.path].join('.')}: ${i.message}`)
   throw new DomainError(code, `Invalid request: ${issues.join('; ')}`, { issues: r.error.issues.slice(0, 20).map((i) => ({ path: [where, ...i.path].join('.'), message: i.message })) })
 }
@@ -86,7 +93,7 @@ export function registerRoute(app: FastifyInstance, r: RouteDef) {
     handler: async (req, reply) => {
       const params = parse(r.params, req.params, r.notFound ? 'not_found' : r.invalidCode, 'path')
       const query = parse(r.query, req.query ?? {}, r.invalidCode, 'query')
-      const body = r.rawBody ? req.body : parse(r.body, req.body ?? {}, r.invalidCode, 'body')
+      const body = r.rawBody ? req.body : parse(r.body, req.body ?? {}, r.invalidCode, 'body', r.fieldCodes)
       const result = await r.handle({ caller: req.caller!, params, query, body, req, reply })
       if (reply.sent) return reply
       reply.code(r.response.status)

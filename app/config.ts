@@ -4,6 +4,7 @@ import { allowlist, loadPipelineConfig, type PipelineConfig } from './pipelineCo
 import { loadS3Config, type S3Config } from './blobStore.ts'
 import { SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
 import { DEFAULT_DIARIZATION_THRESHOLD } from '../engines/diarization/diarizer.ts'
+import { DEFAULT_MAX_DURATION_SECONDS, PLANS, isPlan, type Plan } from '../domain/credits/plans.ts'
 
 export interface Config {
   port: number
@@ -67,6 +68,16 @@ export interface Config {
   pipeline: PipelineConfig
   /** AUDIO_RETENTION_DAYS (default 30): audio older than this is deleted unless the note keeps it; AUDIO_RETENTION_CHECK_MS: how often to look. */
   audioRetention: { days: number; checkEveryMs: number }
+  /**
+   * CREDIT_HOLD_LEASE_SECONDS (default 900): a credit hold older than this whose owner never
+   * appeared (an import's note; any synchronous request) is released by the sweeper and reported
+   * by the auditor; CREDIT_HOLD_SWEEP_MS (default 60000): how often the sweeper looks.
+   */
+  creditHolds: { leaseMs: number; sweepEveryMs: number }
+  /** PLAN_MAX_DURATION_MINUTES (`free=60,pro=300,...`, defaults in domain/credits/plans.ts): the longest audio per note, in seconds. */
+  maxDurationSeconds: Record<Plan, number>
+  /** FAULT_INJECT: comma-separated fault points for crash tests (`crash-after-import-reserve`); never set in production. */
+  faults: Set<string>
   /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (README, "Web dashboard"). */
   dashboard: {
     /** DASHBOARD_SESSION_HOURS (default 12): a session's absolute lifetime. */
@@ -104,6 +115,17 @@ const onOff = (v: string | undefined, fallback: boolean, name: string): boolean 
   if (['0', 'off', 'false'].includes(s)) return false
   throw new Error(`${name} must be on or off, got ${JSON.stringify(v)}`)
 }
+function maxDurations(v: string | undefined): Record<Plan, number> {
+  const out = { ...DEFAULT_MAX_DURATION_SECONDS }
+  for (const entry of list(v)) {
+    const [plan, minutes] = entry.split('=').map((x) => x.trim())
+    const n = Number(minutes)
+    if (!plan || !isPlan(plan) || !Number.isFinite(n) || n <= 0) throw new Error(`PLAN_MAX_DURATION_MINUTES: "${entry}" is not plan=minutes (plans: ${PLANS.join(', ')})`)
+    out[plan] = Math.round(n * 60)
+  }
+  return out
+}
+
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -151,6 +173,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       days: int(env.AUDIO_RETENTION_DAYS, 30, 'AUDIO_RETENTION_DAYS') || 30,
       checkEveryMs: int(env.AUDIO_RETENTION_CHECK_MS, 3_600_000, 'AUDIO_RETENTION_CHECK_MS') || 3_600_000,
     },
+    creditHolds: {
+      leaseMs: (int(env.CREDIT_HOLD_LEASE_SECONDS, 900, 'CREDIT_HOLD_LEASE_SECONDS') || 900) * 1000,
+      sweepEveryMs: int(env.CREDIT_HOLD_SWEEP_MS, 60_000, 'CREDIT_HOLD_SWEEP_MS') || 60_000,
+    },
+    faults: new Set(list(env.FAULT_INJECT ?? '')),
+    maxDurationSeconds: maxDurations(env.PLAN_MAX_DURATION_MINUTES),
     dashboard: dashboardConfig(env, (env.PUBLIC_BASE_URL ?? '').startsWith('https:')),
   }
 }

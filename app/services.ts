@@ -105,7 +105,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       },
     },
     queries,
-    audit: creditAudit({ events: deps.events, docs: deps.docs, sync }),
+    audit: creditAudit({ events: deps.events, docs: deps.docs, sync, holdLeaseMs: config.creditHolds.leaseMs, clock }),
     projectionPositions: () => deps.projections.map((p) => ({ name: p.name, position: p.position() })),
     events: deps.events,
     docs: deps.docs,
@@ -120,8 +120,12 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       resolver: deps.resolver,
       docs: deps.docs,
       sync,
-      config: { importAllowlist: config.importAllowlist, uploadUrlTtlSeconds: config.uploadUrlTtlSeconds },
+      config: { importAllowlist: config.importAllowlist, uploadUrlTtlSeconds: config.uploadUrlTtlSeconds, maxDurationSeconds: config.maxDurationSeconds },
       clock,
+      // Crash tests only: dies like `kill -9` at the named point.
+      fault: (point) => {
+        if (config.faults.has(point)) process.kill(process.pid, 'SIGKILL')
+      },
     }),
     folders: new FolderCommands(handler, queries.notes, sync, clock),
     oauth,

@@ -9,6 +9,7 @@ import { startWebhookWorkers } from '../workers/webhooks.ts'
 import { safeWebhookTransport } from '../adapters/net/safeHttp.ts'
 import { targetResolver } from '../commands/publicTarget.ts'
 import { startAudioRetention } from '../workers/audioRetention.ts'
+import { startHoldSweeper } from '../workers/creditHolds.ts'
 
 export interface RunningWorker {
   readonly name: string
@@ -31,7 +32,7 @@ export function transcriptionWorker(s: Services, options: { workerId?: string; l
     engine: s.ingest.engine,
     diarizer: s.ingest.diarizer,
     activity: s.ingest.activity,
-    config: { concurrency: j.concurrency, pollMs: j.pollMs, leaseMs: j.leaseMs, progressIntervalMs: j.progressIntervalMs, maxDownloadBytes: s.config.pipeline.downloads.maxBytes, ...(options.workerId ? { workerId: options.workerId } : {}) },
+    config: { concurrency: j.concurrency, pollMs: j.pollMs, leaseMs: j.leaseMs, progressIntervalMs: j.progressIntervalMs, maxDownloadBytes: s.config.pipeline.downloads.maxBytes, maxDurationSeconds: s.config.maxDurationSeconds, ...(options.workerId ? { workerId: options.workerId } : {}) },
     log: options.log ?? ((m) => console.error(m)),
   })
 }
@@ -76,7 +77,18 @@ const audioRetention: WorkerFactory = (s) =>
     log: (m) => console.log(m),
   })
 
-export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s), webhookWorker, translations, voice, audioRetention]
+/** Credit holds whose owner never appeared (CREDIT_HOLD_LEASE_SECONDS). */
+const creditHolds: WorkerFactory = (s) =>
+  startHoldSweeper({
+    handler: s.handler,
+    credits: s.credits,
+    docs: s.docs,
+    leaseMs: s.config.creditHolds.leaseMs,
+    checkEveryMs: s.config.creditHolds.sweepEveryMs,
+    log: (m) => console.log(m),
+  })
+
+export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s), webhookWorker, translations, voice, audioRetention, creditHolds]
 
 export function startWorkers(s: Services): RunningWorker[] {
   return WORKERS.map((start) => start(s))

@@ -1,12 +1,15 @@
 // Analyses and outlines of a note: the commands behind POST /v1/notes/{id}/analysis, GET
 // /v1/notes/{id}/outline?generate=1 and the MCP tools generate_ai_notes / generate_outline.
 //
-// Analyses: 100 credits per template, charged before it is generated and refunded (by a ledger
-// event) when it fails; if every template fails the answer is 502 llm_invalid_json with all
+// Analyses: 100 credits per template. The whole price is held in one reservation before anything
+// is generated; each template that comes out is captured out of the hold and the rest is released
+// (ledger events); if every template fails the answer is 502 llm_invalid_json with all
 // credits back. Outline: reading is free; generating costs 50, refunded when the attempt fails.
+import { randomUUID } from 'node:crypto'
 import { DomainError, isDomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { PRICES } from '../domain/credits/prices.ts'
+import { capturedChargeId } from '../domain/credits/ledger.ts'
 import { analysisDecider, analysisStream, outlineProblems, type AnalysisCommand, type TemplateResult } from '../domain/analysis/analysis.ts'
 import { audioDurationMs } from '../domain/language/content.ts'
 import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
@@ -77,24 +80,25 @@ export class AnalysisCommands {
   async generate(caller: Caller, noteId: string, templates: readonly Template[]): Promise<AnalysisList> {
     const { source } = await this.d.notes.ready(caller.accountId, noteId)
     const cost = PRICES.analysis.credits
-    const charges: { template: Template; chargeId: string }[] = []
+    // One hold for the whole request: concurrent requests each get all their templates or none,
+    // instead of each taking a few and every one of them failing.
+    const reservationId = randomUUID()
     try {
-      for (const template of templates) {
-        const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: PRICES.analysis.operation, cost, noteId, requestId: caller.requestId })
-        charges.push({ template, chargeId })
-      }
+      await this.d.credits.reserve(caller.accountId, { operation: PRICES.analysis.operation, amount: cost * templates.length, noteId, requestId: caller.requestId, reservationId })
     } catch (err) {
-      for (const c of charges) await this.refund(caller, c.chargeId, 'analysis not started: the credits did not cover every template')
       if (isDomainError(err) && err.code === 'insufficient_credits') {
-        const { state } = await this.d.credits.state(caller.accountId)
         throw new DomainError(
           'upgrade_required',
-          `${templates.length} template(s) cost ${cost * templates.length} credits and ${state.balance} are left this month; upgrade the plan or wait for the next cycle.`,
-          { balance: state.balance, required: cost * templates.length },
+          `${templates.length} template(s) cost ${cost * templates.length} credits and ${String(err.extra.balance)} are left this month; upgrade the plan or wait for the next cycle.`,
+          { balance: err.extra.balance, required: cost * templates.length },
         )
       }
       throw err
     }
+    const charges = templates.map((template) => ({ template, chargeId: capturedChargeId(reservationId, template) }))
+    let captured = 0
+    const releaseRest = (reason: string) =>
+      captured < cost * templates.length ? this.d.credits.release(caller.accountId, reservationId, reason) : Promise.resolve()
 
     const results = await mapLimit(charges, this.d.concurrency ?? 3, async ({ template, chargeId }): Promise<TemplateResult> => {
       try {
@@ -109,7 +113,16 @@ export class AnalysisCommands {
       }
     })
 
-    for (const r of results) if (!r.ok) await this.refund(caller, r.chargeId, `analysis ${r.template} failed: ${r.reason}`)
+    try {
+      for (const r of results) {
+        if (!r.ok) continue
+        await this.d.credits.capture(caller.accountId, reservationId, cost, r.template)
+        captured += cost
+      }
+    } finally {
+      const failed = results.filter((r) => !r.ok).map((r) => `${r.template}: ${r.ok ? '' : r.reason}`)
+      await releaseRest((failed.length ? `analysis failed for ${failed.join('; ')}` : 'analysis stopped before every template was captured').slice(0, 500))
+    }
     try {
       await this.record(caller, noteId, { type: 'RecordAnalyses', noteId, accountId: caller.accountId, results, now: this.now() })
     } catch (err) {

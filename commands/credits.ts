@@ -41,8 +41,14 @@ export class CreditCommands {
     )
   }
 
-  capture(accountId: string, reservationId: string, cost: number) {
-    return this.run(accountId, { type: 'CaptureReservation', reservationId, cost })
+  /** Captures the reservation at `cost`; with `part`, captures that part out of the hold and leaves the rest held. */
+  capture(accountId: string, reservationId: string, cost: number, part?: string) {
+    return this.run(accountId, { type: 'CaptureReservation', reservationId, cost, part: part ?? null })
+  }
+
+  /** Raises the hold to `amount` in total (insufficient_credits when the balance does not cover the difference). */
+  extend(accountId: string, reservationId: string, amount: number, reason: string) {
+    return this.run(accountId, { type: 'ExtendReservation', reservationId, amount, reason })
   }
 
   release(accountId: string, reservationId: string, reason: string) {

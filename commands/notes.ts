@@ -5,12 +5,12 @@ import { createHash, randomUUID } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { DomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
-import { PLAN_LIMITS } from '../domain/credits/plans.ts'
+import { DEFAULT_MAX_DURATION_SECONDS, PLAN_LIMITS, durationLimitMessage, type Plan } from '../domain/credits/plans.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { audioBlobOf, noteDecider, noteStream, ownedNote, statusOf, type NoteCommand } from '../domain/notes/note.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
 import { refusedTarget } from './publicTarget.ts'
-import { minutesFor, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
+import { minutesFor, shownSeconds, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
 import { folderDecider, folderStream, ownedFolder } from '../domain/folders/folder.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { MediaProbe } from '../ports/mediaProbe.ts'
@@ -29,6 +29,8 @@ export interface NoteCommandsConfig {
   /** Hosts, IPs or CIDRs that imports may reach although they are not public (self-hosting, tests; domain/net/addressPolicy.ts). */
   importAllowlist: readonly string[]
   uploadUrlTtlSeconds: number
+  /** The longest audio a note may have, per plan (PLAN_MAX_DURATION_MINUTES). */
+  maxDurationSeconds?: Readonly<Record<Plan, number>>
 }
 
 export interface NoteCommandsDeps {
@@ -41,6 +43,8 @@ export interface NoteCommandsDeps {
   sync: ReadModelSync
   config: NoteCommandsConfig
   clock?: () => Date
+  /** Fault injection for crash tests: called at named points (`crash-after-import-reserve`). */
+  fault?: (point: string) => void
 }
 
 const MEDIA_TYPE = /^(audio|video)\/[a-z0-9][a-z0-9!#$&^_.+-]{0,80}$/i
@@ -99,6 +103,9 @@ export class NoteCommands {
     await this.assertPublicTarget(source.url)
     const reservationId = uuidFromName(`import:${noteId}`, 'reservation')
     await this.d.credits.reserve(caller.accountId, { operation: 'import', amount: IMPORT_RESERVE_CREDITS, noteId, requestId: caller.requestId, reservationId })
+    // A crash here leaves the hold without its note: the hold sweeper (workers/creditHolds.ts)
+    // releases it once the lease has passed, and the auditor reports it until then.
+    this.d.fault?.('crash-after-import-reserve')
     try {
       await this.run(caller, noteId, {
         type: 'CreateNote',
@@ -239,6 +246,11 @@ export class NoteCommands {
       const { info, sha256 } = await this.d.blobs.withLocalFile(bound, async (path) => ({ info: await this.d.probe.probe(path), sha256: blob.sha256 ?? (await sha256OfFile(path)) }))
       if (!info || !info.hasAudio) {
         throw new DomainError('unsupported_media_type', info ? 'The uploaded file has no audio track.' : 'The uploaded bytes are not an audio or video file we can read; PUT a media file again.')
+      }
+      // Before any minute or credit is taken: the note keeps waiting for a shorter file.
+      const maxSeconds = (this.d.config.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS)[caller.plan]
+      if (shownSeconds(info.durationSeconds) > maxSeconds) {
+        throw new DomainError('duration_limit_exceeded', durationLimitMessage(caller.plan, info.durationSeconds, maxSeconds), { maxDurationSeconds: maxSeconds, durationSeconds: Math.ceil(info.durationSeconds) })
       }
       await this.run(caller, noteId, { type: 'RecordUpload', accountId: caller.accountId, blobKey: bound, sizeBytes: blob.sizeBytes, contentType: blob.contentType, sha256, durationSeconds: info.durationSeconds, now: this.now() })
       recorded = true

@@ -8,7 +8,7 @@ import { noteStream, type NoteState } from '../domain/notes/note.ts'
 import type { LeaseTerms, TranscriptionCommand, PipelineStage } from '../domain/notes/transcriptionJob.ts'
 import { transcriptionDecider } from '../domain/notes/transcriptionDecider.ts'
 import type { Transcript } from '../domain/notes/transcript.ts'
-import { minutesFor, usageDecider, usageStream } from '../domain/usage/usage.ts'
+import { minutesFor, shownSeconds, usageDecider, usageStream } from '../domain/usage/usage.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { getIn } from '../domain/shardedMap.ts'
@@ -115,6 +115,28 @@ export class TranscriptionJobs {
   }
 
   /**
+   * Holds the import's real price once the duration is known (the hold made at import grows to
+   * it); the transcription then runs on held credits and `capture` takes them at the end. When
+   * the balance cannot cover it, PipelineFailure insufficient_credits. A retried attempt whose
+   * price was captured already changes nothing.
+   */
+  async hold(note: ExistingNote, durationSeconds: number): Promise<number> {
+    if (!note.reservationId) return 0
+    const cost = importCost(durationSeconds)
+    const { state } = await this.credits.state(note.accountId)
+    if (getIn(state.closedReservations, note.reservationId) === 'captured') return cost
+    try {
+      await this.credits.extend(note.accountId, note.reservationId, cost, `${shownSeconds(durationSeconds)} s of audio at 50 per started minute`)
+    } catch (err) {
+      if (isDomainError(err) && err.code === 'insufficient_credits') {
+        throw new PipelineFailure('insufficient_credits', `This audio lasts ${shownSeconds(durationSeconds)} s and costs ${cost} credits (50 per started minute); ${String(err.extra.balance)} are available.`)
+      }
+      throw err
+    }
+    return cost
+  }
+
+  /**
    * Captures the import's real price once the duration is known (idempotent: the reservation id
    * is the note's). When the balance cannot cover it, PipelineFailure insufficient_credits.
    */
@@ -125,7 +147,7 @@ export class TranscriptionJobs {
       await this.credits.capture(note.accountId, note.reservationId, cost)
     } catch (err) {
       if (isDomainError(err) && err.code === 'insufficient_credits') {
-        throw new PipelineFailure('insufficient_credits', `This audio lasts ${Math.ceil(durationSeconds)} s and costs ${cost} credits (50 per started minute); ${String(err.extra.balance)} are available.`)
+        throw new PipelineFailure('insufficient_credits', `This audio lasts ${shownSeconds(durationSeconds)} s and costs ${cost} credits (50 per started minute); ${String(err.extra.balance)} are available.`)
       }
       throw err
     }

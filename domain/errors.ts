@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'headers_too_large'
   | 'request_timeout'
+  | 'duration_limit_exceeded'
   // The web dashboard (README, "Web dashboard"):
   | 'not_signed_in'
   | 'invalid_credentials'

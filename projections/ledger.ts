@@ -5,7 +5,7 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { balanceDelta, type CreditEvent } from '../domain/credits/ledger.ts'
 import type { Projection } from './runner.ts'
-import { creditsStream } from '../domain/credits/ledger.ts'
+import { capturedChargeId, creditsStream } from '../domain/credits/ledger.ts'
 
 export const LEDGER_ENTRIES = 'ledger_entries'
 export const CREDIT_ACCOUNTS = 'credit_accounts'
@@ -105,9 +105,11 @@ function referenceOf(e: CreditEvent): string | null {
     case 'CreditsCharged':
       return e.data.chargeId
     case 'CreditsReserved':
-    case 'CreditsCaptured':
+    case 'CreditsHoldExtended':
     case 'CreditsReleased':
       return e.data.reservationId
+    case 'CreditsCaptured':
+      return capturedChargeId(e.data.reservationId, e.data.part)
     case 'CreditsRefunded':
       return e.data.chargeId
     default:
@@ -116,7 +118,7 @@ function referenceOf(e: CreditEvent): string | null {
 }
 
 const reservedDelta = (e: CreditEvent): number =>
-  e.type === 'CreditsReserved' ? e.data.amount : e.type === 'CreditsCaptured' ? -e.data.reserved : e.type === 'CreditsReleased' ? -e.data.amount : 0
+  e.type === 'CreditsReserved' ? e.data.amount : e.type === 'CreditsHoldExtended' ? e.data.by : e.type === 'CreditsCaptured' ? -e.data.reserved : e.type === 'CreditsReleased' ? -e.data.amount : 0
 
 const spentDelta = (e: CreditEvent): number =>
   e.type === 'CreditsCharged' ? e.data.cost : e.type === 'CreditsCaptured' ? e.data.cost : e.type === 'CreditsRefunded' ? -e.data.amount : 0

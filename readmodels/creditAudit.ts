@@ -2,7 +2,9 @@
 // against the ledger read model, once the read model has caught up with the stream (so a line
 // still on its way is not reported as missing). `npm run audit-ledger` and the dashboard's
 // credits page both call this.
-import { auditLedger, type AuditResult } from '../domain/credits/audit.ts'
+import { auditLedger, openHolds, type AuditResult } from '../domain/credits/audit.ts'
+import { ownerNotesToCheck } from '../domain/credits/holds.ts'
+import { noteStream } from '../domain/notes/note.ts'
 import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type EventStore } from '../ports/eventStore.ts'
@@ -13,6 +15,9 @@ export interface CreditAuditDeps {
   events: EventStore
   docs: DocumentStore
   sync: ReadModelSync
+  /** Holds older than this whose owner never appeared are reported (CREDIT_HOLD_LEASE_SECONDS). */
+  holdLeaseMs: number
+  clock?: () => Date
 }
 
 /** Null when the account has no credit ledger. */
@@ -20,11 +25,16 @@ export async function auditAccountLedger(d: CreditAuditDeps, accountId: string):
   const read = await d.events.readStream(creditsStream.of(accountId))
   if (!read.streamExists) return null
   await d.sync.waitFor('credit-ledger', read.events.at(-1)?.globalPosition ?? null)
+  const events = read.events.map((e) => ({ id: e.id, revision: e.revision, event: toDomainEvent<CreditEvent>(e) }))
+  const existing = new Set<string>()
+  for (const noteId of ownerNotesToCheck(openHolds(events))) if ((await d.events.readStream(noteStream.of(noteId), { maxCount: 1 })).streamExists) existing.add(noteId)
+  const now = (d.clock ?? (() => new Date()))().toISOString()
   const result = auditLedger(
-    read.events.map((e) => ({ id: e.id, revision: e.revision, event: toDomainEvent<CreditEvent>(e) })),
+    events,
     { lines: await ledgerEntries(d.docs, accountId), balance: (await creditAccount(d.docs, accountId))?.balance ?? null },
+    { now, leaseMs: d.holdLeaseMs, noteExists: (id) => existing.has(id) },
   )
-  return { accountId, auditedAt: new Date().toISOString(), ...result }
+  return { accountId, auditedAt: now, ...result }
 }
 
 /** The audit as the dashboard calls it. */

@@ -18,7 +18,7 @@ const events = await openEventStore(config)
 const docs = await openDocumentStore(config)
 try {
   // Another process projects the ledger: give its checkpoint a moment to reach the stream's end.
-  const audited = await auditAccountLedger({ events, docs, sync: readModelSync(docs, [], 3000) }, accountId)
+  const audited = await auditAccountLedger({ events, docs, sync: readModelSync(docs, [], 3000), holdLeaseMs: config.creditHolds.leaseMs }, accountId)
   if (!audited) {
     console.error(`no credit ledger for account ${accountId}`)
     process.exitCode = 1

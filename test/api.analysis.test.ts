@@ -4,7 +4,7 @@
 import t from 'tap'
 import { testService } from './support/service.ts'
 import { appendNote } from './support/notes.ts'
-import { balance, moves } from './support/ledger.ts'
+import { balance, holds, moves } from './support/ledger.ts'
 import { MEETINGS } from './fixtures/meetings.ts'
 import { analysisStream } from '../domain/analysis/analysis.ts'
 import { outlineProblems } from '../domain/analysis/analysis.ts'
@@ -101,7 +101,7 @@ t.test('analysis', async (t) => {
     t.equal((await post({ template: 'generic' }, 'not-a-uuid')).statusCode, 404)
   })
 
-  t.test('402 upgrade_required when the credits do not cover every template; charges made are refunded in the ledger', async (t) => {
+  t.test('402 upgrade_required when the credits do not cover every template; nothing is held or charged', async (t) => {
     const poor = await s.account('pro')
     const note = await appendNote(s, poor.accountId, { lines: m.lines })
     await s.services.credits.charge(poor.accountId, { operation: 'test', cost: 4850 })
@@ -109,16 +109,14 @@ t.test('analysis', async (t) => {
     const r = await post({ templates: ['generic', 'sales'] }, note.noteId, poor.headers)
     t.equal(r.statusCode, 402)
     t.match(r.json(), { error: 'upgrade_required', balance: 150, required: 200 })
-    const { charges, refunds } = await moves(s, poor.accountId, 'analysis')
-    t.equal(charges.length, 1, 'the first template was charged...')
-    t.equal(refunds.length, 1, '...and refunded')
-    t.equal(refunds[0]!.chargeId, charges[0]!.chargeId)
+    t.same(await holds(s, poor.accountId, 'analysis'), { reserved: [], captured: [], released: [] }, 'the whole price is held at once or not at all')
+    t.same((await moves(s, poor.accountId, 'analysis')).charges, [])
     t.equal(await balance(s, poor.accountId), 150)
     await s.services.credits.charge(poor.accountId, { operation: 'test', cost: 100 })
     const none = await post({ template: 'generic' }, note.noteId, poor.headers)
     t.equal(none.statusCode, 402)
     t.match(none.json(), { error: 'upgrade_required', balance: 50, required: 100 })
-    t.equal((await moves(s, poor.accountId, 'analysis')).charges.length, 1, 'nothing charged when not even one template fits')
+    t.equal((await holds(s, poor.accountId, 'analysis')).reserved.length, 0, 'nothing held when not even one template fits')
   })
 
   t.test('the contract publishes the analysis price and the routes', async (t) => {

@@ -5,7 +5,7 @@ import t from 'tap'
 import { testService } from './support/service.ts'
 import { startOpenAiServer, chatCompletion, type RecordedRequest } from './support/openaiServer.ts'
 import { appendNote, quotedTimes } from './support/notes.ts'
-import { balance, moves } from './support/ledger.ts'
+import { balance, holds, moves } from './support/ledger.ts'
 import { analysisStream, outlineProblems } from '../domain/analysis/analysis.ts'
 import { mmss } from '../domain/language/time.ts'
 
@@ -82,7 +82,7 @@ t.test('remote language engine', async (t) => {
 
   t.test('a template that is invalid twice fails and is refunded; the others come out', async (t) => {
     const before = await balance(s, a.accountId)
-    const chargesBefore = (await moves(s, a.accountId, 'analysis')).charges.length
+    const heldBefore = (await holds(s, a.accountId, 'analysis')).reserved.length
     // Valid JSON, wrong shape: anchors not aligned with the lists.
     respond = (r) => (/"legal" template/.test(systemText(r)) ? ok({ ...analysisFor(0), anchors: { keyPoints: [], actionItems: [], decisions: [], questions: [] } }) : ok(analysisFor(segments[1]!.startMs)))
     const r = await post({ templates: ['medical', 'legal'] })
@@ -90,11 +90,11 @@ t.test('remote language engine', async (t) => {
     t.same(r.json().report.ok, ['medical'])
     t.match(r.json().report.failed, [{ template: 'legal', error: 'llm_invalid_json', message: /anchors\.keyPoints must have one entry per item/ }])
     t.equal(await balance(s, a.accountId), before - 100, 'only the template that came out is paid')
-    const { charges, refunds } = await moves(s, a.accountId, 'analysis')
-    t.equal(charges.length - chargesBefore, 2)
-    t.equal(refunds.length, 1)
-    t.equal(refunds[0]!.chargeId, charges.at(-1)!.chargeId)
-    t.match(refunds[0]!.reason, /analysis legal failed/)
+    const { reserved, captured, released } = await holds(s, a.accountId, 'analysis')
+    t.equal(reserved.length - heldBefore, 1, 'one hold for the request')
+    t.match(reserved.at(-1), { amount: 200 })
+    t.match(captured.at(-1), { reservationId: reserved.at(-1)!.reservationId, part: 'medical', cost: 100 })
+    t.match(released.at(-1), { reservationId: reserved.at(-1)!.reservationId, amount: 100, reason: /analysis failed for legal/ })
     const events = (await s.services.events.readStream(analysisStream.of(noteId))).events
     t.match(events.at(-1), { type: 'AnalysisFailed', data: { template: 'legal', error: 'llm_invalid_json', engine: 'openai-compatible' } })
   })
@@ -106,8 +106,8 @@ t.test('remote language engine', async (t) => {
     t.equal(r.statusCode, 502)
     t.equal(r.json().error, 'llm_invalid_json')
     t.equal(await balance(s, a.accountId), before)
-    const { charges, refunds } = await moves(s, a.accountId, 'analysis')
-    t.same(refunds.slice(-2).map((x) => x.chargeId).sort(), charges.slice(-2).map((x) => x.chargeId).sort())
+    const { reserved, released } = await holds(s, a.accountId, 'analysis')
+    t.match(released.at(-1), { reservationId: reserved.at(-1)!.reservationId, amount: 200 }, 'the whole hold released')
     respond = () => ({ status: 503, json: { error: { message: 'overloaded' } } })
     const down = await post({ template: 'education' })
     t.equal(down.statusCode, 502)

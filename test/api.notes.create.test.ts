@@ -79,9 +79,6 @@ t.test('imports', async (t) => {
       { audioUrl: 'https://media.example.org/a.mp3', filename: 'a.mp3', contentType: 'audio/mpeg' },
       { filename: 'a.mp3' },
       { contentType: 'audio/mpeg' },
-      { filename: 'a.mp3', contentType: 'audio/mpeg', fileSizeBytes: 0 },
-      { filename: 'a.mp3', contentType: 'audio/mpeg', fileSizeBytes: 1.5 },
-      { filename: 'x'.repeat(256), contentType: 'audio/mpeg' },
       { filename: 'a.mp3', contentType: `audio/${'x'.repeat(100)}` },
       { audioUrl: 'https://media.example.org/a.mp3', title: 'x'.repeat(201) },
       { audioUrl: 'https://media.example.org/a.mp3', language: 'x'.repeat(21) },
@@ -95,6 +92,24 @@ t.test('imports', async (t) => {
       t.equal(r.statusCode, 400, JSON.stringify(b).slice(0, 60))
       t.equal(r.json().error, 'invalid_audio_url')
     }
+  })
+
+  t.test('an upload field out of range is 400 invalid_request naming the field, not invalid_audio_url (issue 16 item 9)', async (t) => {
+    const cases: [unknown, string][] = [
+      [{ filename: 'a.mp3', contentType: 'audio/mpeg', fileSizeBytes: 0 }, 'body.fileSizeBytes'],
+      [{ filename: 'a.mp3', contentType: 'audio/mpeg', fileSizeBytes: -1 }, 'body.fileSizeBytes'],
+      [{ filename: 'a.mp3', contentType: 'audio/mpeg', fileSizeBytes: 1.5 }, 'body.fileSizeBytes'],
+      [{ filename: 'a.mp3', contentType: 'audio/mpeg', fileSizeBytes: '12' }, 'body.fileSizeBytes'],
+      [{ filename: 'x'.repeat(256), contentType: 'audio/mpeg' }, 'body.filename'],
+      [{ filename: 'a.mp3', contentType: 'audio/mpeg', keepAudio: 'yes' }, 'body.keepAudio'],
+    ]
+    for (const [b, field] of cases) {
+      const r = await post(b)
+      t.equal(r.statusCode, 400, JSON.stringify(b).slice(0, 60))
+      t.match(r.json(), { error: 'invalid_request', message: new RegExp(field.replace('.', '\\.')), issues: [{ path: field }] })
+    }
+    const mixed = await post({ audioUrl: 42, fileSizeBytes: 0 })
+    t.equal(mixed.json().error, 'invalid_audio_url', 'a problem with the link (or the shape) keeps the link code')
   })
 
   t.test('given too few credits, then 402 insufficient_credits with balance and required, and nothing is created', async (t) => {

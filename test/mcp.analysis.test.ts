@@ -88,9 +88,9 @@ t.test('analysis, outline and ask over MCP', async (t) => {
     const restLedger = await ledgerShape(s, w.viaRest.accountId)
     t.same(await ledgerShape(s, w.viaMcp.accountId), restLedger)
     t.match(restLedger.slice(-3), [
-      { type: 'CreditsCharged', operation: TOOL_COSTS.generate_ai_notes.price!.operation, delta: -100 },
-      { type: 'CreditsCharged', operation: 'analysis', delta: -100 },
-      { type: 'CreditsRefunded', operation: 'analysis', delta: 100, balanceAfter: 4900 },
+      { type: 'CreditsReserved', operation: TOOL_COSTS.generate_ai_notes.price!.operation, delta: -200 },
+      { type: 'CreditsCaptured', operation: 'analysis', delta: 0 },
+      { type: 'CreditsReleased', operation: 'analysis', delta: 100, balanceAfter: 4900 },
     ])
 
     // Every template failing: the tool error REST answers with 502, and every charge back.

@@ -57,7 +57,8 @@ t.test('given the local whisper.cpp engine without a model file, then the note f
   const { result, events } = await audit(s, a.accountId)
   t.ok(result.ok)
   t.equal(result.balance, 5000)
-  t.ok(events.some((e) => e.type === 'CreditsRefunded'), 'the captured price was refunded')
+  t.notOk(events.some((e) => e.type === 'CreditsCaptured'), 'nothing was captured (the price is captured when the note is ready)')
+  t.ok(events.some((e) => e.type === 'CreditsReleased'), 'the held price was released')
 })
 
 t.test('given WHISPER_MODEL_PATH pointing at a file that is not a ggml model, then asr_model_invalid', async (t) => {

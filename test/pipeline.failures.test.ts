@@ -109,15 +109,14 @@ t.test('a video-site link without yt-dlp installed fails with videosite_unavaila
   await failsWith(t, 'https://www.youtube.com/watch?v=abc123', 'videosite_unavailable')
 })
 
-t.test('when the engine keeps failing after the price was captured, the note fails with asr_failed and the charge is refunded', async (t) => {
+t.test('when the engine keeps failing while the price is held, the note fails with asr_failed and the hold is released, nothing captured', async (t) => {
   asr.failNext(3)
   const { events, noteId } = await failsWith(t, web.url('/talk.mp3'), 'asr_failed')
-  t.match(
-    events.filter((e) => ['CreditsReserved', 'CreditsCaptured', 'CreditsRefunded'].includes(e.type)).map((e) => [e.type, e.data.noteId]),
+  t.same(
+    events.filter((e) => ['CreditsReserved', 'CreditsHoldExtended', 'CreditsCaptured', 'CreditsReleased', 'CreditsRefunded'].includes(e.type)).map((e) => [e.type, e.data.noteId]),
     [
       ['CreditsReserved', noteId],
-      ['CreditsCaptured', noteId],
-      ['CreditsRefunded', noteId],
+      ['CreditsReleased', noteId],
     ],
   )
 })

@@ -27,7 +27,7 @@ async function service(t: any, script: { text: string }[]) {
   return { s, asr }
 }
 
-t.test('silence fails with no_speech before the speech engine is called; the captured credits are refunded', async (t) => {
+t.test('silence fails with no_speech before the speech engine is called; the held credits are released', async (t) => {
   const { s, asr } = await service(t, [{ text: 'never said' }])
   const a = await s.account('pro')
   const noteId = await createImport(s, a.headers, { audioUrl: web.url('/silence.wav') })
@@ -37,9 +37,9 @@ t.test('silence fails with no_speech before the speech engine is called; the cap
   const { result, events } = await audit(s, a.accountId)
   t.ok(result.ok, 'the auditor agrees with the ledger')
   t.equal(result.balance, 5000, 'every credit came back')
-  const captured = events.find((e) => e.type === 'CreditsCaptured')
-  t.ok(captured, 'the price had been captured (75 s: 100 credits)')
-  t.ok(events.some((e) => e.type === 'CreditsRefunded'), 'and was refunded by an event')
+  t.match(events.find((e) => e.type === 'CreditsHoldExtended'), { data: { amount: 100 } }, 'the price had been held (75 s: 100 credits)')
+  t.notOk(events.some((e) => e.type === 'CreditsCaptured'), 'never captured (capture happens when the note is ready)')
+  t.match(events.find((e) => e.type === 'CreditsReleased'), { data: { amount: 100 } }, 'and the hold was released by an event')
   const analysis = await s.inject({ method: 'POST', url: `/v1/notes/${noteId}/analysis`, headers: { ...a.headers, ...json }, payload: JSON.stringify({ template: 'generic' }) })
   t.match({ status: analysis.statusCode, body: analysis.json() }, { status: 409, body: { error: 'note_not_ready' } }, 'no analysis runs (or charges) on it')
   t.equal((await audit(s, a.accountId)).result.balance, 5000)

@@ -42,6 +42,6 @@ t.test('storage: a replaced upload counts once; the quota holds; freeing gives b
   t.equal(freed.storedBytes, 0)
 })
 
-t.test('every started minute counts', async (t) => {
-  t.same([0, 1, 59.9, 60, 60.1, 3600].map(minutesFor), [1, 1, 1, 1, 2, 60])
+t.test('every started minute of the shown (whole-second) duration counts', async (t) => {
+  t.same([0, 1, 59.9, 60, 60.1, 60.5, 61, 3600].map(minutesFor), [1, 1, 1, 1, 1, 2, 2, 60])
 })

@@ -16,13 +16,14 @@ import { createReadStream } from 'node:fs'
 import { mkdtemp, open, rm, readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { shownSeconds } from '../domain/usage/usage.ts'
 import { assembleTranscript, type RawSegment } from '../domain/notes/assemble.ts'
 import { parseVtt } from '../domain/notes/captions.ts'
 import { normalizeLanguage, languageHint } from '../domain/languages.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
 import { mediaTypeOf } from '../domain/notes/sniff.ts'
 import { NOTE_ERROR_CODES, type PipelineStage } from '../domain/notes/transcriptionJob.ts'
-import { PLAN_LIMITS } from '../domain/credits/plans.ts'
+import { DEFAULT_MAX_DURATION_SECONDS, PLAN_LIMITS, durationLimitMessage, type Plan } from '../domain/credits/plans.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { MediaProbe, MediaInfo } from '../ports/mediaProbe.ts'
@@ -48,6 +49,8 @@ export interface TranscriptionWorkerConfig {
   workDir?: string
   /** Download cap below the plan's file size limit (IMPORT_MAX_BYTES), or null. */
   maxDownloadBytes?: number | null
+  /** The longest audio a note may have, per plan (PLAN_MAX_DURATION_MINUTES). */
+  maxDurationSeconds?: Readonly<Record<Plan, number>>
 }
 
 export interface TranscriptionWorkerDeps {
@@ -213,6 +216,13 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     return d.blobs.withLocalFile(note.received.blobKey, (path) => process(lease, note, { mediaPath: path, published: null, meta: {} }, ctx))
   }
 
+  /** An import longer than the plan allows fails before its hold grows (uploads are refused at finalize). */
+  async function refuseTooLong(note: ExistingNote, durationSeconds: number) {
+    const { state } = await d.credits.state(note.accountId)
+    const maxSeconds = (d.config.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS)[state.plan]
+    if (shownSeconds(durationSeconds) > maxSeconds) throw new PipelineFailure('duration_limit_exceeded', durationLimitMessage(state.plan, durationSeconds, maxSeconds))
+  }
+
   async function planMaxBytes(note: ExistingNote, fallback: number): Promise<number> {
     const cap = d.config.maxDownloadBytes ?? Infinity
     try {
@@ -266,7 +276,9 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     const meta = { ...source.meta, durationSeconds: duration }
     if (meta.title && note.sourceUrl && note.title !== classifySourceUrl(note.sourceUrl).fallbackTitle) delete meta.title
     await d.jobs.describe(lease, meta)
-    await d.jobs.capture(note, duration)
+    await refuseTooLong(note, duration)
+    // Only held now: the price is captured when the transcript is complete, released on failure.
+    await d.jobs.hold(note, duration)
     if (note.sourceType === 'url' && source.mediaPath && info) await keepMedia(lease, note, source.mediaPath, info)
     check()
 
@@ -334,13 +346,16 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       speakersAreNames,
       language,
       languagesDetected: heard.length > 0 ? heard : detected ? [detected] : language ? [language] : [],
-      durationSeconds: Math.round(duration),
+      durationSeconds: shownSeconds(duration),
       engine,
       provider,
       model,
     })
     ctx.progress('indexing', null)
-    await d.jobs.complete(lease, transcript, Math.round(duration), language)
+    // Captured just before the note becomes ready: a crash in between leaves a captured price on
+    // a note that is retried (capture is idempotent) or fails (settle refunds it).
+    await d.jobs.capture(note, duration)
+    await d.jobs.complete(lease, transcript, shownSeconds(duration), language)
   }
 
   /** The media's own subtitle track (the one in the note's language first) as a published transcript. */

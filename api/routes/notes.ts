@@ -22,8 +22,10 @@ export const notesRoutes = (s: Application): RouteDef[] => [
       'An optional `Idempotency-Key` header makes a retried request return the first answer instead of creating a second note.',
     body: CreateNoteRequest,
     invalidCode: 'invalid_audio_url',
+    // An upload's fields have codes of their own: a bad size or name is not a bad link.
+    fieldCodes: { fileSizeBytes: 'invalid_request', filename: 'invalid_request', keepAudio: 'invalid_request' },
     response: { status: 202, schema: CreateNoteResponse, description: 'Accepted: the note is processing (or waiting for its upload).' },
-    errors: ['invalid_audio_url', 'insufficient_credits', 'file_too_large', 'unsupported_media_type'],
+    errors: ['invalid_audio_url', 'invalid_request', 'insufficient_credits', 'file_too_large', 'unsupported_media_type'],
     price: PRICES.import,
     async handle({ caller, body, req }) {
       const header = req.headers['idempotency-key']
@@ -72,7 +74,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     body: FinalizeRequest,
     invalidCode: 'invalid_request',
     response: { status: 202, schema: FinalizeResponse, description: 'Accepted: the transcription is queued.' },
-    errors: ['invalid_request', 'not_found', 'quota_exceeded', 'invalid_state', 'file_too_large', 'unsupported_media_type'],
+    errors: ['invalid_request', 'not_found', 'quota_exceeded', 'invalid_state', 'file_too_large', 'duration_limit_exceeded', 'unsupported_media_type'],
     handle: ({ caller, params, body }) => s.notes.finalize(caller, params.id, body),
   }),
   defineRoute({

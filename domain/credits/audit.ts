@@ -1,7 +1,8 @@
 // The auditor's check, as a pure function: rebuild an account's statement from its ledger
 // events alone (amounts, not the balances the events claim) and compare it line by line with
 // the events' own balances and with the read model.
-import { balanceDelta, evolveLedger, initialLedgerState, type CreditEvent } from './ledger.ts'
+import { balanceDelta, evolveLedger, initialLedgerState, type CreditEvent, type LedgerState } from './ledger.ts'
+import { orphanHolds, orphanReason, type OrphanHold } from './holds.ts'
 
 export interface StatementLine {
   revision: number
@@ -25,12 +26,27 @@ export interface AuditResult {
   statement: StatementLine[]
   balance: number
   problems: string[]
+  /** Holds older than the lease whose owner never appeared (each is also a problem). */
+  orphanHolds: OrphanHold[]
   ok: boolean
+}
+
+/** What the auditor needs to tell an orphaned hold: the time, the lease, which owner notes exist. */
+export interface HoldCheck {
+  now: string
+  leaseMs: number
+  noteExists: (noteId: string) => boolean
+}
+
+/** The open holds after replaying `events` (to look their owners up before auditing). */
+export function openHolds(events: { event: CreditEvent }[]): LedgerState['reservations'] {
+  return events.reduce((s, { event }) => evolveLedger(s, event), initialLedgerState()).reservations
 }
 
 export function auditLedger(
   events: { id: string; revision: number; event: CreditEvent }[],
   readModel: { lines: ReadModelLine[]; balance: number | null },
+  holds?: HoldCheck,
 ): AuditResult {
   const problems: string[] = []
   const statement: StatementLine[] = []
@@ -57,6 +73,8 @@ export function auditLedger(
     })
   }
   if (state.balance !== balance) problems.push(`folded state balance ${state.balance} differs from the statement's ${balance}`)
+  const orphans = holds ? orphanHolds(state.reservations, holds.now, holds.leaseMs, holds.noteExists) : []
+  for (const h of orphans) problems.push(orphanReason(h, holds!.leaseMs))
 
   const byId = new Map(readModel.lines.map((l) => [l._id, l]))
   for (const line of statement) {
@@ -74,5 +92,5 @@ export function auditLedger(
   }
   for (const extra of byId.values()) problems.push(`read model has a line (${extra._id}, r${extra.revision}) that no event backs`)
   if (readModel.balance !== balance) problems.push(`read model balance ${readModel.balance ?? 'missing'} differs from the replayed ${balance}`)
-  return { statement, balance, problems, ok: problems.length === 0 }
+  return { statement, balance, problems, orphanHolds: orphans, ok: problems.length === 0 }
 }

@@ -10,6 +10,11 @@
 // - A reservation holds credits for an operation whose final cost is known later; capture
 //   turns it into a charge of the final amount (which may exceed the hold if the balance
 //   covers the difference), release gives the hold back.
+// - A multi-part operation (several templates) holds its whole price in one reservation, so
+//   concurrent requests cannot each take a share and starve one another: each part that
+//   succeeds is captured out of the hold (`part`, refundable on its own), and releasing the
+//   reservation gives back what no part used. A hold can be extended once the real price is
+//   known (an import's duration), refused when the balance does not cover it.
 // - A refund reverses one charge (or one captured reservation) exactly once, into the current
 //   balance.
 // - Commands carrying an id that was already used (charge, reservation, refund) are accepted
@@ -41,7 +46,21 @@ export type CreditsReserved = DomainEvent<
 >
 export type CreditsCaptured = DomainEvent<
   'CreditsCaptured',
-  { reservationId: string; operation: string; reserved: number; cost: number; noteId: string | null; balanceAfter: number } & At
+  {
+    reservationId: string
+    operation: string
+    /** What the capture took out of the hold. */
+    reserved: number
+    cost: number
+    noteId: string | null
+    /** The part of a multi-part operation this captures (absent: the whole reservation). */
+    part?: string | null
+    balanceAfter: number
+  } & At
+>
+export type CreditsHoldExtended = DomainEvent<
+  'CreditsHoldExtended',
+  { reservationId: string; operation: string; by: number; amount: number; noteId: string | null; reason: string; balanceAfter: number } & At
 >
 export type CreditsReleased = DomainEvent<
   'CreditsReleased',
@@ -59,8 +78,12 @@ export type CreditEvent =
   | CreditsCharged
   | CreditsReserved
   | CreditsCaptured
+  | CreditsHoldExtended
   | CreditsReleased
   | CreditsRefunded
+
+/** The charge id of a captured reservation (or of one captured part of it): what a refund names. */
+export const capturedChargeId = (reservationId: string, part?: string | null): string => (part ? `${reservationId}#${part}` : reservationId)
 
 export const CREDIT_EVENT_TYPES: readonly CreditEvent['type'][] = [
   'CreditAccountOpened',
@@ -69,6 +92,7 @@ export const CREDIT_EVENT_TYPES: readonly CreditEvent['type'][] = [
   'CreditsCharged',
   'CreditsReserved',
   'CreditsCaptured',
+  'CreditsHoldExtended',
   'CreditsReleased',
   'CreditsRefunded',
 ]
@@ -88,6 +112,8 @@ export function balanceDelta(e: CreditEvent, balanceBefore: number): number {
       return -e.data.amount
     case 'CreditsCaptured':
       return e.data.reserved - e.data.cost
+    case 'CreditsHoldExtended':
+      return -e.data.by
     case 'CreditsReleased':
       return e.data.amount
     case 'CreditsRefunded':
@@ -103,7 +129,8 @@ export type CreditCommand =
   | ({ type: 'ChangePlan'; plan: Plan } & Now)
   | ({ type: 'ChargeCredits'; chargeId: string; operation: string; cost: number; noteId?: string | null; requestId?: string | null } & Now)
   | ({ type: 'ReserveCredits'; reservationId: string; operation: string; amount: number; noteId?: string | null; requestId?: string | null } & Now)
-  | ({ type: 'CaptureReservation'; reservationId: string; cost: number } & Now)
+  | ({ type: 'CaptureReservation'; reservationId: string; cost: number; part?: string | null } & Now)
+  | ({ type: 'ExtendReservation'; reservationId: string; amount: number; reason: string } & Now)
   | ({ type: 'ReleaseReservation'; reservationId: string; reason: string } & Now)
   | ({ type: 'RefundCharge'; refundId: string; chargeId: string; reason: string } & Now)
 
@@ -119,8 +146,8 @@ export interface LedgerState {
   plan: Plan
   cycle: CycleId | null
   balance: number
-  /** Open holds by reservation id. */
-  reservations: Readonly<Record<string, Spend>>
+  /** Open holds by reservation id (amount: what is still held), with when they were made. */
+  reservations: Readonly<Record<string, Spend & { at: string; requestId: string | null }>>
   /** Reservation ids already captured or released: they cannot be used again. */
   closedReservations: ShardedMap<'captured' | 'released'>
   /** Charges (and captured reservations) that can still be refunded, by charge id. */
@@ -166,17 +193,39 @@ export function evolveLedger(s: LedgerState, e: CreditEvent): LedgerState {
       return {
         ...s,
         balance: e.data.balanceAfter,
-        reservations: { ...s.reservations, [e.data.reservationId]: { operation: e.data.operation, amount: e.data.amount, noteId: e.data.noteId } },
+        reservations: {
+          ...s.reservations,
+          [e.data.reservationId]: { operation: e.data.operation, amount: e.data.amount, noteId: e.data.noteId, at: e.data.at, requestId: e.data.requestId },
+        },
       }
-    case 'CreditsCaptured':
+    case 'CreditsHoldExtended': {
+      const hold = s.reservations[e.data.reservationId]
+      if (!hold) return { ...s, balance: e.data.balanceAfter }
+      return { ...s, balance: e.data.balanceAfter, reservations: { ...s.reservations, [e.data.reservationId]: { ...hold, amount: e.data.amount } } }
+    }
+    case 'CreditsCaptured': {
+      const hold = s.reservations[e.data.reservationId]
+      const chargeId = capturedChargeId(e.data.reservationId, e.data.part)
+      const spend = { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId }
+      if (e.data.part && hold && hold.amount > e.data.reserved) {
+        // A part: the rest of the hold stays for the other parts.
+        return {
+          ...s,
+          balance: e.data.balanceAfter,
+          reservations: { ...s.reservations, [e.data.reservationId]: { ...hold, amount: hold.amount - e.data.reserved } },
+          refundable: setIn(s.refundable, chargeId, spend),
+          seenCharges: setIn(s.seenCharges, chargeId, true),
+        }
+      }
       return {
         ...s,
         balance: e.data.balanceAfter,
         reservations: without(s.reservations, e.data.reservationId),
         closedReservations: setIn(s.closedReservations, e.data.reservationId, 'captured'),
-        refundable: setIn(s.refundable, e.data.reservationId, { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId }),
-        seenCharges: setIn(s.seenCharges, e.data.reservationId, true),
+        refundable: setIn(s.refundable, chargeId, spend),
+        seenCharges: setIn(s.seenCharges, chargeId, true),
       }
+    }
     case 'CreditsReleased':
       return {
         ...s,
@@ -286,6 +335,18 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
     case 'CaptureReservation': {
       assertAmount(c.cost, 'cost')
       const closed = getIn(s.closedReservations, c.reservationId)
+      if (c.part) {
+        if (hasIn(s.seenCharges, capturedChargeId(c.reservationId, c.part))) return []
+        const hold = s.reservations[c.reservationId]
+        if (!hold) throw new DomainError('conflict', `Reservation ${c.reservationId} is ${closed ?? 'unknown'} and cannot be captured.`)
+        if (c.cost > hold.amount) throw new DomainError('conflict', `Part ${c.part} costs ${c.cost} and reservation ${c.reservationId} holds only ${hold.amount}.`)
+        return [
+          {
+            type: 'CreditsCaptured',
+            data: { reservationId: c.reservationId, operation: hold.operation, reserved: c.cost, cost: c.cost, noteId: hold.noteId, part: c.part, balanceAfter: s.balance, at },
+          },
+        ]
+      }
       if (closed === 'captured') return []
       const hold = s.reservations[c.reservationId]
       if (!hold) throw new DomainError('conflict', `Reservation ${c.reservationId} is ${closed ?? 'unknown'} and cannot be captured.`)
@@ -303,6 +364,23 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
             balanceAfter: s.balance - extra,
             at,
           },
+        },
+      ]
+    }
+    case 'ExtendReservation': {
+      assertAmount(c.amount, 'amount')
+      const hold = s.reservations[c.reservationId]
+      if (!hold) {
+        const closed = getIn(s.closedReservations, c.reservationId)
+        throw new DomainError('conflict', `Reservation ${c.reservationId} is ${closed ?? 'unknown'} and cannot be extended.`)
+      }
+      const by = c.amount - hold.amount
+      if (by <= 0) return []
+      if (by > s.balance) throw insufficient(s.balance + hold.amount, c.amount)
+      return [
+        {
+          type: 'CreditsHoldExtended',
+          data: { reservationId: c.reservationId, operation: hold.operation, by, amount: c.amount, noteId: hold.noteId, reason: c.reason, balanceAfter: s.balance - by, at },
         },
       ]
     }

@@ -35,6 +35,23 @@ export interface PlanLimits {
   monthlyMinutes: number
 }
 
+/**
+ * The longest audio a note may have, per plan (seconds). Longer audio is refused before anything
+ * is charged: an upload at finalize, an import as soon as its duration is known (its hold is
+ * released). PLAN_MAX_DURATION_MINUTES overrides (app/config.ts).
+ */
+export const DEFAULT_MAX_DURATION_SECONDS: Readonly<Record<Plan, number>> = {
+  free: 60 * 60,
+  personal: 3 * 3600,
+  pro: 5 * 3600,
+  team: 5 * 3600,
+  power: 10 * 3600,
+}
+
+/** The refusal of audio longer than the plan allows (the error's code and its words, both edges). */
+export const durationLimitMessage = (plan: Plan, durationSeconds: number, maxSeconds: number) =>
+  `The audio lasts ${Math.ceil(durationSeconds)} s; the ${plan} plan transcribes at most ${maxSeconds} s (${Math.round(maxSeconds / 60)} minutes) per note. Nothing was charged.`
+
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
   free: { maxFileBytes: 100 * MB, storageBytes: 1 * GB, monthlyMinutes: 60 },
   personal: { maxFileBytes: 500 * MB, storageBytes: 10 * GB, monthlyMinutes: 600 },

@@ -19,7 +19,7 @@ export const PRICES = {
     note: '50 are held when the link is accepted; the final price is captured once the duration is known.',
   },
   transcriptRead: { operation: 'transcript', endpoint: 'GET /v1/notes/{id}/transcript', credits: 1, per: 'request' },
-  analysis: { operation: 'analysis', endpoint: 'POST /v1/notes/{id}/analysis', credits: 100, per: 'template', note: 'charged per template that comes out; refunded for each that fails' },
+  analysis: { operation: 'analysis', endpoint: 'POST /v1/notes/{id}/analysis', credits: 100, per: 'template', note: 'the whole price is held at once; captured per template that comes out, the rest released' },
   outline: { operation: 'outline', endpoint: 'GET /v1/notes/{id}/outline?generate=1', credits: 50, per: 'request' },
   askNote: { operation: 'ask', endpoint: 'POST /v1/notes/{id}/ask', credits: 10, per: 'request' },
   askLibrary: { operation: 'ask', endpoint: 'POST /v1/ask', credits: 10, per: 'request' },

@@ -20,6 +20,7 @@ export const NOTE_ERROR_CODES = {
   source_not_found: { retriable: false, meaning: 'the link answered 404/410 or similar: nothing to import' },
   source_blocked: { retriable: false, meaning: 'the link (or a redirect) leads to a non-public address' },
   source_too_large: { retriable: false, meaning: 'the file is larger than the plan allows' },
+  duration_limit_exceeded: { retriable: false, meaning: 'the audio is longer than the plan allows (PLAN_MAX_DURATION_MINUTES); nothing was charged, the hold was released' },
   unsupported_media: { retriable: false, meaning: 'the bytes are not audio or video we can read (sniffed, not trusted from the name)' },
   no_audio: { retriable: false, meaning: 'the media has no audio track' },
   feed_invalid: { retriable: false, meaning: 'the podcast feed is not RSS we can read, or has no episode with audio' },

@@ -102,5 +102,12 @@ export const usageDecider: Decider<UsageCommand, UsageEvent, UsageState> = {
   },
 }
 
-/** Minutes charged for a duration: every started minute counts. */
-export const minutesFor = (durationSeconds: number): number => Math.max(1, Math.ceil(durationSeconds / 60))
+/**
+ * The duration a note shows, in whole seconds (`durationSeconds`). It is also what is billed, so
+ * the note and its price agree: an encoder's padding under half a second (a 2:00 MP3 that
+ * measures 120.096 s) is not billed as a started minute.
+ */
+export const shownSeconds = (durationSeconds: number): number => Math.round(durationSeconds)
+
+/** Minutes charged for a duration: every started minute of the shown duration counts (at least one). */
+export const minutesFor = (durationSeconds: number): number => Math.max(1, Math.ceil(shownSeconds(durationSeconds) / 60))

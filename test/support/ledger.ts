@@ -17,6 +17,15 @@ export async function moves(s: TestService, accountId: string, operation: string
   return { charges, refunds }
 }
 
+/** Reservations of one operation: holds made, parts captured out of them, what was released. */
+export async function holds(s: TestService, accountId: string, operation: string) {
+  const events = await ledgerEvents(s, accountId)
+  const reserved = events.flatMap((e) => (e.type === 'CreditsReserved' && e.data.operation === operation ? [e.data] : []))
+  const captured = events.flatMap((e) => (e.type === 'CreditsCaptured' && e.data.operation === operation ? [e.data] : []))
+  const released = events.flatMap((e) => (e.type === 'CreditsReleased' && e.data.operation === operation ? [e.data] : []))
+  return { reserved, captured, released }
+}
+
 export async function balance(s: TestService, accountId: string): Promise<number> {
   return (await s.services.credits.state(accountId)).state.balance
 }

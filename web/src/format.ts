@@ -42,6 +42,7 @@ export const LINE_KINDS: Record<string, { label: string; kind: 'grant' | 'charge
   CreditsCharged: { label: 'Charge', kind: 'charge' },
   CreditsReserved: { label: 'Reservation', kind: 'reservation' },
   CreditsCaptured: { label: 'Reservation captured', kind: 'capture' },
+  CreditsHoldExtended: { label: 'Reservation extended', kind: 'reservation' },
   CreditsReleased: { label: 'Reservation released', kind: 'release' },
   CreditsRefunded: { label: 'Refund', kind: 'refund' },
 }

@@ -1,0 +1,110 @@
+// Issue 11 item 10: the service killed (SIGKILL, a real process) between reserving an import's
+// credits and creating its note leaves a hold with no note. The auditor reports it once the lease
+// has passed; the restarted service's hold sweeper releases it by an event; then the balance is
+// what a replay of the ledger gives and the auditor says OK.
+import t from 'tap'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { join } from 'node:path'
+import { tempDir } from './support/tmp.ts'
+import { freePorts } from './support/mcp.ts'
+import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
+import { toDomainEvent } from '../ports/eventStore.ts'
+import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
+import { noteStream } from '../domain/notes/note.ts'
+
+const tmp = tempDir('holds-crash-')
+t.teardown(tmp.remove)
+const [port, mcpPort] = await freePorts(2)
+const env = {
+  DATA_DIR: tmp.dir,
+  PORT: String(port),
+  MCP_PORT: String(mcpPort),
+  IMPORT_ALLOW_HOSTS: '127.0.0.1',
+  CREDIT_HOLD_LEASE_SECONDS: '1',
+  CREDIT_HOLD_SWEEP_MS: '100',
+  DIARIZATION: 'off',
+  JOB_POLL_MS: '200',
+}
+
+async function startService(extra: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: { baseUrl: string; accountId?: string; apiKey?: string } }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/serviceProcess.ts'], { env: { ...process.env, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let err = ''
+  child.stderr!.on('data', (d) => (err += d))
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  })
+  let out = ''
+  const line = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d
+      const l = out.split('\n').find((x) => x.startsWith('{"ready":true'))
+      if (l) resolve(l)
+    })
+    child.once('exit', () => reject(new Error(`the service exited before it was ready: ${err.slice(-2000)}`)))
+  })
+  return { child, ready: JSON.parse(line) }
+}
+
+const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
+t.teardown(() => events.close())
+const ledger = async (accountId: string) => (await events.readStream(creditsStream.of(accountId))).events.map((e) => toDomainEvent<CreditEvent>(e))
+const audit = (accountId: string) => {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/audit-ledger.ts', accountId, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 })
+  return { status: r.status, result: JSON.parse(r.stdout || '{}') as { ok: boolean; balance: number; problems: string[]; orphanHolds: { reservationId: string }[] } }
+}
+async function until<T>(what: string, f: () => Promise<T | null | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = await f()
+    if (v) return v
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+t.test('given the service killed between the import hold and the note, when it restarts, then the sweeper releases the hold and the auditor agrees', async (t) => {
+  const first = await startService({ FAULT_INJECT: 'crash-after-import-reserve' })
+  const { accountId, apiKey, baseUrl } = first.ready as { accountId: string; apiKey: string; baseUrl: string }
+  if (!accountId || !apiKey) throw new Error('the service gave no demo account')
+  const exited = once(first.child, 'exit')
+  const answer = await fetch(`${baseUrl}/v1/notes`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ audioUrl: 'http://127.0.0.1:9/talk.mp3' }),
+  }).then(
+    (r) => `answered ${r.status}`,
+    () => 'no answer',
+  )
+  const [, signal] = await Promise.race([exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the service did not die: ${answer}`)), 20_000))])
+  t.equal(signal, 'SIGKILL', 'the service died by SIGKILL at the fault point')
+  t.equal(answer, 'no answer')
+
+  const after = await ledger(accountId)
+  const hold = after.at(-1)
+  t.match(hold, { type: 'CreditsReserved', data: { operation: 'import', amount: 50, balanceAfter: 4950 } }, 'the hold was written')
+  const { reservationId, noteId, at } = (hold as Extract<CreditEvent, { type: 'CreditsReserved' }>).data
+  t.equal((await events.readStream(noteStream.of(noteId!))).streamExists, false, 'and its note never was')
+
+  // While the service is down and the lease has passed, the auditor names the orphaned hold.
+  await until('the lease to pass', async () => Date.now() > Date.parse(at) + 1100)
+  const down = audit(accountId)
+  t.equal(down.status, 1, 'the auditor exits 1')
+  t.match(down.result.orphanHolds, [{ reservationId }])
+  t.ok(down.result.problems.some((p) => p.includes(reservationId) && /owner never appeared/.test(p)), 'and says why')
+
+  // Restarted without the fault: the sweeper gives the hold back by an event.
+  const second = await startService()
+  const released = await until('the hold to be released', async () =>
+    (await ledger(accountId)).find((e): e is Extract<CreditEvent, { type: 'CreditsReleased' }> => e.type === 'CreditsReleased' && e.data.reservationId === reservationId),
+  )
+  t.match(released.data, { amount: 50, balanceAfter: 5000, reason: /hold sweeper/ })
+  const ok = await until('the auditor to agree', async () => {
+    const a = audit(accountId)
+    return a.status === 0 ? a : null
+  })
+  t.same({ ok: ok.result.ok, balance: ok.result.balance, orphanHolds: ok.result.orphanHolds, problems: ok.result.problems }, { ok: true, balance: 5000, orphanHolds: [], problems: [] })
+  t.equal((await ledger(accountId)).filter((e) => e.type === 'CreditsReleased').length, 1, 'released once')
+  second.child.kill('SIGTERM')
+  await once(second.child, 'exit')
+})

@@ -1,0 +1,80 @@
+// The hold sweeper: releases, by a ledger event, every credit hold older than the lease whose
+// owner never appeared (domain/credits/holds.ts), e.g. an import whose process died between
+// reserving the credits and creating the note. Accounts with something held are found through
+// the ledger read model; what is released is decided on the ledger stream itself (the release is
+// idempotent and refused for a hold that was captured meanwhile), so two sweepers, or a sweeper
+// racing the owner, never give credits back twice.
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { CommandHandler } from '../commands/handleCommand.ts'
+import type { CreditCommands } from '../commands/credits.ts'
+import { isDomainError } from '../domain/errors.ts'
+import { orphanHolds, orphanReason, ownerNotesToCheck } from '../domain/credits/holds.ts'
+import { noteDecider, noteStream } from '../domain/notes/note.ts'
+import { CREDIT_ACCOUNTS, type CreditAccountDoc } from '../projections/ledger.ts'
+
+export interface HoldSweeperDeps {
+  handler: CommandHandler
+  credits: CreditCommands
+  docs: DocumentStore
+  leaseMs: number
+  checkEveryMs: number
+  clock?: () => Date
+  log?: (msg: string) => void
+}
+
+const BATCH = 500
+
+export function startHoldSweeper(d: HoldSweeperDeps) {
+  const clock = d.clock ?? (() => new Date())
+  const log = d.log ?? (() => {})
+  let timer: NodeJS.Timeout | null = null
+  let running: Promise<void> = Promise.resolve()
+  let stopped = false
+
+  /** One pass; returns the holds released. */
+  async function runOnce(): Promise<number> {
+    const accounts = await d.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).find({ reserved: { $gt: 0 } }, { limit: BATCH, projection: { _id: 1 } })
+    let released = 0
+    for (const { _id: accountId } of accounts) {
+      if (stopped) break
+      const { state } = await d.credits.state(accountId)
+      const existing = new Set<string>()
+      for (const noteId of ownerNotesToCheck(state.reservations)) {
+        if ((await d.handler.load(noteStream.of(noteId), noteDecider)).state.exists) existing.add(noteId)
+      }
+      for (const hold of orphanHolds(state.reservations, clock().toISOString(), d.leaseMs, (id) => existing.has(id))) {
+        try {
+          const r = await d.credits.release(accountId, hold.reservationId, `released by the hold sweeper: ${orphanReason(hold, d.leaseMs)}`.slice(0, 500))
+          if (r.events.some((e) => e.type === 'CreditsReleased')) {
+            released++
+            log(`[credit-holds] account ${accountId}: ${orphanReason(hold, d.leaseMs)}; released`)
+          }
+        } catch (err) {
+          // Captured by its owner in the meantime: nothing to give back.
+          if (!(isDomainError(err) && err.code === 'conflict')) throw err
+        }
+      }
+    }
+    return released
+  }
+
+  const tick = () => {
+    running = runOnce()
+      .catch((err) => log(`[credit-holds] pass failed: ${(err as Error).message}`))
+      .then(() => {})
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, d.checkEveryMs)
+      })
+  }
+  timer = setTimeout(tick, Math.min(d.checkEveryMs, 1000))
+
+  return {
+    name: 'credit-holds',
+    runOnce,
+    async stop() {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      await running
+    },
+  }
+}
