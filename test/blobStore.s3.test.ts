@@ -10,7 +10,7 @@ import { S3_NOT_SET, s3Harness, s3TestServer } from './support/blobStores.ts'
 const server = s3TestServer()
 if (!server) {
   console.error(S3_NOT_SET)
-  t.pass('S3_ENDPOINT not set: the S3 suite needs it (npm test starts MinIO and sets it)')
+  t.skip('S3_ENDPOINT not set: the S3 suite needs it (npm test starts MinIO and sets it)', () => {})
 } else {
   blobStoreConformance(t, `S3 (${server.endpoint})`, () => s3Harness(server))
 }

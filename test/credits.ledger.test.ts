@@ -1,109 +1,115 @@
-// The credit ledger decider, as given events / when command / then events or error.
+// The credit ledger decider, as given events / when command / then events or error, on the shared
+// DeciderSpecification (test/support/decider.ts).
 import t from 'tap'
 import { fold } from '../domain/decider.ts'
-import { DomainError } from '../domain/errors.ts'
 import { ledgerDecider, type CreditCommand, type CreditEvent } from '../domain/credits/ledger.ts'
+import { DeciderSpecification } from './support/decider.ts'
 
+const ledger = DeciderSpecification.for(ledgerDecider)
 const NOW = '2026-11-10T10:00:00.000Z'
-const given = (...commands: CreditCommand[]) => {
-  let state = ledgerDecider.initialState()
-  const events: CreditEvent[] = []
-  for (const c of commands) {
-    const out = ledgerDecider.decide(c, state)
-    events.push(...out)
-    state = fold(ledgerDecider, out, state)
-  }
-  return { state, events }
-}
+const at = NOW
+
+// ---- history (events as stored) --------------------------------------------------------------
+const opened = (plan: 'free' | 'pro' = 'free'): CreditEvent[] => [
+  { type: 'CreditAccountOpened', data: { accountId: 'acc', plan, at } },
+  { type: 'CreditCycleStarted', data: { cycle: '2026-11', plan, granted: plan === 'pro' ? 5000 : 200, expired: 0, balanceAfter: plan === 'pro' ? 5000 : 200, at } },
+]
+const charged = (chargeId: string, cost: number, balanceAfter: number): CreditEvent => ({
+  type: 'CreditsCharged',
+  data: { chargeId, operation: 'ask', cost, noteId: 'n1', requestId: 'r1', balanceAfter, at },
+})
+const reserved = (balanceAfter: number, noteId: string | null = 'n1'): CreditEvent => ({
+  type: 'CreditsReserved',
+  data: { reservationId: 'r1', operation: 'import', amount: 50, noteId, requestId: null, balanceAfter, at },
+})
+const captured = (cost: number, balanceAfter: number): CreditEvent => ({
+  type: 'CreditsCaptured',
+  data: { reservationId: 'r1', operation: 'import', reserved: 50, cost, noteId: 'n1', balanceAfter, at },
+})
+
+// ---- commands --------------------------------------------------------------------------------
 const open = (plan: 'free' | 'pro' = 'free'): CreditCommand => ({ type: 'OpenCreditAccount', accountId: 'acc', plan, now: NOW })
 const charge = (chargeId: string, cost: number, now = NOW): CreditCommand => ({ type: 'ChargeCredits', chargeId, operation: 'ask', cost, noteId: 'n1', requestId: 'r1', now })
-const when = (state: ReturnType<typeof given>['state'], c: CreditCommand) => ledgerDecider.decide(c, state)
+const reserve: CreditCommand = { type: 'ReserveCredits', reservationId: 'r1', operation: 'import', amount: 50, noteId: 'n1', now: NOW }
 
 t.test('opening an account grants the plan credits for the current month', async (t) => {
-  const { events } = given(open('pro'))
-  t.same(events.map((e) => e.type), ['CreditAccountOpened', 'CreditCycleStarted'])
-  t.match(events[1]!.data, { cycle: '2026-11', granted: 5000, balanceAfter: 5000 })
-  t.same(when(given(open()).state, open()), [], 'opening twice is a no-op')
+  ledger.given([]).when(open('pro')).then(t, opened('pro'))
+  ledger.given(opened()).when(open()).thenNothingHappened(t, 'opening twice is a no-op')
+  ledger.given([]).when(charge('c1', 1)).thenThrows(t, 'not_found', /no credit ledger/)
 })
 
 t.test('a charge within the balance is recorded with the balance after it', async (t) => {
-  const { state } = given(open())
-  const [e] = when(state, charge('c1', 150))
-  t.match(e, { type: 'CreditsCharged', data: { chargeId: 'c1', cost: 150, balanceAfter: 50, operation: 'ask', noteId: 'n1' } })
+  ledger.given(opened()).when(charge('c1', 150)).then(t, [charged('c1', 150, 50)])
 })
 
 t.test('a charge above the balance is refused with balance and required', async (t) => {
-  const { state } = given(open(), charge('c1', 150))
-  t.throws(() => when(state, charge('c2', 60)), new DomainError('insufficient_credits', '', { balance: 50, required: 60 }))
-  try {
-    when(state, charge('c2', 60))
-  } catch (e) {
-    t.same((e as DomainError).extra, { balance: 50, required: 60 })
-  }
+  ledger.given([...opened(), charged('c1', 150, 50)]).when(charge('c2', 60)).thenThrows(t, 'insufficient_credits', undefined, { balance: 50, required: 60 })
 })
 
 t.test('a retried charge id changes nothing', async (t) => {
-  const { state } = given(open(), charge('c1', 10))
-  t.same(when(state, charge('c1', 10)), [])
+  ledger.given([...opened(), charged('c1', 10, 190)]).when(charge('c1', 10)).thenNothingHappened(t)
 })
 
 t.test('a new month starts a new cycle: unused credits expire, no carry-over', async (t) => {
-  const { state } = given(open(), charge('c1', 150))
-  const events = when(state, charge('c2', 20, '2026-12-01T00:00:01.000Z'))
-  t.same(events.map((e) => e.type), ['CreditCycleStarted', 'CreditsCharged'])
-  t.match(events[0]!.data, { cycle: '2026-12', expired: 50, granted: 200, balanceAfter: 200 })
-  t.match(events[1]!.data, { balanceAfter: 180 })
+  ledger
+    .given([...opened(), charged('c1', 150, 50)])
+    .when(charge('c2', 20, '2026-12-01T00:00:01.000Z'))
+    .thenMatches(t, [
+      { type: 'CreditCycleStarted', data: { cycle: '2026-12', expired: 50, granted: 200, balanceAfter: 200 } },
+      { type: 'CreditsCharged', data: { balanceAfter: 180 } },
+    ])
 })
 
 t.test('reserve, capture more than the hold when the balance covers it, and refund once', async (t) => {
-  const { state } = given(open(), { type: 'ReserveCredits', reservationId: 'r1', operation: 'import', amount: 50, noteId: 'n1', now: NOW })
-  t.equal(state.balance, 150)
-  t.throws(() => when(state, { type: 'CaptureReservation', reservationId: 'r1', cost: 250, now: NOW }), { code: 'insufficient_credits' })
-  const captured = given(
-    open(),
-    { type: 'ReserveCredits', reservationId: 'r1', operation: 'import', amount: 50, noteId: 'n1', now: NOW },
-    { type: 'CaptureReservation', reservationId: 'r1', cost: 100, now: NOW },
-  )
-  t.equal(captured.state.balance, 100)
-  t.same(when(captured.state, { type: 'CaptureReservation', reservationId: 'r1', cost: 100, now: NOW }), [], 'capture is idempotent')
-  t.throws(() => when(captured.state, { type: 'ReleaseReservation', reservationId: 'r1', reason: 'x', now: NOW }), { code: 'conflict' })
-  const refunded = given(
-    open(),
-    { type: 'ReserveCredits', reservationId: 'r1', operation: 'import', amount: 50, noteId: 'n1', now: NOW },
-    { type: 'CaptureReservation', reservationId: 'r1', cost: 100, now: NOW },
-    { type: 'RefundCharge', refundId: 'f1', chargeId: 'r1', reason: 'transcription failed', now: NOW },
-  )
-  t.equal(refunded.state.balance, 200)
-  t.throws(() => when(refunded.state, { type: 'RefundCharge', refundId: 'f2', chargeId: 'r1', reason: 'again', now: NOW }), { code: 'conflict' }, 'a charge is refunded at most once')
-  t.same(when(refunded.state, { type: 'RefundCharge', refundId: 'f1', chargeId: 'r1', reason: 'retry', now: NOW }), [], 'a retried refund id is a no-op')
+  ledger.given(opened()).when(reserve).then(t, [reserved(150)])
+  ledger.given([...opened(), reserved(150)]).when(reserve).thenNothingHappened(t, 'a retried reservation id is a no-op')
+  t.equal(ledger.given([...opened(), reserved(150)]).state().balance, 150)
+  ledger.given([...opened(), reserved(150)]).when({ type: 'CaptureReservation', reservationId: 'r1', cost: 250, now: NOW }).thenThrows(t, 'insufficient_credits')
+  ledger.given([...opened(), reserved(150)]).when({ type: 'CaptureReservation', reservationId: 'r1', cost: 100, now: NOW }).then(t, [captured(100, 100)])
+  const afterCapture = [...opened(), reserved(150), captured(100, 100)]
+  ledger.given(afterCapture).when({ type: 'CaptureReservation', reservationId: 'r1', cost: 100, now: NOW }).thenNothingHappened(t, 'capture is idempotent')
+  ledger.given(afterCapture).when({ type: 'ReleaseReservation', reservationId: 'r1', reason: 'x', now: NOW }).thenThrows(t, 'conflict', /captured/)
+  ledger.given(opened()).when({ type: 'CaptureReservation', reservationId: 'nope', cost: 1, now: NOW }).thenThrows(t, 'conflict', /unknown/)
+  const refunded: CreditEvent = {
+    type: 'CreditsRefunded',
+    data: { refundId: 'f1', chargeId: 'r1', operation: 'import', amount: 100, noteId: 'n1', reason: 'transcription failed', balanceAfter: 200, at },
+  }
+  ledger.given(afterCapture).when({ type: 'RefundCharge', refundId: 'f1', chargeId: 'r1', reason: 'transcription failed', now: NOW }).then(t, [refunded])
+  ledger.given([...afterCapture, refunded]).when({ type: 'RefundCharge', refundId: 'f2', chargeId: 'r1', reason: 'again', now: NOW }).thenThrows(t, 'conflict', /already refunded/)
+  ledger.given([...afterCapture, refunded]).when({ type: 'RefundCharge', refundId: 'f1', chargeId: 'r1', reason: 'retry', now: NOW }).thenNothingHappened(t, 'a retried refund id is a no-op')
+  ledger.given(opened()).when({ type: 'RefundCharge', refundId: 'f3', chargeId: 'ghost', reason: 'x', now: NOW }).thenThrows(t, 'conflict', /does not exist/)
 })
 
 t.test('releasing a reservation gives the hold back', async (t) => {
-  const { state } = given(
-    open(),
-    { type: 'ReserveCredits', reservationId: 'r1', operation: 'import', amount: 50, now: NOW },
-    { type: 'ReleaseReservation', reservationId: 'r1', reason: 'link rejected', now: NOW },
-  )
-  t.equal(state.balance, 200)
+  const release: CreditCommand = { type: 'ReleaseReservation', reservationId: 'r1', reason: 'link rejected', now: NOW }
+  const released: CreditEvent = {
+    type: 'CreditsReleased',
+    data: { reservationId: 'r1', operation: 'import', amount: 50, noteId: null, reason: 'link rejected', balanceAfter: 200, at },
+  }
+  ledger.given([...opened(), reserved(150, null)]).when(release).then(t, [released])
+  ledger.given([...opened(), reserved(150, null), released]).when(release).thenNothingHappened(t, 'releasing twice is a retry')
+  t.equal(ledger.given([...opened(), reserved(150, null), released]).state().balance, 200)
 })
 
 t.test('upgrading the plan adds the difference; downgrading never goes below zero', async (t) => {
-  const { state } = given(open(), charge('c1', 190))
-  const [up] = when(state, { type: 'ChangePlan', plan: 'pro', now: NOW })
-  t.match(up, { type: 'CreditPlanChanged', data: { from: 'free', to: 'pro', adjustment: 4800, balanceAfter: 4810 } })
-  const pro = given(open('pro'), charge('c1', 4900))
-  const [down] = when(pro.state, { type: 'ChangePlan', plan: 'free', now: NOW })
-  t.match(down, { data: { balanceAfter: 0 } })
+  ledger
+    .given([...opened(), charged('c1', 190, 10)])
+    .when({ type: 'ChangePlan', plan: 'pro', now: NOW })
+    .then(t, [{ type: 'CreditPlanChanged', data: { from: 'free', to: 'pro', adjustment: 4800, balanceAfter: 4810, at } }])
+  ledger
+    .given([...opened('pro'), charged('c1', 4900, 100)])
+    .when({ type: 'ChangePlan', plan: 'free', now: NOW })
+    .thenMatches(t, [{ type: 'CreditPlanChanged', data: { balanceAfter: 0 } }])
+  ledger.given(opened()).when({ type: 'ChangePlan', plan: 'free', now: NOW }).thenNothingHappened(t, 'the same plan changes nothing')
 })
 
 t.test('amounts must be non-negative integers', async (t) => {
-  const { state } = given(open())
-  t.throws(() => when(state, charge('c1', -5)), { code: 'invalid_request' })
-  t.throws(() => when(state, charge('c1', 1.5)), { code: 'invalid_request' })
+  ledger.given(opened()).when(charge('c1', -5)).thenThrows(t, 'invalid_request')
+  ledger.given(opened()).when(charge('c1', 1.5)).thenThrows(t, 'invalid_request')
 })
 
 t.test('the state that remembers every charge stays cheap to fold as an account grows', async (t) => {
-  let state = given(open('pro')).state
+  let state = fold(ledgerDecider, opened('pro'))
   for (let i = 0; i < 3000; i++) state = fold(ledgerDecider, ledgerDecider.decide(charge(`c${i}`, 1), state), state)
   t.equal(state.seenCharges.size, 3000)
   const shardSizes = state.seenCharges.shards.map((shard) => (shard ? Object.keys(shard).length : 0))

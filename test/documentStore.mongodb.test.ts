@@ -20,7 +20,7 @@ if (!url) {
     'MongoDB DocumentStore suite not run: it needs MONGO_URL (e.g. mongodb://127.0.0.1:27027/). ' +
     'Run it via `npm test`, which starts FerretDB, or: eval "$(bash scripts/servers/ferretdb.sh start)" && MONGO_URL=$MONGO_URL npx tap test/documentStore.mongodb.test.ts'
   console.error(message)
-  t.pass('MONGO_URL not set: MongoDB suite needs MONGO_URL (npm test starts FerretDB and sets it)')
+  t.skip('MONGO_URL not set: MongoDB suite needs MONGO_URL (npm test starts FerretDB and sets it)', () => {})
 } else {
   const serverUrl = withSelectionTimeout(url)
   documentStoreConformance(t, 'mongodb (FerretDB)', async () => {

@@ -1,11 +1,12 @@
 // Deciders of the language features, given/when/then: analyses and outline (stream
-// analysis-<noteId>), ask sessions (ask-<sessionId>), deliverables (deliverable-<id>).
+// analysis-<noteId>), ask sessions (ask-<sessionId>), deliverables (deliverable-<id>), on the
+// shared DeciderSpecification (test/support/decider.ts).
 import t from 'tap'
-import { analysisDecider, outlineProblems, type AnalysisEvent, type AnalysisCommand } from '../domain/analysis/analysis.ts'
+import { analysisDecider, outlineProblems, type AnalysisCommand } from '../domain/analysis/analysis.ts'
 import { askDecider, type AskCommand, type AskEvent } from '../domain/ask/session.ts'
 import { deliverableDecider, deliverableMarkdown, type DeliverableCommand } from '../domain/deliverables/deliverable.ts'
 import { fold } from '../domain/decider.ts'
-import { DomainError } from '../domain/errors.ts'
+import { DeciderSpecification } from './support/decider.ts'
 import type { AnalysisDraft } from '../domain/language/content.ts'
 
 const draft: AnalysisDraft = {
@@ -22,11 +23,12 @@ const draft: AnalysisDraft = {
 const gen = { engine: 'local', model: 'local-extractive', version: '1.0.0' }
 const now = '2026-11-01T10:00:00.000Z'
 
-const given = (events: AnalysisEvent[]) => fold(analysisDecider, events)
-const when = (events: AnalysisEvent[], c: AnalysisCommand) => analysisDecider.decide(c, given(events))
+const analysis = DeciderSpecification.for(analysisDecider)
+const ask = DeciderSpecification.for(askDecider)
+const deliverable = DeciderSpecification.for(deliverableDecider)
 
 t.test('analyses: every generation is an event with template, engine, model and version; failures too', async (t) => {
-  const events = when([], {
+  const record = analysis.given([]).when({
     type: 'RecordAnalyses',
     noteId: 'n',
     accountId: 'a',
@@ -36,17 +38,18 @@ t.test('analyses: every generation is an event with template, engine, model and 
       { ok: false, template: 'sales', error: 'llm_invalid_json', reason: 'bad', ...gen, chargeId: 'c2' },
     ],
   })
-  t.match(events, [
+  const events = record.events()
+  record.thenMatches(t, [
     { type: 'AnalysisGenerated', data: { template: 'generic', engine: 'local', model: 'local-extractive', version: '1.0.0', chargeId: 'c1', analysis: draft, at: now } },
     { type: 'AnalysisFailed', data: { template: 'sales', error: 'llm_invalid_json', reason: 'bad', chargeId: 'c2' } },
   ])
   t.test('then regenerating adds a generation; the same charge again adds nothing', async (t) => {
-    const again = when(events, { type: 'RecordAnalyses', noteId: 'n', accountId: 'a', now, results: [{ ok: true, template: 'generic', analysis: draft, ...gen, chargeId: 'c3' }, { ok: true, template: 'generic', analysis: draft, ...gen, chargeId: 'c1' }] })
-    t.equal(again.length, 1)
-    t.equal(fold(analysisDecider, [...events, ...again]).generations.generic, 2)
+    const again = analysis.given(events).when({ type: 'RecordAnalyses', noteId: 'n', accountId: 'a', now, results: [{ ok: true, template: 'generic', analysis: draft, ...gen, chargeId: 'c3' }, { ok: true, template: 'generic', analysis: draft, ...gen, chargeId: 'c1' }] })
+    again.thenMatches(t, [{ type: 'AnalysisGenerated', data: { chargeId: 'c3' } }])
+    t.equal(analysis.given([...events, ...again.events()]).state().generations.generic, 2)
   })
   t.test("then another account cannot record on this note's stream", async (t) => {
-    t.throws(() => when(events, { type: 'RecordAnalyses', noteId: 'n', accountId: 'other', now, results: [] }), new DomainError('not_found', ''))
+    analysis.given(events).when({ type: 'RecordAnalyses', noteId: 'n', accountId: 'other', now, results: [] }).thenThrows(t, 'not_found')
   })
 })
 
@@ -55,15 +58,17 @@ t.test('outline: recorded once; a second one (a concurrent generation) records n
     { startMs: 0, endMs: 4000, headline: 'One' },
     { startMs: 4000, endMs: 9000, headline: 'Two' },
   ]
-  const first = when([], { type: 'RecordOutline', noteId: 'n', accountId: 'a', chapters, durationMs: 9000, ...gen, chargeId: 'c1', now })
-  t.match(first, [{ type: 'OutlineGenerated', data: { chapters, durationMs: 9000, chargeId: 'c1' } }])
-  t.same(when(first, { type: 'RecordOutline', noteId: 'n', accountId: 'a', chapters, durationMs: 9000, ...gen, chargeId: 'c2', now }), [])
-  const failed = when([], { type: 'RecordOutlineFailure', noteId: 'n', accountId: 'a', reason: 'timeout', ...gen, chargeId: 'c3', now })
-  t.match(given(failed), { outline: null, outlineAttemptedAt: now })
-  t.throws(
-    () => when([], { type: 'RecordOutline', noteId: 'n', accountId: 'a', chapters: [{ startMs: 0, endMs: 5000, headline: 'x' }, { startMs: 4000, endMs: 9000, headline: 'y' }], durationMs: 9000, ...gen, chargeId: 'c4', now }),
-    { code: 'llm_invalid_json' },
-  )
+  const outline = (chargeId: string): AnalysisCommand => ({ type: 'RecordOutline', noteId: 'n', accountId: 'a', chapters, durationMs: 9000, ...gen, chargeId, now })
+  const first = analysis.given([]).when(outline('c1'))
+  first.thenMatches(t, [{ type: 'OutlineGenerated', data: { chapters, durationMs: 9000, chargeId: 'c1' } }])
+  analysis.given(first.events()).when(outline('c2')).thenNothingHappened(t, 'a second outline records nothing')
+  const failed = analysis.given([]).when({ type: 'RecordOutlineFailure', noteId: 'n', accountId: 'a', reason: 'timeout', ...gen, chargeId: 'c3', now })
+  failed.thenMatches(t, [{ type: 'OutlineFailed' }])
+  t.match(analysis.given(failed.events()).state(), { outline: null, outlineAttemptedAt: now })
+  analysis
+    .given([])
+    .when({ type: 'RecordOutline', noteId: 'n', accountId: 'a', chapters: [{ startMs: 0, endMs: 5000, headline: 'x' }, { startMs: 4000, endMs: 9000, headline: 'y' }], durationMs: 9000, ...gen, chargeId: 'c4', now })
+    .thenThrows(t, 'llm_invalid_json')
 })
 
 t.test('outline invariants', async (t) => {
@@ -91,11 +96,11 @@ t.test('ask sessions belong to one account and remember the last turns', async (
     chargeId,
     now,
   })
-  const e1 = askDecider.decide(answer('a', 'c1'), askDecider.initialState())
-  t.match(e1, [{ type: 'QuestionAnswered', data: { sessionId: 's', accountId: 'a', chargeId: 'c1' } }])
-  const s1 = fold(askDecider, e1)
-  t.throws(() => askDecider.decide(answer('b', 'c2'), s1), { code: 'not_found' }, "another account's session is unknown")
-  t.same(askDecider.decide(answer('a', 'c1'), s1), [], 'a retried record adds nothing')
+  const first = ask.given([]).when(answer('a', 'c1'))
+  first.thenMatches(t, [{ type: 'QuestionAnswered', data: { sessionId: 's', accountId: 'a', chargeId: 'c1' } }])
+  const e1: AskEvent[] = first.events()
+  ask.given(e1).when(answer('b', 'c2')).thenThrows(t, 'not_found')
+  ask.given(e1).when(answer('a', 'c1')).thenNothingHappened(t, 'a retried record adds nothing')
   let events: AskEvent[] = e1
   for (let i = 2; i <= 9; i++) events = [...events, ...askDecider.decide(answer('a', `c${i}`, `q${i}`), fold(askDecider, events))]
   const s = fold(askDecider, events)
@@ -119,9 +124,10 @@ t.test('deliverables are created once; Markdown follows the kind', async (t) => 
     chargeId: 'c',
     now,
   }
-  const e = deliverableDecider.decide(c, deliverableDecider.initialState())
-  t.equal(e.length, 1)
-  t.same(deliverableDecider.decide(c, fold(deliverableDecider, e)), [])
+  const created = deliverable.given([]).when(c)
+  created.thenMatches(t, [{ type: 'DeliverableCreated' }])
+  deliverable.given(created.events()).when(c).thenNothingHappened(t, 'creating it again is a retry')
+  deliverable.given(created.events()).when({ ...c, accountId: 'b' }).thenThrows(t, 'conflict', /taken/)
   t.equal(deliverableMarkdown(c, 'document'), '# Recap\n\n## Summary\n\nAll good.\n\n- one\n- two')
   t.equal(deliverableMarkdown({ ...c, sections: [{ heading: '', paragraphs: ['Hi,'], bullets: [] }, ...c.sections] }, 'email'), 'Hi,\n\nSummary:\nAll good.\n\n- one\n- two')
 })

@@ -24,7 +24,7 @@ if (!brokersEnv) {
     'Kafka analytics-forwarder suite not run: it needs KAFKA_BROKERS (e.g. 127.0.0.1:19092). ' +
       'Run it via `npm test`, which starts Kafka, or: eval "$(bash scripts/servers/kafka.sh start)" && KAFKA_BROKERS=$KAFKA_BROKERS npx tap test/kafka.forwarder.test.ts',
   )
-  t.pass('KAFKA_BROKERS not set: the Kafka suite needs KAFKA_BROKERS (npm test starts Kafka and sets it)')
+  t.skip('KAFKA_BROKERS not set: the Kafka suite needs KAFKA_BROKERS (npm test starts Kafka and sets it)', () => {})
 } else {
   const brokers = brokersEnv.split(',').map((s) => s.trim()).filter(Boolean)
   const clientId = 'notes-test'

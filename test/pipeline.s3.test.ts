@@ -14,7 +14,7 @@ import { S3_NOT_SET, listeningService, s3Bucket, s3TestServer } from './support/
 const server = s3TestServer()
 if (!server) {
   console.error(S3_NOT_SET)
-  t.pass('S3_ENDPOINT not set: the S3 pipeline suite needs it (npm test starts MinIO and sets it)')
+  t.skip('S3_ENDPOINT not set: the S3 pipeline suite needs it (npm test starts MinIO and sets it)', () => {})
 } else {
   const tmp = tempDir('pipeline-s3-')
   t.teardown(tmp.remove)

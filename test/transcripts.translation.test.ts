@@ -1,11 +1,12 @@
 // Translations: the state machine (none → pending → running → ready | failed, plus stale after an
-// edit) as a decider, then over REST with an OpenAI-compatible test server doing the language
+// edit) as a decider (the shared DeciderSpecification), then over REST with an OpenAI-compatible test server doing the language
 // work, with no engine at all, and with Apertium (the local engine, from Debian packages).
 import t from 'tap'
 import { testService } from './support/service.ts'
 import { readyNote, transcriptOf, eventually, type SegmentSpec } from './support/transcripts.ts'
 import { startOpenAiServer, chatCompletion, type RecordedRequest } from './support/openaiServer.ts'
-import { decideNoteTranscript, evolveNoteTranscript, noteTranscriptDecider, sourceHash, type NoteTranscriptState, type TranscriptCommand, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
+import { evolveNoteTranscript, noteTranscriptDecider, sourceHash, type TranscriptCommand, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
+import { DeciderSpecification } from './support/decider.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import { preferredLanguage } from '../domain/languages.ts'
 
@@ -24,7 +25,8 @@ const json = { 'content-type': 'application/json' }
 t.test('translation state machine (decider)', async (t) => {
   const accountId = 'acc-1'
   const transcript = transcriptOf(SEGMENTS)
-  const given = (events: (NoteEvent | TranscriptEvent)[]): NoteTranscriptState => events.reduce(evolveNoteTranscript, noteTranscriptDecider.initialState())
+  const spec = DeciderSpecification.for(noteTranscriptDecider, evolveNoteTranscript)
+  const decided = (history: (NoteEvent | TranscriptEvent)[], c: TranscriptCommand) => spec.given(history).when(c).events()
   const created: NoteEvent = {
     type: 'NoteCreated',
     data: { noteId: 'n1', accountId, sourceType: 'upload', origin: 'audio', provider: null, sourceUrl: null, title: 'T', language: null, keepAudio: false, upload: null, jobId: null, reservationId: null, at: 't0' },
@@ -32,65 +34,62 @@ t.test('translation state machine (decider)', async (t) => {
   const transcribed: NoteEvent = { type: 'NoteTranscribed', data: { transcript, at: 't1' } }
   const ready: NoteEvent = { type: 'NoteReady', data: { durationSeconds: 9, language: 'es', at: 't2' } }
   const now = '2026-01-01T00:00:00.000Z'
-  const when = (history: (NoteEvent | TranscriptEvent)[], c: TranscriptCommand) => decideNoteTranscript(c, given(history))
   const request: TranscriptCommand = { type: 'RequestTranslation', accountId, language: 'en', requestId: null, now }
+  const start = (at = now): TranscriptCommand => ({ type: 'StartTranslation', language: 'en', engine: 'e', model: null, leaseMs: 60_000, now: at })
   const all = transcript.segments.map((s) => ({ sequence: s.sequence, text: `EN ${s.text}`, sourceHash: sourceHash(s.text) }))
 
   t.test('none → pending for every segment', async (t) => {
-    const [e] = when([created, transcribed, ready], request)
-    t.match(e, { type: 'TranslationRequested', data: { language: 'en', sourceLanguage: 'es', segments: [0, 1, 2, 3, 4], totalSegments: 5 } })
+    spec.given([created, transcribed, ready]).when(request).thenMatches(t, [{ type: 'TranslationRequested', data: { language: 'en', sourceLanguage: 'es', segments: [0, 1, 2, 3, 4], totalSegments: 5 } }])
   })
   t.test('no transcript: no_transcript; the audio language: same_language', async (t) => {
-    t.throws(() => when([created], request), { code: 'no_transcript' })
-    t.throws(() => when([created, transcribed], { ...request, language: 'es' }), { code: 'same_language' })
+    spec.given([created]).when(request).thenThrows(t, 'no_transcript')
+    spec.given([created, transcribed]).when({ ...request, language: 'es' }).thenThrows(t, 'same_language')
   })
-  const requested = when([created, transcribed, ready], request)
-  const started = when([created, transcribed, ready, ...requested], { type: 'StartTranslation', language: 'en', engine: 'e', model: null, leaseMs: 60_000, now })
+  const requested = decided([created, transcribed, ready], request)
+  const started = decided([created, transcribed, ready, ...requested], start())
   t.test('only a pending translation can be claimed; a second claim is refused', async (t) => {
-    t.match(started, [{ type: 'TranslationStarted', data: { attempt: 1 } }])
-    t.throws(() => when([created, transcribed, ready, ...requested, ...started], { type: 'StartTranslation', language: 'en', engine: 'e', model: null, leaseMs: 60_000, now }), { code: 'conflict' })
+    spec.given([created, transcribed, ready, ...requested]).when(start()).thenMatches(t, [{ type: 'TranslationStarted', data: { attempt: 1 } }])
+    spec.given([created, transcribed, ready, ...requested, ...started]).when(start()).thenThrows(t, 'conflict')
   })
   t.test('a run abandoned past its lease is taken over', async (t) => {
     const later = new Date(Date.parse(now) + 61_000).toISOString()
-    t.match(when([created, transcribed, ready, ...requested, ...started], { type: 'StartTranslation', language: 'en', engine: 'e', model: null, leaseMs: 60_000, now: later }), [
-      { type: 'TranslationStarted', data: { attempt: 2 } },
-    ])
+    spec.given([created, transcribed, ready, ...requested, ...started]).when(start(later)).thenMatches(t, [{ type: 'TranslationStarted', data: { attempt: 2 } }])
   })
   t.test('pending or running: a repeated request changes nothing', async (t) => {
-    t.same(when([created, transcribed, ready, ...requested], request), [])
-    t.same(when([created, transcribed, ready, ...requested, ...started], request), [])
+    spec.given([created, transcribed, ready, ...requested]).when(request).thenNothingHappened(t)
+    spec.given([created, transcribed, ready, ...requested, ...started]).when(request).thenNothingHappened(t)
   })
   const running = [created, transcribed, ready, ...requested, ...started]
-  const translated = when(running, { type: 'RecordTranslatedSegments', language: 'en', segments: all, now })
-  const completed = when([...running, ...translated], { type: 'CompleteTranslation', language: 'en', now })
+  const translated = decided(running, { type: 'RecordTranslatedSegments', language: 'en', segments: all, now })
+  const completed = decided([...running, ...translated], { type: 'CompleteTranslation', language: 'en', now })
   t.test('ready, not stale; a repeated request changes nothing (200, free)', async (t) => {
-    t.match(completed, [{ type: 'TranslationCompleted', data: { staleSegments: [] } }])
-    t.same(when([...running, ...translated, ...completed], request), [])
+    spec.given([...running, ...translated]).when({ type: 'CompleteTranslation', language: 'en', now }).thenMatches(t, [{ type: 'TranslationCompleted', data: { staleSegments: [] } }])
+    spec.given([...running, ...translated, ...completed]).when(request).thenNothingHappened(t)
   })
   const done = [...running, ...translated, ...completed]
   const edit: TranscriptCommand = { type: 'ReplaceInTranscript', accountId, find: 'luis', replace: 'Luisa', caseSensitive: false, wholeWord: true, now }
-  const edited = when(done, edit)
+  const edited = decided(done, edit)
   t.test('an edit marks the ready translation stale with the changed segments', async (t) => {
-    t.match(edited, [{ type: 'TranscriptTextReplaced', data: { occurrences: 1, staleTranslations: [{ language: 'en', segments: [1] }] } }])
-    const s = given([...done, ...edited])
+    spec.given(done).when(edit).thenMatches(t, [{ type: 'TranscriptTextReplaced', data: { occurrences: 1, staleTranslations: [{ language: 'en', segments: [1] }] } }])
+    const s = spec.given([...done, ...edited]).state()
     t.ok(s.exists && s.translations.en!.status === 'ready')
     t.same(s.exists && s.translations.en!.staleSegments, [1])
     t.notOk(s.exists && s.translations.en!.segments[1], 'the changed segment has no translation any more')
-    t.match(when([...done, ...edited], request), [{ type: 'TranslationRequested', data: { segments: [1] } }], 'a new request asks for the missing segment only')
+    spec.given([...done, ...edited]).when(request).thenMatches(t, [{ type: 'TranslationRequested', data: { segments: [1] } }], 'a new request asks for the missing segment only')
   })
   t.test('a segment edited while it was being translated keeps no translation of the old text', async (t) => {
-    const mid = when(running, edit)
-    const late = when([...running, ...mid], { type: 'RecordTranslatedSegments', language: 'en', segments: all, now })
+    const mid = decided(running, edit)
+    const late = decided([...running, ...mid], { type: 'RecordTranslatedSegments', language: 'en', segments: all, now })
     t.same(
       (late[0] as Extract<TranscriptEvent, { type: 'TranslationSegmentsTranslated' }>).data.segments.map((s) => s.sequence),
       [0, 2, 3, 4],
     )
-    t.match(when([...running, ...mid, ...late], { type: 'CompleteTranslation', language: 'en', now }), [{ type: 'TranslationCompleted', data: { staleSegments: [1] } }])
+    spec.given([...running, ...mid, ...late]).when({ type: 'CompleteTranslation', language: 'en', now }).thenMatches(t, [{ type: 'TranslationCompleted', data: { staleSegments: [1] } }])
   })
   t.test('failed, then requested again', async (t) => {
-    const failed = when(running, { type: 'FailTranslation', language: 'en', errorCode: 'translation_engine_failed', message: 'boom', now })
-    t.match(failed, [{ type: 'TranslationFailed', data: { errorCode: 'translation_engine_failed' } }])
-    t.match(when([...running, ...failed], request), [{ type: 'TranslationRequested' }])
+    const fail: TranscriptCommand = { type: 'FailTranslation', language: 'en', errorCode: 'translation_engine_failed', message: 'boom', now }
+    spec.given(running).when(fail).thenMatches(t, [{ type: 'TranslationFailed', data: { errorCode: 'translation_engine_failed' } }])
+    spec.given([...running, ...decided(running, fail)]).when(request).thenMatches(t, [{ type: 'TranslationRequested' }])
   })
 })
 

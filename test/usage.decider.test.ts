@@ -1,45 +1,43 @@
-// The usage decider: monthly minutes and stored bytes, as given events / when command / then.
+// The usage decider: monthly minutes and stored bytes, as given events / when command / then, on
+// the shared DeciderSpecification (test/support/decider.ts).
 import t from 'tap'
-import { fold } from '../domain/decider.ts'
-import { DomainError } from '../domain/errors.ts'
 import { usageDecider, minutesFor, type UsageCommand, type UsageEvent } from '../domain/usage/usage.ts'
+import { DeciderSpecification } from './support/decider.ts'
 
-const given = (...commands: UsageCommand[]) => {
-  let state = usageDecider.initialState()
-  const events: UsageEvent[] = []
-  for (const c of commands) {
-    const out = usageDecider.decide(c, state)
-    events.push(...out)
-    state = fold(usageDecider, out, state)
-  }
-  return state
-}
+const usage = DeciderSpecification.for(usageDecider)
 const NOV = '2026-11-10T10:00:00.000Z'
 const DEC = '2026-12-01T00:00:01.000Z'
 const reserve = (noteId: string, minutes: number, now = NOV): UsageCommand => ({ type: 'ReserveMinutes', noteId, minutes, quota: 60, now })
+const reserved = (noteId: string, minutes: number, usedAfter: number): UsageEvent => ({
+  type: 'MinutesReserved',
+  data: { noteId, minutes, cycle: '2026-11', usedAfter, at: NOV },
+})
 
 t.test('minutes: reserved up to the quota, then quota_exceeded with remaining and needed', async (t) => {
-  const s = given(reserve('a', 50))
-  t.same(usageDecider.decide(reserve('a', 50), s), [], 'the same note again is a retry')
-  t.throws(() => usageDecider.decide(reserve('b', 11), s), new DomainError('quota_exceeded', '', { remaining: 10, needed: 11 }))
-  t.equal(usageDecider.decide(reserve('b', 10), s).length, 1)
+  usage.given([]).when(reserve('a', 50)).then(t, [reserved('a', 50, 50)])
+  usage.given([reserved('a', 50, 50)]).when(reserve('a', 50)).thenNothingHappened(t, 'the same note again is a retry')
+  usage.given([reserved('a', 50, 50)]).when(reserve('b', 11)).thenThrows(t, 'quota_exceeded', undefined, { remaining: 10, needed: 11 })
+  usage.given([reserved('a', 50, 50)]).when(reserve('b', 10)).then(t, [reserved('b', 10, 60)])
 })
 
 t.test('minutes: a new month starts from zero; releases give minutes back in the same month only', async (t) => {
-  const s = given(reserve('a', 60))
-  t.equal(usageDecider.decide(reserve('b', 60, DEC), s).length, 1)
-  const released = given(reserve('a', 60), { type: 'ReleaseMinutes', noteId: 'a', reason: 'failed', now: NOV })
-  t.equal(released.minutesUsed, 0)
-  t.same(usageDecider.decide({ type: 'ReleaseMinutes', noteId: 'a', reason: 'failed', now: DEC }, s), [], 'last month is gone')
+  usage.given([reserved('a', 60, 60)]).when(reserve('b', 60, DEC)).then(t, [{ type: 'MinutesReserved', data: { noteId: 'b', minutes: 60, cycle: '2026-12', usedAfter: 60, at: DEC } }])
+  const release = (now: string): UsageCommand => ({ type: 'ReleaseMinutes', noteId: 'a', reason: 'failed', now })
+  const released: UsageEvent = { type: 'MinutesReleased', data: { noteId: 'a', minutes: 60, cycle: '2026-11', reason: 'failed', usedAfter: 0, at: NOV } }
+  usage.given([reserved('a', 60, 60)]).when(release(NOV)).then(t, [released])
+  t.equal(usage.given([reserved('a', 60, 60), released]).state().minutesUsed, 0)
+  usage.given([reserved('a', 60, 60)]).when(release(DEC)).thenNothingHappened(t, 'last month is gone')
 })
 
 t.test('storage: a replaced upload counts once; the quota holds; freeing gives bytes back', async (t) => {
   const alloc = (noteId: string, bytes: number): UsageCommand => ({ type: 'AllocateStorage', noteId, bytes, quota: 1000, now: NOV })
-  const s = given(alloc('a', 600), alloc('a', 700))
-  t.equal(s.storedBytes, 700)
-  t.throws(() => usageDecider.decide(alloc('b', 301), s), { code: 'file_too_large' })
-  const freed = given(alloc('a', 700), { type: 'FreeStorage', noteId: 'a', reason: 'retention', now: NOV })
-  t.equal(freed.storedBytes, 0)
+  const allocated = (noteId: string, bytes: number, storedAfter: number): UsageEvent => ({ type: 'StorageAllocated', data: { noteId, bytes, storedAfter, at: NOV } })
+  usage.given([allocated('a', 600, 600)]).when(alloc('a', 700)).then(t, [allocated('a', 700, 700)], 'a replaced upload counts with its new size')
+  usage.given([allocated('a', 700, 700)]).when(alloc('a', 700)).thenNothingHappened(t)
+  usage.given([allocated('a', 600, 600), allocated('a', 700, 700)]).when(alloc('b', 301)).thenThrows(t, 'file_too_large', undefined, { storageBytes: 1000, storedBytes: 700 })
+  const free: UsageCommand = { type: 'FreeStorage', noteId: 'a', reason: 'retention', now: NOV }
+  usage.given([allocated('a', 700, 700)]).when(free).then(t, [{ type: 'StorageFreed', data: { noteId: 'a', bytes: 700, reason: 'retention', storedAfter: 0, at: NOV } }])
+  usage.given([]).when(free).thenNothingHappened(t, 'freeing what is not stored is a retry')
 })
 
 t.test('every started minute of the shown (whole-second) duration counts', async (t) => {

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto'
 import { testService } from './support/service.ts'
 import { readyNote, transcriptOf, eventually } from './support/transcripts.ts'
 import { conversation, speakerModel, MALE, FEMALE } from './support/speech.ts'
-import { decideVoice, evolveVoice, voiceDecider, type VoiceEvent } from '../domain/voice/voiceProfiles.ts'
+import { voiceDecider, CURRENT_CONSENT_VERSION, type VoiceCommand, type VoiceEvent, type Via } from '../domain/voice/voiceProfiles.ts'
+import { DeciderSpecification } from './support/decider.ts'
 import type { Caller } from '../commands/context.ts'
 
 const json = { 'content-type': 'application/json' }
@@ -17,20 +18,38 @@ const as = (accountId: string, via: Caller['via']): Caller => ({ accountId, plan
 
 t.test('consent decider', async (t) => {
   const now = '2026-02-01T00:00:00.000Z'
-  const given = (events: VoiceEvent[]) => events.reduce(evolveVoice, voiceDecider.initialState())
-  for (const via of ['rest', 'mcp', 'admin'] as const) {
-    t.throws(() => decideVoice({ type: 'GrantVoiceConsent', via, consentVersion: '2026-01', now }, given([])), { code: 'consent_requires_app' }, via)
-  }
-  const granted = decideVoice({ type: 'GrantVoiceConsent', via: 'dashboard', consentVersion: '2026-01', now }, given([]))
+  const voice = DeciderSpecification.for(voiceDecider)
+  const grant = (via: Via): VoiceCommand => ({ type: 'GrantVoiceConsent', via, consentVersion: CURRENT_CONSENT_VERSION, now })
+  for (const via of ['rest', 'mcp', 'admin'] as const) voice.given([]).when(grant(via)).thenThrows(t, 'consent_requires_app')
+  const granted: VoiceEvent = { type: 'VoiceConsentGranted', data: { consentVersion: CURRENT_CONSENT_VERSION, via: 'dashboard', at: now } }
+  voice.given([]).when(grant('dashboard')).then(t, [granted])
+  voice.given([granted]).when(grant('dashboard')).thenNothingHappened(t, 'granting the same version again is a retry')
   const profile: VoiceEvent[] = [
     { type: 'VoiceProfileCreated', data: { profileId: 'p1', name: 'Peter', at: now } },
     { type: 'VoiceprintEnrolled', data: { profileId: 'p1', noteId: 'n1', label: 'A', voiceSeconds: 3, model: 'm', at: now } },
   ]
-  t.match(decideVoice({ type: 'RevokeVoiceConsent', via: 'rest', deletedProfileIds: ['p1'], now }, given([...granted, ...profile])), [
+  voice.given([granted, ...profile]).when({ type: 'RevokeVoiceConsent', via: 'rest', deletedProfileIds: ['p1'], now }).thenMatches(t, [
     { type: 'VoiceConsentRevoked' },
     { type: 'VoiceprintsDeleted', data: { profileIds: ['p1'], reason: 'consent_revoked' } },
   ])
-  t.throws(() => decideVoice({ type: 'EnrollVoiceprint', profileId: 'p2', name: 'Ann', noteId: 'n', label: 'B', voiceSeconds: 2, model: 'm', now }, given([])), { code: 'conflict' }, 'no enrolment without consent')
+  voice.given([]).when({ type: 'RevokeVoiceConsent', via: 'rest', deletedProfileIds: [], now }).thenNothingHappened(t, 'nothing to revoke')
+  const enrol = (profileId: string, name: string, noteId = 'n'): VoiceCommand => ({ type: 'EnrollVoiceprint', profileId, name, noteId, label: 'B', voiceSeconds: 2, model: 'm', now })
+  voice.given([]).when(enrol('p2', 'Ann')).thenThrows(t, 'conflict', /consent/) // no enrolment without consent
+  voice.given([granted]).when(enrol('p2', 'Ann')).then(t, [
+    { type: 'VoiceProfileCreated', data: { profileId: 'p2', name: 'Ann', at: now } },
+    { type: 'VoiceprintEnrolled', data: { profileId: 'p2', noteId: 'n', label: 'B', voiceSeconds: 2, model: 'm', at: now } },
+  ])
+  voice.given([granted, ...profile]).when(enrol('p9', 'peter', 'n2')).thenMatches(t, [{ type: 'VoiceprintEnrolled', data: { profileId: 'p1', noteId: 'n2' } }], 'a known name enrols on its profile')
+  voice.given([granted, ...profile]).when({ ...enrol('p1', 'Peter', 'n1'), label: 'A' } as VoiceCommand).thenNothingHappened(t, 'the same appearance twice')
+  const exclude: VoiceCommand = { type: 'SetProfileVoiceExclusion', profileId: 'p1', excluded: true, now }
+  const excluded: VoiceEvent[] = [
+    { type: 'VoiceProfileExclusionChanged', data: { profileId: 'p1', excluded: true, at: now } },
+    { type: 'VoiceprintsDeleted', data: { profileIds: ['p1'], reason: 'profile_excluded', at: now } },
+  ]
+  voice.given([granted, ...profile]).when(exclude).then(t, excluded)
+  voice.given([granted, ...profile, ...excluded]).when(exclude).thenNothingHappened(t)
+  voice.given([granted, ...profile, ...excluded]).when(enrol('p1', 'Peter', 'n3')).thenThrows(t, 'conflict', /do not recognise/)
+  voice.given([granted]).when(exclude).thenThrows(t, 'not_found')
 })
 
 t.test('consent over REST, without a model', async (t) => {

@@ -12,13 +12,17 @@ interface Assert {
   same(actual: unknown, expected: unknown, message: string): unknown
   fail(message: string): unknown
   equal(actual: unknown, expected: unknown, message: string): unknown
+  match?(actual: unknown, pattern: unknown, message: string): unknown
 }
 
 export interface DecisionSpec<Event> {
   /** The events the command causes, in order. */
   then(t: Assert, expected: Event[], message?: string): void
-  /** The command is refused with this DomainError code (and, when given, a message matching `pattern`). */
-  thenThrows(t: Assert, code: string, pattern?: RegExp): void
+  /** The events the command causes match these patterns (tap's `t.match`: listed fields only), in order and number. */
+  thenMatches(t: Assert, expected: unknown[], message?: string): void
+  /** The command is refused with this DomainError (or OAuthError) code (and, when given, a message matching `pattern`
+   *  or the error's `extra` fields matching `extra`). */
+  thenThrows(t: Assert, code: string, pattern?: RegExp, extra?: Record<string, unknown>): void
   /** The command is accepted and changes nothing (an idempotent repeat). */
   thenNothingHappened(t: Assert, message?: string): void
   /** The raw decision, for assertions the three above do not cover. */
@@ -26,25 +30,45 @@ export interface DecisionSpec<Event> {
 }
 
 export const DeciderSpecification = {
-  for<Command, Event extends DomainEvent, State>(decider: Decider<Command, Event, State>) {
+  /** `evolveStream`: for a decider that shares its stream with others (the note stream), the evolve
+   *  that folds every event of the stream, so `given` can hold the other deciders' events too. */
+  for<Command, Event extends DomainEvent, State, History extends DomainEvent = Event>(
+    decider: Decider<Command, Event, State>,
+    evolveStream?: (state: State, event: History) => State,
+  ) {
+    const folder = { initialState: decider.initialState, evolve: evolveStream ?? (decider.evolve as unknown as (state: State, event: History) => State) }
     return {
-      given(history: Event[] = []) {
+      given(history: History[] = []) {
         return {
+          /** The state the history folds to, for the rare assertion on evolve itself. */
+          state: () => fold(folder, history),
           when(command: Command): DecisionSpec<Event> {
-            const decide = () => decider.decide(command, fold(decider, history))
+            const decide = () => decider.decide(command, fold(folder, history))
             return {
               events: decide,
               then(t, expected, message) {
                 t.same(decide(), expected, message ?? `${describe(command)} decides ${expected.map((e) => e.type).join(', ') || 'nothing'}`)
               },
-              thenThrows(t, code, pattern) {
+              thenMatches(t, expected, message) {
+                const events = decide()
+                const what = message ?? `${describe(command)} decides ${expected.map((e) => (e as { type?: string }).type ?? '?').join(', ')}`
+                if (events.length !== expected.length) {
+                  t.fail(`${what}: expected ${expected.length} events, got ${JSON.stringify(events.map((e) => e.type))}`)
+                  return
+                }
+                if (!t.match) throw new Error('thenMatches needs a tap test (t.match)')
+                t.match(events, expected, what)
+              },
+              thenThrows(t, code, pattern, extra) {
                 try {
                   const events = decide()
                   t.fail(`${describe(command)} should be refused with ${code}, but decided ${JSON.stringify(events.map((e) => e.type))}`)
                 } catch (err) {
-                  if (!isDomainError(err)) throw err
-                  t.equal(err.code, code, `${describe(command)} is refused with ${code}`)
+                  // DomainError, or a protocol error with its own code (OAuthError): both carry `code`.
+                  if (!isDomainError(err) && !(err instanceof Error && err.name === 'OAuthError')) throw err
+                  t.equal((err as { code: string }).code, code, `${describe(command)} is refused with ${code}`)
                   if (pattern && !pattern.test(err.message)) t.fail(`message ${JSON.stringify(err.message)} does not match ${pattern}`)
+                  if (extra && isDomainError(err)) t.same(err.extra, extra, `${describe(command)} is refused with ${JSON.stringify(extra)}`)
                 }
               },
               thenNothingHappened(t, message) {
