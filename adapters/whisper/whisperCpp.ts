@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs'
 import { basename } from 'node:path'
 import { createRequire } from 'node:module'
-import type { Recognition, SpeechEngine, SpeechRequest } from '../../ports/speechEngine.ts'
+import type { Recognition, SpeechEngine, SpeechEngineStatus, SpeechRequest } from '../../ports/speechEngine.ts'
 import { PipelineFailure } from '../../ports/pipelineFailure.ts'
 
 // The package ships its TypeScript sources next to the .d.ts files, and they do not compile under
@@ -87,6 +87,13 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
       const next = queue.then(() => run(req))
       queue = next.catch(() => {})
       return next
+    },
+    status(): SpeechEngineStatus {
+      const summary = `whisper.cpp, model ${modelName}, ${o.threads ?? 2} threads`
+      const details = { engine: 'whisper.cpp', model: modelName, threads: o.threads ?? 2 }
+      if (!o.modelPath) return { state: 'unavailable', summary, reason: 'no model: set WHISPER_MODEL_PATH to a ggml model file (npm run whisper-model fetches tiny.en)', details }
+      if (!existsSync(o.modelPath)) return { state: 'unavailable', summary, reason: `no whisper.cpp model file at ${o.modelPath} (WHISPER_MODEL_PATH)`, details }
+      return { state: 'ready', summary, reason: null, details }
     },
   }
 }

@@ -38,6 +38,51 @@ export const NOTE_ERROR_CODES = {
 } as const satisfies Record<string, { retriable: boolean; meaning: string }>
 export type NoteErrorCode = keyof typeof NOTE_ERROR_CODES
 
+/**
+ * Whose move it is after a failure: the source (another link or file helps), the audio itself
+ * (nothing to transcribe), the account (credits), the request (its language), or the server
+ * (its operator must act: importing again changes nothing until then).
+ */
+export type FailureFault = 'source' | 'audio' | 'account' | 'request' | 'server'
+const FAULTS: Record<NoteErrorCode, FailureFault> = {
+  download_failed: 'source',
+  source_not_found: 'source',
+  source_blocked: 'source',
+  source_too_large: 'source',
+  unsupported_media: 'source',
+  no_audio: 'audio',
+  feed_invalid: 'source',
+  episode_not_found: 'source',
+  directory_lookup_failed: 'source',
+  videosite_unavailable: 'server',
+  videosite_failed: 'source',
+  asr_model_missing: 'server',
+  asr_model_invalid: 'server',
+  asr_language_unsupported: 'request',
+  asr_failed: 'server',
+  no_speech: 'audio',
+  insufficient_credits: 'account',
+  processing_timeout: 'server',
+  internal_error: 'server',
+}
+export const faultOf = (errorCode: string | null): FailureFault => (errorCode && errorCode in FAULTS ? FAULTS[errorCode as NoteErrorCode] : 'server')
+
+/** The next step an agent is told after a failed transcription, by whose move it is. */
+export function failureAdvice(errorCode: string | null): string {
+  switch (faultOf(errorCode)) {
+    case 'source':
+      return 'Check the link or file (errorMessage says what was wrong with it), then import it again or try another source.'
+    case 'audio':
+      return 'The recording itself has nothing to transcribe; importing it again will not help. Its credits were given back.'
+    case 'account':
+      return 'Top up the credits (or pick a shorter recording), then import it again.'
+    case 'request':
+      return 'Import it again without a forced language, or with one the speech model supports.'
+    case 'server':
+      return 'This is a problem on the server, not with the recording: importing again will not help until the service operator fixes it (errorMessage says what to fix). Its credits were given back.'
+  }
+}
+
 export interface JobState {
   jobId: string
   /** Attempts started so far (the current one while running). */
