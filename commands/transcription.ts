@@ -114,6 +114,11 @@ export class TranscriptionJobs {
     return r.events.some((e) => e.type === 'NoteFailed') ? 'failed' : 'retry'
   }
 
+  /** Hands the attempt back (the worker is stopping): claimable at once, and it does not count. */
+  release(lease: Lease, reason: string) {
+    return this.asHolder(() => this.run(lease.noteId, { type: 'ReleaseTranscription', workerId: lease.workerId, attempt: lease.attempt, reason, now: this.now() }, lease.workerId))
+  }
+
   /**
    * Captures the import's real price once the duration is known (idempotent: the reservation id
    * is the note's). When the balance cannot cover it, PipelineFailure insufficient_credits.

@@ -213,6 +213,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       set.progress = { stage: e.data.stage, percent: e.data.percent, attempt: e.data.attempt }
       break
     case 'TranscriptionAttemptFailed':
+    case 'TranscriptionReleased':
       set.phase = 'queued'
       set.progress = { stage: 'queued', percent: null, attempt: e.data.attempt }
       break

@@ -69,9 +69,25 @@ if (config.seedDemo && service.app) {
   }
 }
 
+// Running jobs are stopped and handed back (another worker, or this one after a restart, takes
+// them at once); if something still hangs, the process ends anyway after SHUTDOWN_TIMEOUT_MS, and
+// a second signal ends it at once.
+let stopping = false
 const shutdown = async (signal: string) => {
-  console.log(`${signal}: shutting down`)
+  if (stopping) {
+    console.log(`${signal} again: exiting now`)
+    process.exit(1)
+  }
+  stopping = true
+  const started = Date.now()
+  console.log(`${signal}: shutting down (running transcriptions are stopped and handed back)`)
+  const limit = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 10_000)
+  setTimeout(() => {
+    console.log(`shutdown took over ${limit} ms: exiting anyway (unfinished jobs are left to their leases)`)
+    process.exit(1)
+  }, limit).unref()
   await service.close()
+  console.log(`stopped in ${Date.now() - started} ms`)
   process.exit(0)
 }
 process.on('SIGINT', () => void shutdown('SIGINT'))

@@ -93,6 +93,8 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
   const clock = d.clock ?? (() => new Date())
   const log = d.log ?? (() => {})
   const stopping = new AbortController()
+  // The reason a job's signal carries when the worker stops: such a job is handed back, not failed.
+  const STOPPING = new LeaseLostError('the worker is stopping')
   const running = new Map<string, Promise<void>>()
   let wake: () => void = () => {}
 
@@ -140,7 +142,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
 
   async function runJob(lease: Lease, note: ExistingNote) {
     const abort = new AbortController()
-    const stopListener = () => abort.abort(new LeaseLostError('the worker is stopping'))
+    const stopListener = () => abort.abort(STOPPING)
     stopping.signal.addEventListener('abort', stopListener, { once: true })
     let stage: PipelineStage = note.sourceType === 'url' ? 'downloading' : 'decoding'
     let percent: number | null = null
@@ -173,6 +175,17 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       await sending
     } catch (err) {
       await sending
+      if (abort.signal.reason === STOPPING) {
+        // Stopping (SIGTERM, a deploy): the attempt goes back at once, so the next worker (or this
+        // one after its restart) takes it without waiting for the lease to run out.
+        try {
+          await d.jobs.release(lease, `worker ${workerId} stopped`)
+          log(`[transcription ${workerId}] stopping: handed back ${lease.noteId} attempt ${lease.attempt} (at ${stage}); another worker takes it at once`)
+        } catch (e) {
+          log(`[transcription ${workerId}] stopping: ${lease.noteId} attempt ${lease.attempt} left to its lease: ${(e as Error).message}`)
+        }
+        return
+      }
       if (err instanceof LeaseLostError || abort.signal.reason instanceof LeaseLostError) {
         log(`[transcription ${workerId}] gave up ${lease.noteId} attempt ${lease.attempt}: ${(abort.signal.reason as Error | undefined)?.message ?? (err as Error).message}`)
         return

@@ -95,6 +95,8 @@ export interface JobState {
   lastError: { errorCode: string; message: string } | null
   /** Credits and minutes of a failed note were given back. */
   settled: boolean
+  /** Attempts handed back by a stopping worker: they do not count against the attempt limit. */
+  handedBack?: number
 }
 
 // ---- events ---------------------------------------------------------------------------------
@@ -123,11 +125,25 @@ export type TranscriptionSettled = DomainEvent<
   { jobId: string; credits: 'released' | 'refunded' | 'none'; creditsReturned: number; minutesReleased: boolean; at: string }
 >
 
-export type TranscriptionJobEvent = TranscriptionStarted | TranscriptionProgressed | TranscriptionAttemptFailed | NoteSourceDescribed | NoteAudioStored | TranscriptionSettled
+/**
+ * A worker that stops (SIGTERM, a deploy) hands its attempt back instead of letting the lease run
+ * out: the job is claimable at once, by any worker, and the attempt does not count.
+ */
+export type TranscriptionReleased = DomainEvent<'TranscriptionReleased', { jobId: string; attempt: number; workerId: string; reason: string; at: string }>
+
+export type TranscriptionJobEvent =
+  | TranscriptionStarted
+  | TranscriptionProgressed
+  | TranscriptionAttemptFailed
+  | TranscriptionReleased
+  | NoteSourceDescribed
+  | NoteAudioStored
+  | TranscriptionSettled
 export const TRANSCRIPTION_JOB_EVENT_TYPES: readonly TranscriptionJobEvent['type'][] = [
   'TranscriptionStarted',
   'TranscriptionProgressed',
   'TranscriptionAttemptFailed',
+  'TranscriptionReleased',
   'NoteSourceDescribed',
   'NoteAudioStored',
   'TranscriptionSettled',
@@ -149,6 +165,7 @@ export type TranscriptionCommand =
   | { type: 'RecordAudio'; workerId: string; attempt: number; blobKey: string; sizeBytes: number; contentType: string; now: string }
   | { type: 'CompleteTranscription'; workerId: string; attempt: number; transcript: import('./transcript.ts').Transcript; durationSeconds: number | null; language: string | null; now: string }
   | { type: 'FailTranscription'; workerId: string; attempt: number; errorCode: string; message: string; retriable: boolean; terms: LeaseTerms; now: string }
+  | { type: 'ReleaseTranscription'; workerId: string; attempt: number; reason: string; now: string }
   | { type: 'SettleTranscription'; credits: TranscriptionSettled['data']['credits']; creditsReturned: number; minutesReleased: boolean; now: string }
 
 /** Exponential backoff with a cap: base, 2×base, 4×base, ... (jitter is added by the caller). */
@@ -166,4 +183,5 @@ export const initialJob = (jobId: string, at: string): JobState => ({
   claimableAt: at,
   lastError: null,
   settled: false,
+  handedBack: 0,
 })
