@@ -84,11 +84,23 @@ const shutdown = async (signal: string) => {
   const limit = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 10_000)
   setTimeout(() => {
     console.log(`shutdown took over ${limit} ms: exiting anyway (unfinished jobs are left to their leases)`)
-    process.exit(1)
+    endNow()
   }, limit).unref()
   await service.close()
   console.log(`stopped in ${Date.now() - started} ms`)
+  // Native recognition threads still running (whisper.cpp) would hold up process.exit until their
+  // window is done: the stores are closed and the job handed back, so the process ends at once.
+  if (engine.busy?.()) {
+    console.log('the in-process speech engine is still finishing a window: ending the process without waiting for it')
+    return endNow()
+  }
   process.exit(0)
+}
+/** Ends the process by SIGTERM's default action: process.exit would wait for native threads. */
+function endNow() {
+  process.removeAllListeners('SIGTERM')
+  process.kill(process.pid, 'SIGTERM')
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), 1000).unref()
 }
 process.on('SIGINT', () => void shutdown('SIGINT'))
 process.on('SIGTERM', () => void shutdown('SIGTERM'))

@@ -105,6 +105,12 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
   const stopping = new AbortController()
   // The reason a job's signal carries when the worker stops: such a job is handed back, not failed.
   const STOPPING = new LeaseLostError('the worker is stopping')
+  /** Rejects when the job's signal says the worker stops (never otherwise). */
+  const stopped = (signal: AbortSignal) =>
+    new Promise<never>((_, reject) => {
+      if (signal.reason === STOPPING) return reject(STOPPING)
+      signal.addEventListener('abort', () => signal.reason === STOPPING && reject(STOPPING), { once: true })
+    })
   const running = new Map<string, { done: Promise<void>; accountId: string }>()
   const turns = new FairTurns(d.config.concurrency)
   const claimLimit = d.config.concurrency + 1
@@ -194,7 +200,12 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     }, Math.max(20, Math.floor(d.config.leaseMs / 6)))
     const workDir = await mkdtemp(join(d.config.workDir ?? tmpdir(), `job-${lease.noteId.slice(0, 8)}-`))
     try {
-      await pipeline(lease, note, { workDir, signal: abort.signal, progress })
+      const work = pipeline(lease, note, { workDir, signal: abort.signal, progress })
+      // An engine that cannot be interrupted at once (whisper.cpp in this process finishes its
+      // window first) must not hold up a stop: the attempt is handed back now, and whatever that
+      // work writes later is refused (the attempt is no longer held).
+      work.catch(() => {})
+      await Promise.race([work, stopped(abort.signal)])
       await sending
     } catch (err) {
       await sending

@@ -33,6 +33,8 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
   let context: Promise<WhisperContext> | null = null
   // One context runs one transcription at a time; later requests wait their turn.
   let queue: Promise<unknown> = Promise.resolve()
+  // Recognitions running on the native threads now.
+  let active = 0
 
   async function load(): Promise<WhisperContext> {
     const path = o.modelPath
@@ -61,6 +63,7 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
     })
     const onAbort = () => void job.stop()
     req.signal?.addEventListener('abort', onAbort, { once: true })
+    active++
     try {
       const result = await job.promise
       if (result.isAborted) throw new PipelineFailure('asr_failed', 'The transcription was stopped.', true)
@@ -73,6 +76,7 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
       if (err instanceof PipelineFailure) throw err
       throw new PipelineFailure('asr_failed', `whisper.cpp failed: ${(err as Error).message}`, true)
     } finally {
+      active--
       req.signal?.removeEventListener('abort', onAbort)
     }
   }
@@ -88,6 +92,7 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
       queue = next.catch(() => {})
       return next
     },
+    busy: () => active > 0,
     status(): SpeechEngineStatus {
       const summary = `whisper.cpp, model ${modelName}, ${o.threads ?? 2} threads`
       const details = { engine: 'whisper.cpp', model: modelName, threads: o.threads ?? 2 }
