@@ -6,6 +6,7 @@ import { chunkSpans, fairOrder } from '../domain/notes/scheduling.ts'
 import { FairTurns } from '../workers/turns.ts'
 import { pcm16MonoLayout, wavFromPcm } from '../domain/audio/pcm.ts'
 import { defaultConcurrency } from '../app/pipelineConfig.ts'
+import { mergeChunks } from '../workers/transcription.ts'
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString()
 
@@ -74,4 +75,16 @@ t.test('concurrency defaults to the cores over the engine threads, and JOB_CONCU
   t.match(defaultConcurrency({}, local, 1), { value: 1 })
   t.match(defaultConcurrency({ JOB_CONCURRENCY: '3' }, local, 8), { value: 3, source: 'JOB_CONCURRENCY' })
   t.match(defaultConcurrency({}, { engine: 'openai-compatible', baseUrl: 'x', apiKey: null, model: 'm', maxUploadBytes: 1, timeoutMs: 1 }, 6), { value: 6 })
+})
+
+t.test('chunks merge into one recognition: times shifted, a language one chunk thought it heard does not count', async (t) => {
+  const seg = (startMs: number, endMs: number, text: string) => ({ startMs, endMs, text, speaker: null, confidence: null, words: [{ text, startMs, endMs }] })
+  const chunk = (i: number, language: string) => ({ span: { startMs: i * 60_000, endMs: (i + 1) * 60_000 }, r: { language, languages: [language], model: 'm', segments: [seg(1000, 50_000, `part ${i}`)] } })
+  const merged = mergeChunks([chunk(0, 'en'), chunk(1, 'en'), chunk(2, 'en'), chunk(3, 'en'), chunk(4, 'en'), chunk(5, 'en'), chunk(6, 'de')])
+  t.equal(merged.language, 'en')
+  t.same(merged.languages, ['en'], 'one chunk of seven is under 15 %')
+  t.same(merged.segments.map((x) => [x.startMs, x.endMs]), [0, 1, 2, 3, 4, 5, 6].map((i) => [i * 60_000 + 1000, i * 60_000 + 50_000]))
+  t.same(merged.segments[6]!.words, [{ text: 'part 6', startMs: 361_000, endMs: 410_000 }])
+  const both = mergeChunks([chunk(0, 'es'), chunk(1, 'en'), chunk(2, 'es')])
+  t.same(both.languages, ['es', 'en'], 'a language of a third of the recording is one of its languages')
 })

@@ -476,8 +476,12 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
 const clip = (ranges: readonly Span[], span: Span): Span[] =>
   ranges.filter((r) => r.endMs > span.startMs && r.startMs < span.endMs).map((r) => ({ startMs: Math.max(r.startMs, span.startMs), endMs: Math.min(r.endMs, span.endMs) }))
 
-/** One recognition from its chunks': segments shifted in time; the language heard longest first. */
-function mergeChunks(parts: { span: Span; r: Recognition }[]): Recognition {
+/**
+ * One recognition from its chunks': segments and words shifted to the whole recording; the
+ * languages weighted by the speech of the chunks that heard them (a chunk's share split over the
+ * languages it names), those under 15 % of the whole dropped, the most heard first.
+ */
+export function mergeChunks(parts: { span: { startMs: number; endMs: number }; r: Recognition }[]): Recognition {
   const segments: RecognizedSegment[] = []
   const heard = new Map<string, number>()
   for (const { span, r } of parts) {
@@ -485,11 +489,15 @@ function mergeChunks(parts: { span: Span; r: Recognition }[]): Recognition {
     for (const x of r.segments) {
       segments.push({ ...x, startMs: x.startMs + at, endMs: x.endMs + at, words: x.words ? x.words.map((w) => ({ ...w, startMs: w.startMs + at, endMs: w.endMs + at })) : null })
     }
-    const spoken = r.segments.reduce((n, x) => n + (x.endMs - x.startMs), 0)
+    const spoken = Math.max(1, r.segments.reduce((n, x) => n + (x.endMs - x.startMs), 0))
     const langs = r.languages && r.languages.length > 0 ? r.languages : r.language ? [r.language] : []
-    langs.forEach((l, i) => heard.set(l, (heard.get(l) ?? 0) + (i === 0 ? spoken : 0) + 1))
+    for (const l of langs) heard.set(l, (heard.get(l) ?? 0) + spoken / langs.length)
   }
-  const languages = [...heard.entries()].sort((a, b) => b[1] - a[1]).map(([l]) => l)
+  const total = [...heard.values()].reduce((a, b) => a + b, 0)
+  const languages = [...heard.entries()]
+    .filter(([, w]) => w / total >= 0.15)
+    .sort((a, b) => b[1] - a[1])
+    .map(([l]) => l)
   return { language: languages[0] ?? null, languages, model: parts.find((p) => p.r.model)?.r.model ?? null, segments }
 }
 
