@@ -48,7 +48,16 @@ export function createEngine(config: Config, media: MediaTool): SpeechEngine {
     return openAiTranscriptionEngine({ baseUrl: asr.baseUrl, apiKey: asr.apiKey, model: asr.model, maxUploadBytes: asr.maxUploadBytes, timeoutMs: asr.timeoutMs, media })
   }
   if (asr.engine === 'faster-whisper') {
-    return fasterWhisperEngine({ model: asr.model, modelsDir: asr.modelsDir, python: asr.python, threads: asr.threads, computeType: asr.computeType, beamSize: asr.beamSize })
+    return fasterWhisperEngine({
+      model: asr.model,
+      modelsDir: asr.modelsDir,
+      python: asr.python,
+      threads: asr.threads,
+      computeType: asr.computeType,
+      beamSize: asr.beamSize,
+      // As many processes as the workers run recognitions at once (their turns, workers/turns.ts).
+      processes: config.pipeline.jobs.concurrency,
+    })
   }
   return whisperCppEngine({ modelPath: asr.modelPath, threads: asr.threads })
 }

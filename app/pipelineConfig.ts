@@ -2,6 +2,7 @@
 // environment variables (README: "Ingestion and transcription" and "Webhooks").
 import { parseAllowlist } from '../domain/net/addressPolicy.ts'
 import { statSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 
 export interface PipelineConfig {
@@ -17,7 +18,12 @@ export interface PipelineConfig {
     backoffBaseMs: number
     backoffMaxMs: number
     pollMs: number
+    /** Jobs recognized at once by one worker process. */
     concurrency: number
+    /** Where `concurrency` comes from, for the start banner. */
+    concurrencySource: string
+    /** Audio longer than this is recognized in chunks of about this length, yielding between them; 0: never. */
+    chunkSeconds: number
     progressIntervalMs: number
   }
   downloads: { connectTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs: number; maxFeedBytes: number; maxTranscriptBytes: number; /** Cap below the plan's file size limit, or null. */ maxBytes: number | null }
@@ -57,6 +63,18 @@ function localEngineFor(modelPath: string | undefined): 'faster-whisper' | 'whis
   }
 }
 
+/**
+ * Jobs at once: JOB_CONCURRENCY, or what the machine can run: a local engine's recognitions each
+ * use WHISPER_THREADS cores, so the cores divided by that (at least one); a remote engine's work
+ * here is decoding and waiting, so one per core.
+ */
+export function defaultConcurrency(env: NodeJS.ProcessEnv, asr: PipelineConfig['asr'], cores = availableParallelism()): { value: number; source: string } {
+  if (env.JOB_CONCURRENCY) return { value: Math.max(1, Math.floor(num(env, 'JOB_CONCURRENCY', 1))), source: 'JOB_CONCURRENCY' }
+  if (asr.engine === 'openai-compatible') return { value: Math.max(1, cores), source: `${cores} cores, remote engine` }
+  const value = Math.max(1, Math.floor(cores / Math.max(1, asr.threads)))
+  return { value, source: `${cores} cores / ${asr.threads} engine threads; JOB_CONCURRENCY overrides` }
+}
+
 export function loadPipelineConfig(env: NodeJS.ProcessEnv, dataDir = './data'): PipelineConfig {
   const asrEngine = env.ASR_ENGINE ?? (env.ASR_BASE_URL ? 'openai' : localEngineFor(env.WHISPER_MODEL_PATH))
   let asr: PipelineConfig['asr']
@@ -86,6 +104,7 @@ export function loadPipelineConfig(env: NodeJS.ProcessEnv, dataDir = './data'): 
   } else {
     throw new Error(`ASR_ENGINE must be faster-whisper, whisper or openai, got ${JSON.stringify(asrEngine)}`)
   }
+  const concurrency = defaultConcurrency(env, asr)
   const retry = list(env.WEBHOOK_RETRY_DELAYS_SECONDS).map(Number)
   if (retry.some((n) => !Number.isFinite(n) || n < 0)) throw new Error('WEBHOOK_RETRY_DELAYS_SECONDS must be comma-separated non-negative numbers')
   return {
@@ -98,7 +117,9 @@ export function loadPipelineConfig(env: NodeJS.ProcessEnv, dataDir = './data'): 
       backoffBaseMs: num(env, 'JOB_BACKOFF_BASE_MS', 30_000),
       backoffMaxMs: num(env, 'JOB_BACKOFF_MAX_MS', 30 * 60_000),
       pollMs: num(env, 'JOB_POLL_MS', 1000) || 1,
-      concurrency: Math.max(1, num(env, 'JOB_CONCURRENCY', 1)),
+      concurrency: concurrency.value,
+      concurrencySource: concurrency.source,
+      chunkSeconds: num(env, 'JOB_CHUNK_SECONDS', 300),
       progressIntervalMs: num(env, 'JOB_PROGRESS_INTERVAL_MS', 2000),
     },
     downloads: {

@@ -53,9 +53,9 @@ export async function startService(config: Config, log: (msg: string) => void = 
     mcpApp,
     baseUrl: config.publicBaseUrl,
     async close() {
-      await app?.close()
-      await mcpApp?.close()
-      for (const w of workers) await w.stop()
+      // Together: an open request (a long MCP wait) must not keep the workers running, and a
+      // stopping worker hands its jobs back at once (workers/transcription.ts).
+      await Promise.all([app?.close(), mcpApp?.close(), ...workers.map((w) => w.stop())])
       await services.ingest.engine.close?.()
       for (const p of running) await p.stop()
       await closePublisher()

@@ -32,7 +32,7 @@ export function transcriptionWorker(s: Services, options: { workerId?: string; l
     engine: s.ingest.engine,
     diarizer: s.ingest.diarizer,
     activity: s.ingest.activity,
-    config: { concurrency: j.concurrency, pollMs: j.pollMs, leaseMs: j.leaseMs, progressIntervalMs: j.progressIntervalMs, maxDownloadBytes: s.config.pipeline.downloads.maxBytes, maxDurationSeconds: s.config.maxDurationSeconds, ...(options.workerId ? { workerId: options.workerId } : {}) },
+    config: { concurrency: j.concurrency, chunkSeconds: j.chunkSeconds, pollMs: j.pollMs, leaseMs: j.leaseMs, progressIntervalMs: j.progressIntervalMs, maxDownloadBytes: s.config.pipeline.downloads.maxBytes, maxDurationSeconds: s.config.maxDurationSeconds, ...(options.workerId ? { workerId: options.workerId } : {}) },
     log: options.log ?? ((m) => console.error(m)),
   })
 }

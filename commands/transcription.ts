@@ -114,6 +114,11 @@ export class TranscriptionJobs {
     return r.events.some((e) => e.type === 'NoteFailed') ? 'failed' : 'retry'
   }
 
+  /** Hands the attempt back (the worker is stopping): claimable at once, and it does not count. */
+  release(lease: Lease, reason: string) {
+    return this.asHolder(() => this.run(lease.noteId, { type: 'ReleaseTranscription', workerId: lease.workerId, attempt: lease.attempt, reason, now: this.now() }, lease.workerId))
+  }
+
   /**
    * Holds the import's real price once the duration is known (the hold made at import grows to
    * it); the transcription then runs on held credits and `capture` takes them at the end. When

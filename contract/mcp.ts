@@ -46,6 +46,7 @@ export const TranscriptionWait = z
     noteId: Uuid,
     status: NoteStatus,
     errorCode: z.string().nullable(),
+    errorMessage: z.string().nullable().meta({ description: 'what went wrong and what fixes it, when failed' }),
     progress: Progress.nullable(),
     finished: z.boolean().meta({ description: 'true once the note is ready or failed; false when the wait ran out first' }),
     waitedMs: z.number().int(),

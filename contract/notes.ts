@@ -25,6 +25,10 @@ export const Note = z
     description: z.string().nullable(),
     status: NoteStatus,
     errorCode: z.string().nullable(),
+    errorMessage: z
+      .string()
+      .nullable()
+      .meta({ description: 'Extension: what went wrong and what fixes it, in words (the `errorCode` is the stable value to branch on); null unless `failed`' }),
     sourceType: z.enum(['upload', 'recording', 'url']),
     origin: Origin,
     sourceUrl: z.string().nullable(),

@@ -93,6 +93,7 @@ export const WebhookPayload = z
       noteId: Uuid,
       status: z.enum(['ready', 'failed']),
       errorCode: z.string().nullable(),
+      errorMessage: z.string().nullable().meta({ description: 'Extension: what went wrong and what fixes it, in words; null for note.ready' }),
       title: z.string(),
       sourceType: z.enum(['upload', 'recording', 'url']),
       origin: z.string(),

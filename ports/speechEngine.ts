@@ -68,4 +68,9 @@ export interface SpeechEngine {
   status?(): SpeechEngineStatus
   /** Ends the engine's own processes. */
   close?(): Promise<void>
+  /**
+   * True while recognition runs inside this process and cannot be interrupted (whisper.cpp's
+   * native threads finish their window first): a stopping process then ends without waiting.
+   */
+  busy?(): boolean
 }

@@ -23,6 +23,8 @@ export interface NoteDoc {
   status: 'processing' | 'ready' | 'failed'
   phase: Phase
   errorCode: string | null
+  /** The failure's actionable text (NoteFailed's message); null unless failed. */
+  errorMessage?: string | null
   sourceType: 'upload' | 'recording' | 'url'
   origin: string
   provider: string | null
@@ -55,6 +57,7 @@ export function toNote(d: NoteDoc): Note {
     description: d.description,
     status: d.status,
     errorCode: d.errorCode,
+    errorMessage: d.status === 'failed' ? (d.errorMessage ?? null) : null,
     sourceType: d.sourceType,
     origin: d.origin as Note['origin'],
     sourceUrl: d.sourceUrl,
@@ -117,6 +120,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       status: statusOf(phase),
       phase,
       errorCode: null,
+      errorMessage: null,
       sourceType: d.sourceType,
       origin: d.origin,
       provider: d.provider,
@@ -198,6 +202,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       set.phase = 'failed'
       set.progress = null
       set.errorCode = e.data.errorCode
+      set.errorMessage = e.data.message
       break
     // The transcription pipeline (domain/notes/transcriptionJob.ts): progress while processing.
     case 'TranscriptionStarted':
@@ -208,6 +213,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       set.progress = { stage: e.data.stage, percent: e.data.percent, attempt: e.data.attempt }
       break
     case 'TranscriptionAttemptFailed':
+    case 'TranscriptionReleased':
       set.phase = 'queued'
       set.progress = { stage: 'queued', percent: null, attempt: e.data.attempt }
       break

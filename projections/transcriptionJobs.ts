@@ -69,6 +69,9 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
     case 'TranscriptionAttemptFailed':
       if (doc) await set({ status: 'queued', dueAt: e.data.retryAt })
       return
+    case 'TranscriptionReleased':
+      if (doc) await set({ status: 'queued', dueAt: e.data.at })
+      return
     case 'NoteFailed':
       if (doc) await set({ status: 'settling', dueAt: e.data.at })
       return

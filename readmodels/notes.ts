@@ -21,7 +21,7 @@ export { toNote }
 
 const VIEW_FIELD = { view: 1 } as const
 const LIST_FIELDS = Object.fromEntries(
-  ['accountId', 'title', 'description', 'status', 'errorCode', 'sourceType', 'origin', 'sourceUrl', 'folderId', 'tags', 'durationSeconds', 'language', 'recordedAt', 'createdAt', 'updatedAt', 'progress', 'keepAudio', 'audioDeletedAt'].map((f) => [f, 1 as const]),
+  ['accountId', 'title', 'description', 'status', 'errorCode', 'errorMessage', 'sourceType', 'origin', 'sourceUrl', 'folderId', 'tags', 'durationSeconds', 'language', 'recordedAt', 'createdAt', 'updatedAt', 'progress', 'keepAudio', 'audioDeletedAt'].map((f) => [f, 1 as const]),
 )
 
 interface NotePage {

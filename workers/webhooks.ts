@@ -46,7 +46,7 @@ export function webhookDispatcher(d: Pick<WebhookWorkerDeps, 'handler' | 'webhoo
           .collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS)
           .find({ accountId: note.accountId, deleted: false, eventTypes: eventType, createdAt: { $lte: e.recordedAt } })
         if (endpoints.length === 0) continue
-        const data = e.data as { durationSeconds?: number | null; language?: string | null; errorCode?: string }
+        const data = e.data as { durationSeconds?: number | null; language?: string | null; errorCode?: string; message?: string }
         const payload: WebhookPayload = {
           type: eventType,
           timestamp: e.recordedAt,
@@ -54,6 +54,7 @@ export function webhookDispatcher(d: Pick<WebhookWorkerDeps, 'handler' | 'webhoo
             noteId,
             status: e.type === 'NoteReady' ? 'ready' : 'failed',
             errorCode: e.type === 'NoteFailed' ? (data.errorCode ?? null) : null,
+            errorMessage: e.type === 'NoteFailed' ? (data.message ?? null) : null,
             title: note.title,
             sourceType: note.sourceType,
             origin: note.origin,

@@ -3,9 +3,9 @@
 // them) and runs int8 matrix products; on this project's 2-core machines it transcribes about
 // twice as fast per CPU second as whisper.cpp built for the same CPU (bench/README.md).
 //
-// The engine runs in a Python child process (fasterWhisperWorker.py) that keeps the model loaded:
-// recognition never blocks the event loop, and stopping a job (its signal) kills the process at
-// once; the next request starts a fresh one. The runtime and the model are fetched from PyPI on
+// The engine runs in Python child processes (fasterWhisperWorker.py) that keep the model loaded,
+// one per recognition at once (`processes`): recognition never blocks the event loop, and
+// stopping a job (its signal) kills its process at once; the next request starts a fresh one. The runtime and the model are fetched from PyPI on
 // first use, or at start (`prepare`), into the models directory (provision.ts).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -30,6 +30,11 @@ export interface FasterWhisperOptions {
   beamSize: number
   /** false: never fetch (tests of the missing-model path, offline installs). */
   fetch?: boolean
+  /**
+   * Recognitions at once, each in a Python process of its own with the model loaded (default 1;
+   * the service passes JOB_CONCURRENCY, which defaults to the cores over `threads`).
+   */
+  processes?: number
 }
 
 interface Ready {
@@ -65,10 +70,12 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
   let paths: Promise<{ runtime: string; model: string }> | null = null
   let unavailable: string | null = null
   let preparing = false
-  let child: Worker | null = null
+  // One process per slot, started on first use; a free slot's index is in `free`.
+  const slots: (Worker | null)[] = Array.from({ length: Math.max(1, o.processes ?? 1) }, () => null)
+  const free = slots.map((_, i) => slots.length - 1 - i)
+  const waiting: ((slot: number) => void)[] = []
   let info: { ready: Ready; isa: IsaInfo } | null = null
   let nextId = 1
-  let queue: Promise<unknown> = Promise.resolve()
 
   /**
    * Runtime and model on disk: fetched once per process. A failure is said once and kept: later
@@ -106,7 +113,7 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
     return paths
   }
 
-  function spawnWorker(p: { runtime: string; model: string }): Worker {
+  function spawnWorker(p: { runtime: string; model: string }, slot: number): Worker {
     const proc = spawn(o.python, ['-s', WORKER, p.model, String(o.threads), o.computeType, String(o.beamSize)], {
       env: { ...process.env, PYTHONPATH: p.runtime, PYTHONUNBUFFERED: '1', PYTHONNOUSERSITE: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -148,15 +155,14 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
       const why = `the faster-whisper process ended (${sig ?? `exit ${code}`}): ${stderr.trim().split('\n').slice(-2).join(' ')}`
       rejectReady(new Error(why))
       w.onMessage({ type: 'error', id: -1, message: why })
-      if (child === w) child = null
+      if (slots[slot] === w) slots[slot] = null
     })
     return w
   }
 
-  async function worker(log: (line: string) => void) {
+  async function worker(log: (line: string) => void, slot = 0) {
     const p = await locate(log)
-    if (!child) child = spawnWorker(p)
-    const c = child
+    const c = (slots[slot] ??= spawnWorker(p, slot))
     try {
       const ready = await c.ready
       info = { ready, isa: c.isa }
@@ -166,9 +172,9 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
     }
   }
 
-  async function run(req: SpeechRequest): Promise<Recognition> {
+  async function run(req: SpeechRequest, slot: number): Promise<Recognition> {
     req.signal?.throwIfAborted()
-    const c = await untilAborted(worker((line) => console.log(line)), req.signal)
+    const c = await untilAborted(worker((line) => console.log(line), slot), req.signal)
     const ready = info!.ready
     const hint = req.language ? req.language.split('-')[0]!.toLowerCase() : null
     if (hint && !ready.languages.includes(hint)) {
@@ -253,9 +259,18 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
     provider: 'local',
     model: modelLabel,
     transcribe(req) {
-      const next = queue.then(() => run(req))
-      queue = next.catch(() => {})
-      return next
+      // A free process, or the next one to come free (requests are served in order).
+      return new Promise<number>((resolve) => {
+        const slot = free.pop()
+        if (slot !== undefined) resolve(slot)
+        else waiting.push(resolve)
+      }).then((slot) =>
+        run(req, slot).finally(() => {
+          const next = waiting.shift()
+          if (next) next(slot)
+          else free.push(slot)
+        }),
+      )
     },
     async prepare(log) {
       try {
@@ -267,8 +282,10 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
     },
     status,
     async close() {
-      child?.proc.kill('SIGKILL')
-      child = null
+      for (const [i, w] of slots.entries()) {
+        w?.proc.kill('SIGKILL')
+        slots[i] = null
+      }
     },
   }
 }

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs'
 import { basename } from 'node:path'
 import { createRequire } from 'node:module'
-import type { Recognition, SpeechEngine, SpeechRequest } from '../../ports/speechEngine.ts'
+import type { Recognition, SpeechEngine, SpeechEngineStatus, SpeechRequest } from '../../ports/speechEngine.ts'
 import { PipelineFailure } from '../../ports/pipelineFailure.ts'
 
 // The package ships its TypeScript sources next to the .d.ts files, and they do not compile under
@@ -33,6 +33,8 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
   let context: Promise<WhisperContext> | null = null
   // One context runs one transcription at a time; later requests wait their turn.
   let queue: Promise<unknown> = Promise.resolve()
+  // Recognitions running on the native threads now.
+  let active = 0
 
   async function load(): Promise<WhisperContext> {
     const path = o.modelPath
@@ -61,6 +63,7 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
     })
     const onAbort = () => void job.stop()
     req.signal?.addEventListener('abort', onAbort, { once: true })
+    active++
     try {
       const result = await job.promise
       if (result.isAborted) throw new PipelineFailure('asr_failed', 'The transcription was stopped.', true)
@@ -73,6 +76,7 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
       if (err instanceof PipelineFailure) throw err
       throw new PipelineFailure('asr_failed', `whisper.cpp failed: ${(err as Error).message}`, true)
     } finally {
+      active--
       req.signal?.removeEventListener('abort', onAbort)
     }
   }
@@ -87,6 +91,14 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
       const next = queue.then(() => run(req))
       queue = next.catch(() => {})
       return next
+    },
+    busy: () => active > 0,
+    status(): SpeechEngineStatus {
+      const summary = `whisper.cpp, model ${modelName}, ${o.threads ?? 2} threads`
+      const details = { engine: 'whisper.cpp', model: modelName, threads: o.threads ?? 2 }
+      if (!o.modelPath) return { state: 'unavailable', summary, reason: 'no model: set WHISPER_MODEL_PATH to a ggml model file (npm run whisper-model fetches tiny.en)', details }
+      if (!existsSync(o.modelPath)) return { state: 'unavailable', summary, reason: `no whisper.cpp model file at ${o.modelPath} (WHISPER_MODEL_PATH)`, details }
+      return { state: 'ready', summary, reason: null, details }
     },
   }
 }

@@ -103,3 +103,26 @@ export function wavFromPcm(data: Buffer, sampleRate: number): Buffer {
   header.writeUInt32LE(data.length, 40)
   return Buffer.concat([header, data])
 }
+
+/** Where the samples of a 16-bit mono PCM WAV start, from its first bytes; null for any other layout. */
+export function pcm16MonoLayout(head: Buffer): { dataOffset: number; sampleRate: number } | null {
+  if (head.length < 12 || head.toString('ascii', 0, 4) !== 'RIFF' || head.toString('ascii', 8, 12) !== 'WAVE') return null
+  let pos = 12
+  let rate: number | null = null
+  while (pos + 8 <= head.length) {
+    const id = head.toString('ascii', pos, pos + 4)
+    const size = head.readUInt32LE(pos + 4)
+    const body = pos + 8
+    if (id === 'fmt ') {
+      if (body + 16 > head.length) return null
+      let format = head.readUInt16LE(body)
+      if (format === 0xfffe && size >= 26 && body + 26 <= head.length) format = head.readUInt16LE(body + 24)
+      if (format !== 1 || head.readUInt16LE(body + 2) !== 1 || head.readUInt16LE(body + 14) !== 16) return null
+      rate = head.readUInt32LE(body + 4)
+    } else if (id === 'data') {
+      return rate ? { dataOffset: body, sampleRate: rate } : null
+    }
+    pos = body + size + (size % 2)
+  }
+  return null
+}

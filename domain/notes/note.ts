@@ -222,6 +222,12 @@ export function evolveTranscriptionJob(s: Existing, e: TranscriptionJobEvent): E
         phase: 'queued',
         job: { ...job, running: false, workerId: null, leaseExpiresAt: null, claimableAt: e.data.retryAt, lastError: { errorCode: e.data.errorCode, message: e.data.message } },
       }
+    case 'TranscriptionReleased':
+      return {
+        ...touched,
+        phase: 'queued',
+        job: { ...job, running: false, workerId: null, leaseExpiresAt: null, claimableAt: e.data.at, handedBack: (job.handedBack ?? 0) + 1 },
+      }
     case 'NoteSourceDescribed': {
       const { at: _, durationSeconds, ...rest } = e.data
       return { ...touched, ...rest, ...(durationSeconds !== undefined ? { durationSeconds } : {}) }

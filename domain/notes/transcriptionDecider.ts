@@ -26,7 +26,7 @@ export function decideTranscription(c: TranscriptionCommand, note: Existing): Jo
       const job = note.job
       if (!job || (note.phase !== 'queued' && note.phase !== 'processing')) throw new DomainError('conflict', `The note is ${note.phase}: there is no job to claim.`)
       if (c.now < job.claimableAt) throw new DomainError('conflict', `The job is not claimable before ${job.claimableAt}.`)
-      if (job.attempt >= c.terms.maxAttempts) {
+      if (job.attempt - (job.handedBack ?? 0) >= c.terms.maxAttempts) {
         // Out of attempts: the claim turns into the failure, with the last error seen.
         const last = job.lastError ?? { errorCode: 'processing_timeout', message: `No attempt reported back within its lease (${job.attempt} attempts).` }
         return [{ type: 'NoteFailed', data: { errorCode: last.errorCode, message: last.message, at: c.now } }]
@@ -72,6 +72,10 @@ export function decideTranscription(c: TranscriptionCommand, note: Existing): Jo
         return [{ type: 'TranscriptionAttemptFailed', data: { jobId: job.jobId, attempt: c.attempt, errorCode: c.errorCode, message: c.message, retryAt: plus(c.now, c.terms.backoffMs(c.attempt)), at: c.now } }]
       }
       return [{ type: 'NoteFailed', data: { errorCode: c.errorCode, message: c.message, at: c.now } }]
+    }
+    case 'ReleaseTranscription': {
+      const job = holder(note, c)
+      return [{ type: 'TranscriptionReleased', data: { jobId: job.jobId, attempt: c.attempt, workerId: c.workerId, reason: c.reason, at: c.now } }]
     }
     case 'SettleTranscription': {
       if (note.phase !== 'failed' || !note.job || note.job.settled) return []

@@ -39,6 +39,51 @@ export const NOTE_ERROR_CODES = {
 } as const satisfies Record<string, { retriable: boolean; meaning: string }>
 export type NoteErrorCode = keyof typeof NOTE_ERROR_CODES
 
+/**
+ * Whose move it is after a failure: the source (another link or file helps), the audio itself
+ * (nothing to transcribe), the account (credits), the request (its language), or the server
+ * (its operator must act: importing again changes nothing until then).
+ */
+export type FailureFault = 'source' | 'audio' | 'account' | 'request' | 'server'
+const FAULTS: Record<NoteErrorCode, FailureFault> = {
+  download_failed: 'source',
+  source_not_found: 'source',
+  source_blocked: 'source',
+  source_too_large: 'source',
+  unsupported_media: 'source',
+  no_audio: 'audio',
+  feed_invalid: 'source',
+  episode_not_found: 'source',
+  directory_lookup_failed: 'source',
+  videosite_unavailable: 'server',
+  videosite_failed: 'source',
+  asr_model_missing: 'server',
+  asr_model_invalid: 'server',
+  asr_language_unsupported: 'request',
+  asr_failed: 'server',
+  no_speech: 'audio',
+  insufficient_credits: 'account',
+  processing_timeout: 'server',
+  internal_error: 'server',
+}
+export const faultOf = (errorCode: string | null): FailureFault => (errorCode && errorCode in FAULTS ? FAULTS[errorCode as NoteErrorCode] : 'server')
+
+/** The next step an agent is told after a failed transcription, by whose move it is. */
+export function failureAdvice(errorCode: string | null): string {
+  switch (faultOf(errorCode)) {
+    case 'source':
+      return 'Check the link or file (errorMessage says what was wrong with it), then import it again or try another source.'
+    case 'audio':
+      return 'The recording itself has nothing to transcribe; importing it again will not help. Its credits were given back.'
+    case 'account':
+      return 'Top up the credits (or pick a shorter recording), then import it again.'
+    case 'request':
+      return 'Import it again without a forced language, or with one the speech model supports.'
+    case 'server':
+      return 'This is a problem on the server, not with the recording: importing again will not help until the service operator fixes it (errorMessage says what to fix). Its credits were given back.'
+  }
+}
+
 export interface JobState {
   jobId: string
   /** Attempts started so far (the current one while running). */
@@ -51,6 +96,8 @@ export interface JobState {
   lastError: { errorCode: string; message: string } | null
   /** Credits and minutes of a failed note were given back. */
   settled: boolean
+  /** Attempts handed back by a stopping worker: they do not count against the attempt limit. */
+  handedBack?: number
 }
 
 // ---- events ---------------------------------------------------------------------------------
@@ -79,11 +126,25 @@ export type TranscriptionSettled = DomainEvent<
   { jobId: string; credits: 'released' | 'refunded' | 'none'; creditsReturned: number; minutesReleased: boolean; at: string }
 >
 
-export type TranscriptionJobEvent = TranscriptionStarted | TranscriptionProgressed | TranscriptionAttemptFailed | NoteSourceDescribed | NoteAudioStored | TranscriptionSettled
+/**
+ * A worker that stops (SIGTERM, a deploy) hands its attempt back instead of letting the lease run
+ * out: the job is claimable at once, by any worker, and the attempt does not count.
+ */
+export type TranscriptionReleased = DomainEvent<'TranscriptionReleased', { jobId: string; attempt: number; workerId: string; reason: string; at: string }>
+
+export type TranscriptionJobEvent =
+  | TranscriptionStarted
+  | TranscriptionProgressed
+  | TranscriptionAttemptFailed
+  | TranscriptionReleased
+  | NoteSourceDescribed
+  | NoteAudioStored
+  | TranscriptionSettled
 export const TRANSCRIPTION_JOB_EVENT_TYPES: readonly TranscriptionJobEvent['type'][] = [
   'TranscriptionStarted',
   'TranscriptionProgressed',
   'TranscriptionAttemptFailed',
+  'TranscriptionReleased',
   'NoteSourceDescribed',
   'NoteAudioStored',
   'TranscriptionSettled',
@@ -105,6 +166,7 @@ export type TranscriptionCommand =
   | { type: 'RecordAudio'; workerId: string; attempt: number; blobKey: string; sizeBytes: number; contentType: string; now: string }
   | { type: 'CompleteTranscription'; workerId: string; attempt: number; transcript: import('./transcript.ts').Transcript; durationSeconds: number | null; language: string | null; now: string }
   | { type: 'FailTranscription'; workerId: string; attempt: number; errorCode: string; message: string; retriable: boolean; terms: LeaseTerms; now: string }
+  | { type: 'ReleaseTranscription'; workerId: string; attempt: number; reason: string; now: string }
   | { type: 'SettleTranscription'; credits: TranscriptionSettled['data']['credits']; creditsReturned: number; minutesReleased: boolean; now: string }
 
 /** Exponential backoff with a cap: base, 2×base, 4×base, ... (jitter is added by the caller). */
@@ -122,4 +184,5 @@ export const initialJob = (jobId: string, at: string): JobState => ({
   claimableAt: at,
   lastError: null,
   settled: false,
+  handedBack: 0,
 })

@@ -8,7 +8,7 @@ export const getNote = defineTool({
   name: 'get_note',
   title: 'Get a note',
   description:
-    'One note by id with everything known about it: its fields (status, errorCode when failed, progress while processing), `transcript` (fullText, languagesDetected, speakerCount; null until transcribed), `aiNotes` (generated analyses) and `outline` (chapters). ' +
+    'One note by id with everything known about it: its fields (status, errorCode and errorMessage when failed, progress while processing), `transcript` (fullText, languagesDetected, speakerCount; null until transcribed), `aiNotes` (generated analyses) and `outline` (chapters). ' +
     'On the free plan `fullText` is the same preview get_transcript_segments gives, and `transcript.truncated` / `truncation` say so. ' +
     'A note that is not yours answers not_found.',
   input: NoteRef,

@@ -2,6 +2,7 @@
 // notifications meanwhile, then returns where the note is.
 import { TranscriptionWait, WaitForTranscriptionInput } from '../../contract/mcp.ts'
 import type { Note } from '../../contract/notes.ts'
+import { failureAdvice } from '../../domain/notes/transcriptionJob.ts'
 
 import { defineTool } from '../tool.ts'
 
@@ -9,7 +10,7 @@ const describe = (n: Note) =>
   n.status === 'processing'
     ? `processing${n.progress ? `: ${n.progress.stage}${n.progress.percent !== null ? ` ${Math.round(n.progress.percent)}%` : ''}${n.progress.attempt > 1 ? ` (attempt ${n.progress.attempt})` : ''}` : ''}`
     : n.status === 'failed'
-      ? `failed (${n.errorCode ?? 'unknown error'})`
+      ? `failed (${n.errorCode ?? 'unknown error'})${n.errorMessage ? `: ${n.errorMessage}` : ''}`
       : 'ready'
 
 export const waitForTranscription = defineTool({
@@ -17,7 +18,7 @@ export const waitForTranscription = defineTool({
   title: 'Wait for a transcription',
   description:
     'Waits until the note is ready or failed, at most timeoutSeconds (default 45, at most 120), sending progress notifications (progress = seconds waited, total = timeoutSeconds, message = the stage) when the request carries a progressToken. ' +
-    'Returns `noteId`, `status`, `errorCode`, `progress`, `finished` (false when the time ran out first: call again), `waitedMs`, the `note`, and `next`.',
+    'Returns `noteId`, `status`, `errorCode` and `errorMessage` (what went wrong and what fixes it, when failed), `progress`, `finished` (false when the time ran out first: call again), `waitedMs`, the `note`, and `next`.',
   input: WaitForTranscriptionInput,
   output: TranscriptionWait,
   readOnly: true,
@@ -38,6 +39,7 @@ export const waitForTranscription = defineTool({
       noteId,
       status: note.status,
       errorCode: note.errorCode,
+      errorMessage: note.errorMessage,
       progress: note.progress,
       finished: r.finished,
       waitedMs: r.waitedMs,
@@ -46,7 +48,7 @@ export const waitForTranscription = defineTool({
         note.status === 'ready'
           ? 'The transcript is ready: read it with get_note.'
           : note.status === 'failed'
-            ? `The transcription failed (${note.errorCode ?? 'unknown error'}); import the link again or try another source.`
+            ? `The transcription failed (${note.errorCode ?? 'unknown error'}${note.errorMessage ? `: ${note.errorMessage}` : ''}). ${failureAdvice(note.errorCode)}`
             : 'Still processing: call wait_for_transcription again.',
     }
   },

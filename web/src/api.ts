@@ -112,6 +112,8 @@ export interface Note {
   title: string
   status: 'processing' | 'ready' | 'failed'
   errorCode: string | null
+  /** What went wrong and what fixes it, when failed. */
+  errorMessage: string | null
   origin: string
   sourceType: string
   durationSeconds: number | null

@@ -53,7 +53,7 @@ export function NotePage(p: { noteId: string }) {
           <dl class="facts">
             <dt>Status</dt>
             <dd id="note-status">
-              <ProgressView progress={n.progress} status={n.status} errorCode={n.errorCode} id={n.id} />
+              <ProgressView progress={n.progress} status={n.status} errorCode={n.errorCode} errorMessage={n.errorMessage} id={n.id} />
             </dd>
             <dt>Length</dt>
             <dd>{duration(n.durationSeconds)}</dd>

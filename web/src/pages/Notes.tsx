@@ -12,9 +12,15 @@ const STAGES: Record<string, string> = {
   indexing: 'indexing',
 }
 
-export function ProgressView(p: { progress: Progress | null; status: Note['status']; errorCode: string | null; id: string }) {
+export function ProgressView(p: { progress: Progress | null; status: Note['status']; errorCode: string | null; errorMessage?: string | null; id: string }) {
   if (p.status === 'ready') return <span class="badge ok">ready</span>
-  if (p.status === 'failed') return <span class="badge bad">failed{p.errorCode ? `: ${p.errorCode}` : ''}</span>
+  if (p.status === 'failed')
+    return (
+      <span class="progress-cell">
+        <span class="badge bad">failed{p.errorCode ? `: ${p.errorCode}` : ''}</span>
+        {p.errorMessage && <span class="small error-message"> {p.errorMessage}</span>}
+      </span>
+    )
   const stage = p.progress ? (STAGES[p.progress.stage] ?? p.progress.stage) : 'processing'
   return (
     <span class="progress-cell">
@@ -60,7 +66,7 @@ export function NotesPage() {
                   <Link to={`notes/${n.id}`}>{n.title || 'Untitled'}</Link>
                 </th>
                 <td>
-                  <ProgressView progress={n.progress} status={n.status} errorCode={n.errorCode} id={n.id} />
+                  <ProgressView progress={n.progress} status={n.status} errorCode={n.errorCode} errorMessage={n.errorMessage} id={n.id} />
                 </td>
                 <td>{n.origin}</td>
                 <td>{duration(n.durationSeconds)}</td>
