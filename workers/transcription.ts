@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { assembleTranscript, type RawSegment } from '../domain/notes/assemble.ts'
 import { parseVtt } from '../domain/notes/captions.ts'
-import { normalizeLanguage, languageHint } from '../domain/languages.ts'
+import { normalizeLanguage, languageHint, detectTextLanguage } from '../domain/languages.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
 import { mediaTypeOf } from '../domain/notes/sniff.ts'
 import { NOTE_ERROR_CODES, type PipelineStage } from '../domain/notes/transcriptionJob.ts'
@@ -266,7 +266,8 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     const meta = { ...source.meta, durationSeconds: duration }
     if (meta.title && note.sourceUrl && note.title !== classifySourceUrl(note.sourceUrl).fallbackTitle) delete meta.title
     await d.jobs.describe(lease, meta)
-    await d.jobs.capture(note, duration)
+    // No engine runs on a published transcript: it costs the import's flat price, whatever its length.
+    await d.jobs.capture(note, duration, { published: published !== null })
     if (note.sourceType === 'url' && source.mediaPath && info) await keepMedia(lease, note, source.mediaPath, info)
     check()
 
@@ -280,7 +281,8 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     let speakersAreNames = false
     if (published) {
       segments = published.cues.map((c) => ({ startMs: c.startMs, endMs: c.endMs, text: c.text, speaker: c.speaker, confidence: null, words: null }))
-      detected = published.language
+      // A feed that names no language: the text tells (null when it does not say clearly).
+      detected = published.language ?? detectTextLanguage(published.cues.map((c) => c.text).join(' '))
       engine = 'published'
       provider = published.provider
       model = null
