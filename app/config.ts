@@ -67,6 +67,8 @@ export interface Config {
   pipeline: PipelineConfig
   /** AUDIO_RETENTION_DAYS (default 30): audio older than this is deleted unless the note keeps it; AUDIO_RETENTION_CHECK_MS: how often to look. */
   audioRetention: { days: number; checkEveryMs: number }
+  /** Uploads not finalized within the URL's lifetime plus `graceMs` fail (workers/uploadExpiry.ts). */
+  uploadExpiry: { graceMs: number; checkEveryMs: number }
   /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (README, "Web dashboard"). */
   dashboard: {
     /** DASHBOARD_SESSION_HOURS (default 12): a session's absolute lifetime. */
@@ -150,6 +152,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     audioRetention: {
       days: int(env.AUDIO_RETENTION_DAYS, 30, 'AUDIO_RETENTION_DAYS') || 30,
       checkEveryMs: int(env.AUDIO_RETENTION_CHECK_MS, 3_600_000, 'AUDIO_RETENTION_CHECK_MS') || 3_600_000,
+    },
+    uploadExpiry: {
+      graceMs: int(env.UPLOAD_EXPIRY_GRACE_MS, 600_000, 'UPLOAD_EXPIRY_GRACE_MS'),
+      checkEveryMs: int(env.UPLOAD_EXPIRY_CHECK_MS, 60_000, 'UPLOAD_EXPIRY_CHECK_MS') || 60_000,
     },
     dashboard: dashboardConfig(env, (env.PUBLIC_BASE_URL ?? '').startsWith('https:')),
   }

@@ -3,7 +3,7 @@
 // the note decider decide.
 import { createHash, randomUUID } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { DomainError } from '../domain/errors.ts'
+import { DomainError, isDomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { PRICES } from '../domain/credits/prices.ts'
@@ -42,6 +42,9 @@ export interface NoteCommandsDeps {
   config: NoteCommandsConfig
   clock?: () => Date
 }
+
+/** A finalize refused for these reasons is remembered on the note (its code is the note's errorCode if the upload expires). */
+const UPLOAD_REFUSALS: ReadonlySet<string> = new Set(['unsupported_media_type', 'file_too_large', 'quota_exceeded', 'invalid_request'])
 
 const MEDIA_TYPE = /^(audio|video)\/[a-z0-9][a-z0-9!#$&^_.+-]{0,80}$/i
 /** Where a client PUTs an upload's bytes (the presigned URL's key); they may change there until finalize. */
@@ -187,6 +190,21 @@ export class NoteCommands {
    * in minutes, queues the job.
    */
   async finalize(caller: Caller, noteId: string, body: { title?: string }): Promise<{ noteId: string; jobId: string; status: 'processing' }> {
+    try {
+      return await this.finalizeUpload(caller, noteId, body)
+    } catch (err) {
+      // The note keeps waiting for a better PUT; if none comes before the upload URL expires, it
+      // fails with this refusal's code (workers/uploadExpiry.ts).
+      if (isDomainError(err) && UPLOAD_REFUSALS.has(err.code)) {
+        await this.d.handler
+          .handle(noteStream.of(noteId), { type: 'RefuseUpload', accountId: caller.accountId, errorCode: err.code, message: err.message, now: this.now() }, noteDecider)
+          .catch(() => {})
+      }
+      throw err
+    }
+  }
+
+  private async finalizeUpload(caller: Caller, noteId: string, body: { title?: string }): Promise<{ noteId: string; jobId: string; status: 'processing' }> {
     const stream = noteStream.of(noteId)
     const { state } = await this.d.handler.load(stream, noteDecider)
     const note = ownedNote(state, caller.accountId)

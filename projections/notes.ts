@@ -90,6 +90,7 @@ export const notesProjection: Projection = {
     await notes.createIndex({ keys: { accountId: 1, status: 1, createdAt: -1, _id: -1 }, name: 'by_account_status' })
     await notes.createIndex({ keys: { accountId: 1, folderId: 1, createdAt: -1, _id: -1 }, name: 'by_account_folder' })
     await notes.createIndex({ keys: { audioDeletedAt: 1, keepAudio: 1, audioStoredAt: 1 }, name: 'audio_retention' })
+    await notes.createIndex({ keys: { phase: 1, createdAt: 1 }, name: 'upload_expiry' })
   },
   async handle(events, docs) {
     for (const e of events) await applyNoteEvent(e, docs)

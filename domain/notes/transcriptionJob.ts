@@ -35,6 +35,11 @@ export const NOTE_ERROR_CODES = {
   insufficient_credits: { retriable: false, meaning: 'the balance cannot cover 50 credits per started minute of this audio' },
   processing_timeout: { retriable: false, meaning: 'every attempt ended without the worker reporting back (lease expired)' },
   internal_error: { retriable: true, meaning: 'an unexpected error on our side' },
+  upload_expired: { retriable: false, meaning: 'an upload note was never PUT and finalized within the upload URL\'s lifetime' },
+  unsupported_media_type: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: not audio or video we can read' },
+  file_too_large: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: larger than the plan or the declared size allows' },
+  quota_exceeded: { retriable: false, meaning: 'the upload URL expired after a finalize refused the upload: the monthly minutes were used up' },
+  invalid_request: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: not the declared size' },
 } as const satisfies Record<string, { retriable: boolean; meaning: string }>
 export type NoteErrorCode = keyof typeof NOTE_ERROR_CODES
 
