@@ -103,6 +103,12 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
   const e = toDomainEvent<NoteEvent | TranscriptTextReplaced>(recorded)
   const notes = docs.collection<NoteDoc>(NOTES)
   const id = noteIdOf(recorded.streamName)
+  if (e.type === 'NoteDeleted') {
+    // Deleted: nothing of the note stays, whatever the revision (a rebuild meets it too).
+    await notes.deleteOne({ _id: id })
+    await docs.collection(TRANSCRIPTS).deleteOne({ _id: id })
+    return
+  }
   const doc = await notes.findOne({ _id: id })
   if (doc ? doc.revision >= recorded.revision : e.type !== 'NoteCreated') return
   const at = e.data.at

@@ -73,6 +73,12 @@ export type NoteAudioDeleted = DomainEvent<'NoteAudioDeleted', { blobKey: string
 export type NoteTranscribed = DomainEvent<'NoteTranscribed', { transcript: Transcript; at: string }>
 export type NoteReady = DomainEvent<'NoteReady', { durationSeconds: number | null; language: string | null; at: string }>
 export type NoteFailed = DomainEvent<'NoteFailed', { errorCode: string; message: string; at: string }>
+/**
+ * The owner deleted the note. Carries no content: it stays readable after the note's content key
+ * is destroyed (crypto-shredding, adapters/crypto/shreddingEventStore.ts), so every fold of the
+ * stream ends with "no such note" and every projection drops what it kept of the note.
+ */
+export type NoteDeleted = DomainEvent<'NoteDeleted', { accountId: string; at: string }>
 /** A finalize refused the uploaded bytes (415, 413, 402...): the note still waits, and fails with this code if it expires. */
 export type NoteUploadRefused = DomainEvent<'NoteUploadRefused', { errorCode: string; message: string; at: string }>
 
@@ -86,6 +92,7 @@ export type NoteEvent =
   | NoteReady
   | NoteFailed
   | NoteAudioDeleted
+  | NoteDeleted
   | TranscriptionJobEvent
 
 export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
@@ -98,6 +105,7 @@ export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
   'NoteReady',
   'NoteFailed',
   'NoteAudioDeleted',
+  'NoteDeleted',
   ...TRANSCRIPTION_JOB_EVENT_TYPES,
 ]
 
@@ -110,6 +118,8 @@ export type NoteCommand =
   /** `blobKey`: the recorded upload the minutes were priced for; another one recorded meanwhile refuses it. */
   | { type: 'FinalizeUpload'; accountId: string; jobId: string; title: string | null; minutes: number; blobKey: string | null; now: string }
   | { type: 'EditNote'; accountId: string; changes: Omit<NoteEdited['data'], 'at'>; now: string }
+  /** DELETE /v1/notes/{id}: the note ends; its content is shredded by the command. */
+  | { type: 'DeleteNote'; accountId: string; now: string }
   /** Records why a finalize refused the uploaded bytes; only while the note waits for an upload. */
   | { type: 'RefuseUpload'; accountId: string; errorCode: string; message: string; now: string }
   /**
@@ -164,6 +174,7 @@ export type NoteState =
 type Existing = Extract<NoteState, { exists: true }>
 
 export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
+  if (e.type === 'NoteDeleted') return { exists: false }
   if (e.type === 'NoteCreated') {
     const d = e.data
     return {
@@ -319,6 +330,8 @@ export function decideNote(c: NoteCommand, s: NoteState): NoteEvent[] {
       if (Object.keys(changes).length === 0) return []
       return [{ type: 'NoteEdited', data: { ...changes, at: c.now } }]
     }
+    case 'DeleteNote':
+      return [{ type: 'NoteDeleted', data: { accountId: note.accountId, at: c.now } }]
     case 'RefuseUpload':
       if (note.phase !== 'awaiting_upload') return []
       return [{ type: 'NoteUploadRefused', data: { errorCode: c.errorCode, message: c.message, at: c.now } }]

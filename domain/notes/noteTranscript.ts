@@ -247,6 +247,7 @@ function applyReplacement(transcript: Transcript, changes: readonly SegmentChang
 
 export function evolveNoteTranscript(s: NoteTranscriptState, e: NoteEvent | TranscriptEvent | DomainEvent): NoteTranscriptState {
   const ev = e as NoteEvent | TranscriptEvent
+  if (ev.type === 'NoteDeleted') return { exists: false }
   if (ev.type === 'NoteCreated') {
     const d = ev.data
     return {
