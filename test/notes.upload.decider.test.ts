@@ -38,3 +38,27 @@ t.test('once finalized, no upload is recorded any more', async (t) => {
   t.equal(codeOf(() => decideNote(record, queued)), 'invalid_state')
   t.equal(codeOf(() => decideNote(finalize('uploads/n.bound-1'), queued)), 'invalid_state')
 })
+
+t.test('issue 16 item 6: an upload not finalized when its URL expired fails, with the last refusal code or upload_expired', async (t) => {
+  const later = '2026-03-01T11:30:00.000Z'
+  const expire: NoteCommand = { type: 'ExpireUpload', accountId, createdBefore: '2026-03-01T11:10:00.000Z', now: later }
+  t.match(decideNote(expire, given([created])), [{ type: 'NoteFailed', data: { errorCode: 'upload_expired', at: later } }], 'never PUT')
+  t.match(decideNote(expire, given([created, received('uploads/n.bound-1', 60)])), [{ type: 'NoteFailed', data: { errorCode: 'upload_expired', message: /never called/ } }], 'PUT, never finalized')
+  const refused = decideNote({ type: 'RefuseUpload', accountId, errorCode: 'unsupported_media_type', message: 'not media', now: at }, given([created]))
+  t.match(refused, [{ type: 'NoteUploadRefused', data: { errorCode: 'unsupported_media_type' } }])
+  t.match(decideNote(expire, given([created, ...refused])), [{ type: 'NoteFailed', data: { errorCode: 'unsupported_media_type' } }], 'the refusal names the failure')
+  t.same(decideNote({ ...expire, createdBefore: '2026-03-01T09:00:00.000Z' }, given([created])), [], 'the URL still lives: nothing happens')
+  const queued = [created, received('uploads/n.bound-1', 60), ...decideNote(finalize('uploads/n.bound-1'), given([created, received('uploads/n.bound-1', 60)]))]
+  t.same(decideNote(expire, given(queued)), [], 'a finalized upload never expires')
+  const failed = [created, ...decideNote(expire, given([created]))]
+  t.same(decideNote(expire, given(failed)), [], 'expiring twice changes nothing')
+})
+
+t.test('issue 16 item 6: a deleted note is no note: every later command is not_found', async (t) => {
+  const deleted = decideNote({ type: 'DeleteNote', accountId, now: at }, given([created]))
+  t.same(deleted, [{ type: 'NoteDeleted', data: { accountId, at } }], 'the tombstone carries no content')
+  t.same(given([created, ...deleted]), { exists: false })
+  t.equal(codeOf(() => decideNote({ type: 'DeleteNote', accountId, now: at }, given([created, ...deleted]))), 'not_found')
+  t.equal(codeOf(() => decideNote({ type: 'DeleteNote', accountId: 'acc-2', now: at }, given([created]))), 'not_found', 'another account')
+  t.equal(codeOf(() => decideNote({ type: 'EditNote', accountId, changes: { title: 'x' }, now: at }, given([created, ...deleted]))), 'not_found')
+})
