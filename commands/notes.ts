@@ -316,7 +316,9 @@ export class NoteCommands {
     // The deliverables' files are found through their read model, before it drops them.
     const blobKeys = new Set<string>([uploadKey(noteId)])
     for (const key of [note.received?.blobKey, note.audio?.blobKey]) if (key) blobKeys.add(key)
-    for (const d of (await this.d.deliverables.list(caller.accountId, noteId)).items) {
+    // A note whose read model has not caught up yet has no deliverables either (they need a ready note).
+    const deliverables = await this.d.deliverables.list(caller.accountId, noteId).catch(() => ({ items: [] }))
+    for (const d of deliverables.items) {
       const file = await this.d.deliverables.file(caller.accountId, noteId, d.id).catch(() => null)
       if (file) blobKeys.add(file.blobKey)
     }

@@ -95,3 +95,21 @@ t.test('given a transcribed, analysed, edited and searched note, when its owner 
 
   t.same(filesContaining(s.dir, [PHRASE, 'Quokka Host', WORD]), [], 'no byte of the transcript, the speaker name or the analyses anywhere in the data directory')
 })
+
+t.test('given an import still holding its 50 credits and an upload waiting for bytes, when deleted, then the credits come back and both are gone', async (t) => {
+  const s = await testService()
+  t.teardown(s.close)
+  const a = await s.account('pro')
+  const post = (body: unknown) => s.inject({ method: 'POST', url: '/v1/notes', headers: { ...a.headers, ...json }, payload: JSON.stringify(body) })
+  const imported = (await post({ audioUrl: 'https://media.example.org/held.mp3' })).json()
+  t.equal((await audit(s, a.accountId)).result.balance, 4950, '50 held')
+  const upload = (await post({ filename: 'x.wav', contentType: 'audio/wav' })).json()
+  for (const id of [imported.noteId, upload.noteId]) t.equal((await s.inject({ method: 'DELETE', url: `/v1/notes/${id}`, headers: a.headers })).statusCode, 200)
+  const { result, events } = await audit(s, a.accountId)
+  t.ok(result.ok, `auditor verdict: ${result.problems.join('; ')}`)
+  t.equal(result.balance, 5000, 'the hold was released')
+  t.ok(events.some((e) => e.type === 'CreditsReleased'), 'by an event: the history shows it')
+  t.same((await s.inject({ method: 'GET', url: '/v1/notes', headers: a.headers })).json().notes, [])
+  const u = new URL(upload.upload.url)
+  t.equal((await s.inject({ method: 'PUT', url: u.pathname + u.search, headers: { 'content-type': 'audio/wav' }, payload: Buffer.alloc(10) })).statusCode, 404, 'the upload slot takes nothing more')
+})
