@@ -78,6 +78,8 @@ export interface Config {
   maxDurationSeconds: Record<Plan, number>
   /** FAULT_INJECT: comma-separated fault points for crash tests (`crash-after-import-reserve`); never set in production. */
   faults: Set<string>
+  /** Uploads not finalized within the URL's lifetime plus `graceMs` fail (workers/uploadExpiry.ts). */
+  uploadExpiry: { graceMs: number; checkEveryMs: number }
   /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (README, "Web dashboard"). */
   dashboard: {
     /** DASHBOARD_SESSION_HOURS (default 12): a session's absolute lifetime. */
@@ -179,6 +181,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     faults: new Set(list(env.FAULT_INJECT ?? '')),
     maxDurationSeconds: maxDurations(env.PLAN_MAX_DURATION_MINUTES),
+    uploadExpiry: {
+      graceMs: int(env.UPLOAD_EXPIRY_GRACE_MS, 600_000, 'UPLOAD_EXPIRY_GRACE_MS'),
+      checkEveryMs: int(env.UPLOAD_EXPIRY_CHECK_MS, 60_000, 'UPLOAD_EXPIRY_CHECK_MS') || 60_000,
+    },
     dashboard: dashboardConfig(env, (env.PUBLIC_BASE_URL ?? '').startsWith('https:')),
   }
 }

@@ -5,14 +5,24 @@ import type { EventStore } from '../ports/eventStore.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
+import { openSqliteContentKeys } from '../adapters/sqlite/contentKeys.ts'
+import { shreddingEventStore } from '../adapters/crypto/shreddingEventStore.ts'
+import type { ContentKeyStore } from '../ports/contentKeys.ts'
 
-export async function openEventStore(config: Config): Promise<EventStore> {
+/**
+ * The event store, with each note's content sealed under the note's own key (crypto-shredding:
+ * adapters/crypto/shreddingEventStore.ts). The keys live in DATA_DIR/keys.db, outside the log.
+ */
+export async function openEventStore(config: Config, keys: ContentKeyStore = openContentKeys(config)): Promise<EventStore> {
   if (config.esdbUrl) {
     const { openEsdbEventStore } = await import('../adapters/esdb/eventStore.ts')
-    return openEsdbEventStore(config.esdbUrl)
+    return shreddingEventStore(openEsdbEventStore(config.esdbUrl), keys)
   }
-  return openSqliteEventStore({ path: join(config.dataDir, 'events.db') })
+  return shreddingEventStore(openSqliteEventStore({ path: join(config.dataDir, 'events.db') }), keys)
 }
+
+/** The note content keys (ports/contentKeys.ts): back this file up with the event log, or the notes cannot be read. */
+export const openContentKeys = (config: Config): ContentKeyStore => openSqliteContentKeys({ path: join(config.dataDir, 'keys.db') })
 
 export async function openDocumentStore(config: Config): Promise<DocumentStore> {
   if (config.mongoUrl) {

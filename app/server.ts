@@ -1,7 +1,7 @@
 // Composition root: opens the adapters from the configuration and starts the roles this
 // process runs (api, projections, workers, forwarder).
 import type { Config } from './config.ts'
-import { openDocumentStore, openEventStore } from './infrastructure.ts'
+import { openContentKeys, openDocumentStore, openEventStore } from './infrastructure.ts'
 import { createServices, type Services } from './services.ts'
 import { startWorkers, type RunningWorker } from './workers.ts'
 import { startProjection, type RunningProjection } from '../projections/runner.ts'
@@ -22,7 +22,8 @@ export interface RunningService {
 }
 
 export async function startService(config: Config, log: (msg: string) => void = console.log): Promise<RunningService> {
-  const events = await openEventStore(config)
+  const contentKeys = openContentKeys(config)
+  const events = await openEventStore(config, contentKeys)
   const docs = await openDocumentStore(config)
   const running: RunningProjection[] = []
   if (config.roles.has('projections')) {
@@ -37,7 +38,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
     closePublisher = () => publisher.close()
     log(`forwarding events to Kafka at ${config.kafkaBrokers.join(',')} (topics ${config.kafkaTopicPrefix}<category>)`)
   }
-  const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: systemResolver, projections: running })
+  const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: systemResolver, projections: running, contentKeys })
   const workers: RunningWorker[] = config.roles.has('workers') ? startWorkers(services) : []
   const app = config.roles.has('api') ? buildRestHost(services, { logger: { level: config.logLevel } }) : null
   const mcpApp = config.roles.has('api') ? buildMcpHost(services, { logger: { level: config.logLevel } }) : null

@@ -1,6 +1,8 @@
 // Everything the edges (REST, MCP, admin CLI) call: command objects and read-side access, built
 // over the ports. One instance per process.
 import type { Config } from './config.ts'
+import type { ContentKeyStore } from '../ports/contentKeys.ts'
+import { openContentKeys } from './infrastructure.ts'
 import { signingSecret } from './secrets.ts'
 import type { EventStore } from '../ports/eventStore.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
@@ -68,6 +70,8 @@ export interface ServiceDeps {
   probe: MediaProbe
   resolver: HostResolver
   projections: RunningProjection[]
+  /** The note content keys the event store seals with (app/infrastructure.ts); by default DATA_DIR/keys.db. */
+  contentKeys?: ContentKeyStore
   clock?: () => Date
 }
 
@@ -121,6 +125,8 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       docs: deps.docs,
       sync,
       config: { importAllowlist: config.importAllowlist, uploadUrlTtlSeconds: config.uploadUrlTtlSeconds, maxDurationSeconds: config.maxDurationSeconds },
+      contentKeys: deps.contentKeys ?? openContentKeys(config),
+      deliverables: queries.deliverables,
       clock,
       // Crash tests only: dies like `kill -9` at the named point.
       fault: (point) => {

@@ -10,6 +10,7 @@ import { safeWebhookTransport } from '../adapters/net/safeHttp.ts'
 import { targetResolver } from '../commands/publicTarget.ts'
 import { startAudioRetention } from '../workers/audioRetention.ts'
 import { startHoldSweeper } from '../workers/creditHolds.ts'
+import { startUploadExpiry } from '../workers/uploadExpiry.ts'
 
 export interface RunningWorker {
   readonly name: string
@@ -88,7 +89,19 @@ const creditHolds: WorkerFactory = (s) =>
     log: (m) => console.log(m),
   })
 
-export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s), webhookWorker, translations, voice, audioRetention, creditHolds]
+/** Uploads never finalized within the upload URL's lifetime (UPLOAD_URL_TTL_SECONDS) fail. */
+const uploadExpiry: WorkerFactory = (s) =>
+  startUploadExpiry({
+    handler: s.handler,
+    docs: s.docs,
+    blobs: s.blobs,
+    uploadUrlTtlSeconds: s.config.uploadUrlTtlSeconds,
+    graceMs: s.config.uploadExpiry.graceMs,
+    checkEveryMs: s.config.uploadExpiry.checkEveryMs,
+    log: (m) => console.log(m),
+  })
+
+export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s), webhookWorker, translations, voice, audioRetention, creditHolds, uploadExpiry]
 
 export function startWorkers(s: Services): RunningWorker[] {
   return WORKERS.map((start) => start(s))

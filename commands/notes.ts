@@ -3,7 +3,7 @@
 // the note decider decide.
 import { createHash, randomUUID } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { DomainError } from '../domain/errors.ts'
+import { DomainError, isDomainError } from '../domain/errors.ts'
 import { uuidFromName } from '../domain/ids.ts'
 import { DEFAULT_MAX_DURATION_SECONDS, PLAN_LIMITS, durationLimitMessage, type Plan } from '../domain/credits/plans.ts'
 import { PRICES } from '../domain/credits/prices.ts'
@@ -21,6 +21,8 @@ import type { CreateNoteRequest, CreateNoteResponse, PatchNoteRequest } from '..
 import type { CommandHandler } from './handleCommand.ts'
 import type { CreditCommands } from './credits.ts'
 import type { Caller } from './context.ts'
+import type { ContentKeyStore } from '../ports/contentKeys.ts'
+import type { DeliverableReads } from './reads.ts'
 
 /** Credits held when a link is accepted; the real price (per started minute) is captured once the duration is known. */
 export const IMPORT_RESERVE_CREDITS = PRICES.import.credits
@@ -42,10 +44,20 @@ export interface NoteCommandsDeps {
   docs: DocumentStore
   sync: ReadModelSync
   config: NoteCommandsConfig
+  /** Destroys a deleted note's content key (crypto-shredding). */
+  contentKeys: Pick<ContentKeyStore, 'shred'>
+  /** A note's deliverables, whose files go with it. */
+  deliverables: Pick<DeliverableReads, 'list' | 'file'>
   clock?: () => Date
   /** Fault injection for crash tests: called at named points (`crash-after-import-reserve`). */
   fault?: (point: string) => void
 }
+
+/** Every read model that keeps something of a note; a deletion waits until each has dropped it. */
+const NOTE_READ_MODELS = ['notes', 'speakers', 'segment-index', 'translations', 'transcription-jobs', 'analysis', 'deliverables']
+
+/** A finalize refused for these reasons is remembered on the note (its code is the note's errorCode if the upload expires). */
+const UPLOAD_REFUSALS: ReadonlySet<string> = new Set(['unsupported_media_type', 'file_too_large', 'quota_exceeded', 'invalid_request'])
 
 const MEDIA_TYPE = /^(audio|video)\/[a-z0-9][a-z0-9!#$&^_.+-]{0,80}$/i
 /** Where a client PUTs an upload's bytes (the presigned URL's key); they may change there until finalize. */
@@ -194,6 +206,21 @@ export class NoteCommands {
    * in minutes, queues the job.
    */
   async finalize(caller: Caller, noteId: string, body: { title?: string }): Promise<{ noteId: string; jobId: string; status: 'processing' }> {
+    try {
+      return await this.finalizeUpload(caller, noteId, body)
+    } catch (err) {
+      // The note keeps waiting for a better PUT; if none comes before the upload URL expires, it
+      // fails with this refusal's code (workers/uploadExpiry.ts).
+      if (isDomainError(err) && UPLOAD_REFUSALS.has(err.code)) {
+        await this.d.handler
+          .handle(noteStream.of(noteId), { type: 'RefuseUpload', accountId: caller.accountId, errorCode: err.code, message: err.message, now: this.now() }, noteDecider)
+          .catch(() => {})
+      }
+      throw err
+    }
+  }
+
+  private async finalizeUpload(caller: Caller, noteId: string, body: { title?: string }): Promise<{ noteId: string; jobId: string; status: 'processing' }> {
     const stream = noteStream.of(noteId)
     const { state } = await this.d.handler.load(stream, noteDecider)
     const note = ownedNote(state, caller.accountId)
@@ -284,6 +311,41 @@ export class NoteCommands {
       await this.d.blobs.delete(key)
       throw new DomainError('invalid_request', `The note was created for ${declared} bytes (fileSizeBytes); ${sizeBytes} were uploaded and have been deleted. PUT the whole file again.`)
     }
+  }
+
+  /**
+   * DELETE /v1/notes/{id} (extension). The note ends (`NoteDeleted`, which carries no content);
+   * its content key is destroyed, so the content of its events (sealed with that key, see
+   * adapters/crypto/shreddingEventStore.ts) can never be read back; its files (upload, kept
+   * media, deliverables) are deleted; every read model drops it, and the read-model store erases
+   * the freed bytes. The credit history stays whole: ledger events name the note by id only. An
+   * import still holding its 50 credits gets them back, an upload still counted its minutes and
+   * storage. Another account's note, or an unknown id: 404 not_found.
+   */
+  async delete(caller: Caller, noteId: string): Promise<void> {
+    const { state } = await this.d.handler.load(noteStream.of(noteId), noteDecider)
+    const note = ownedNote(state, caller.accountId)
+    // The deliverables' files are found through their read model, before it drops them.
+    const blobKeys = new Set<string>([uploadKey(noteId)])
+    for (const key of [note.received?.blobKey, note.audio?.blobKey]) if (key) blobKeys.add(key)
+    // A note whose read model has not caught up yet has no deliverables either (they need a ready note).
+    const deliverables = await this.d.deliverables.list(caller.accountId, noteId).catch(() => ({ items: [] }))
+    for (const d of deliverables.items) {
+      const file = await this.d.deliverables.file(caller.accountId, noteId, d.id).catch(() => null)
+      if (file) blobKeys.add(file.blobKey)
+    }
+    const result = await this.run(caller, noteId, { type: 'DeleteNote', accountId: caller.accountId, now: this.now() })
+    await this.d.contentKeys.shred(noteId)
+    for (const key of blobKeys) await this.d.blobs.delete(key)
+    const unfinished = note.phase !== 'ready' && note.phase !== 'failed'
+    if (unfinished && note.reservationId) {
+      const { state: ledger } = await this.d.credits.state(caller.accountId)
+      if (ledger.reservations[note.reservationId]) await this.d.credits.release(caller.accountId, note.reservationId, 'note deleted').catch(() => {})
+    }
+    if (unfinished && note.sourceType === 'upload') await this.usage(caller, { type: 'ReleaseMinutes', noteId, reason: 'note deleted', now: this.now() })
+    await this.usage(caller, { type: 'FreeStorage', noteId, reason: 'note deleted', now: this.now() })
+    for (const name of NOTE_READ_MODELS) await this.d.sync.waitFor(name, result.position)
+    await this.d.docs.eraseFreedSpace?.()
   }
 
   /** PATCH /v1/notes/{id}. */

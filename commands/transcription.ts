@@ -9,7 +9,7 @@ import type { LeaseTerms, TranscriptionCommand, PipelineStage } from '../domain/
 import { transcriptionDecider } from '../domain/notes/transcriptionDecider.ts'
 import type { Transcript } from '../domain/notes/transcript.ts'
 import { minutesFor, shownSeconds, usageDecider, usageStream } from '../domain/usage/usage.ts'
-import { PRICES } from '../domain/credits/prices.ts'
+import { PRICES, PUBLISHED_TRANSCRIPT_CREDITS } from '../domain/credits/prices.ts'
 import { PLAN_LIMITS } from '../domain/credits/plans.ts'
 import { getIn } from '../domain/shardedMap.ts'
 import { PipelineFailure } from '../ports/pipelineFailure.ts'
@@ -125,9 +125,9 @@ export class TranscriptionJobs {
    * the balance cannot cover it, PipelineFailure insufficient_credits. A retried attempt whose
    * price was captured already changes nothing.
    */
-  async hold(note: ExistingNote, durationSeconds: number): Promise<number> {
+  async hold(note: ExistingNote, durationSeconds: number, opts: { published?: boolean } = {}): Promise<number> {
     if (!note.reservationId) return 0
-    const cost = importCost(durationSeconds)
+    const cost = opts.published ? PUBLISHED_TRANSCRIPT_CREDITS : importCost(durationSeconds)
     const { state } = await this.credits.state(note.accountId)
     if (getIn(state.closedReservations, note.reservationId) === 'captured') return cost
     try {
@@ -142,12 +142,12 @@ export class TranscriptionJobs {
   }
 
   /**
-   * Captures the import's real price once the duration is known (idempotent: the reservation id
-   * is the note's). When the balance cannot cover it, PipelineFailure insufficient_credits.
+   * Captures the import's price when the transcript is complete (idempotent: the reservation id
+   * is the note's): 50 per started minute, or the flat price of a published transcript.
    */
-  async capture(note: ExistingNote, durationSeconds: number): Promise<number> {
+  async capture(note: ExistingNote, durationSeconds: number, opts: { published?: boolean } = {}): Promise<number> {
     if (!note.reservationId) return 0
-    const cost = importCost(durationSeconds)
+    const cost = opts.published ? PUBLISHED_TRANSCRIPT_CREDITS : importCost(durationSeconds)
     try {
       await this.credits.capture(note.accountId, note.reservationId, cost)
     } catch (err) {

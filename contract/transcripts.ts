@@ -12,7 +12,7 @@ export const TranscriptFormat = z.enum(TRANSCRIPT_FORMATS)
 
 export const Evidence = z
   .object({
-    source: z.enum(['transcript', 'metadata', 'roster', 'voice']),
+    source: z.enum(['transcript', 'metadata', 'roster', 'voice', 'published']).meta({ description: '`published` (extension): the name the source published with the transcript (a WebVTT voice tag, an SRT `Name:` prefix)' }),
     segment: z.number().int().nullable().meta({ description: 'segment `sequence` when source is `transcript`' }),
     quote: z.string().meta({ description: 'for `voice`, the profile name' }),
     similarity: z.number().min(0).max(1).optional().meta({ description: 'for `voice`: cosine similarity with the profile' }),

@@ -121,6 +121,25 @@ export function detectLanguage(text: string, fallback?: string | null): Lang {
   return best
 }
 
+/**
+ * The language of a text when the text says so clearly, else null (a text in none of the six, or
+ * too short to tell): at least 5 function words of the winner, and at least 1.5 times the
+ * runner-up's count. For a transcript published without a language (a feed with no `language`).
+ */
+export function detectTextLanguage(text: string): Lang | null {
+  const tokens = tokenize(text).slice(0, 4000)
+  const score: Record<Lang, number> = { es: 0, en: 0, de: 0, fr: 0, it: 0, pt: 0 }
+  for (const t of tokens) {
+    if (AMBIGUOUS.has(t)) continue
+    for (const l of LANGS) if (STOPWORDS[l].has(t)) score[l]++
+  }
+  const [best, second] = LANGS.slice().sort((a, b) => score[b] - score[a])
+  if (score[best!] < 5 || score[best!] < score[second!] * 1.5) return null
+  // Function words must be a real share of the words: a text in another language shares a few.
+  if (score[best!] < tokens.length * 0.15) return null
+  return best!
+}
+
 /** `es-ES`, `ES`, `spa`... to one of the six, or null. */
 export function normalizeLang(code: string | null | undefined): Lang | null {
   if (!code) return null

@@ -75,6 +75,11 @@ export interface DocumentStore {
    */
   writeBatch<R>(fn: (batch: DocumentStore) => Promise<R>): Promise<R>
   readonly atomicWriteBatches: boolean
+  /**
+   * Makes what was deleted unrecoverable from the store's files where the store keeps old
+   * versions around (the embedded store's write-ahead log); absent where the server manages that.
+   */
+  eraseFreedSpace?(): Promise<void>
   close(): Promise<void>
 }
 

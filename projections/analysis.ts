@@ -4,7 +4,8 @@
 // Idempotent: generations are keyed by event id and carry their stream revision; the outline
 // document carries the revision it reflects.
 import type { DocumentStore } from '../ports/documentStore.ts'
-import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
+import { categoryOf, toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
+import { noteStream } from '../domain/notes/note.ts'
 import type { AnalysisEvent } from '../domain/analysis/analysis.ts'
 import type { AnalysisDraft, ChapterDraft } from '../domain/language/content.ts'
 import type { Projection } from './runner.ts'
@@ -42,7 +43,8 @@ export interface OutlineDoc {
 
 export const analysisProjection: Projection = {
   name: 'analysis',
-  filter: { categories: ['analysis'] },
+  // Note streams too, for `NoteDeleted` only: a deleted note's analyses and outline go with it.
+  filter: { categories: ['analysis', 'note'] },
   collections: [ANALYSES, OUTLINES],
   async setup(docs) {
     await docs.collection(ANALYSES).createIndex({ keys: { noteId: 1, template: 1, revision: -1 }, name: 'by_note_template' })
@@ -53,6 +55,13 @@ export const analysisProjection: Projection = {
 }
 
 async function apply(recorded: RecordedEvent, docs: DocumentStore) {
+  if (recorded.type === 'NoteDeleted') {
+    const noteId = noteStream.idOf(recorded.streamName)
+    await docs.collection(ANALYSES).deleteMany({ noteId })
+    await docs.collection(OUTLINES).deleteOne({ _id: noteId })
+    return
+  }
+  if (categoryOf(recorded.streamName) !== 'analysis') return
   const e = toDomainEvent<AnalysisEvent>(recorded)
   const d = e.data
   if (e.type === 'AnalysisGenerated') {

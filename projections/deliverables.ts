@@ -1,6 +1,7 @@
 // The deliverables read model: one document per deliverable, listed per note newest first.
 // Keyed by deliverable id (created once), so re-applying the event changes nothing.
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
+import { noteStream } from '../domain/notes/note.ts'
 import type { DeliverableEvent, DeliverableFile } from '../domain/deliverables/deliverable.ts'
 import type { DeliverableSection } from '../domain/language/content.ts'
 import { deliverableMarkdown } from '../domain/deliverables/deliverable.ts'
@@ -30,7 +31,8 @@ export interface DeliverableDoc {
 
 export const deliverablesProjection: Projection = {
   name: 'deliverables',
-  filter: { categories: ['deliverable'] },
+  // Note streams too, for `NoteDeleted` only: a deleted note's deliverables go with it.
+  filter: { categories: ['deliverable', 'note'] },
   collections: [DELIVERABLES],
   async setup(docs) {
     await docs.collection(DELIVERABLES).createIndex({ keys: { noteId: 1, createdAt: -1, _id: -1 }, name: 'by_note_newest' })
@@ -38,6 +40,10 @@ export const deliverablesProjection: Projection = {
   async handle(events, docs) {
     for (const e of events) await apply(e)
     async function apply(recorded: RecordedEvent) {
+      if (recorded.type === 'NoteDeleted') {
+        await docs.collection(DELIVERABLES).deleteMany({ noteId: noteStream.idOf(recorded.streamName) })
+        return
+      }
       const e = toDomainEvent<DeliverableEvent>(recorded)
       if (e.type !== 'DeliverableCreated') return
       const d = e.data

@@ -93,6 +93,7 @@ export const notesProjection: Projection = {
     await notes.createIndex({ keys: { accountId: 1, status: 1, createdAt: -1, _id: -1 }, name: 'by_account_status' })
     await notes.createIndex({ keys: { accountId: 1, folderId: 1, createdAt: -1, _id: -1 }, name: 'by_account_folder' })
     await notes.createIndex({ keys: { audioDeletedAt: 1, keepAudio: 1, audioStoredAt: 1 }, name: 'audio_retention' })
+    await notes.createIndex({ keys: { phase: 1, createdAt: 1 }, name: 'upload_expiry' })
   },
   async handle(events, docs) {
     for (const e of events) await applyNoteEvent(e, docs)
@@ -105,6 +106,12 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
   const e = toDomainEvent<NoteEvent | TranscriptTextReplaced>(recorded)
   const notes = docs.collection<NoteDoc>(NOTES)
   const id = noteIdOf(recorded.streamName)
+  if (e.type === 'NoteDeleted') {
+    // Deleted: nothing of the note stays, whatever the revision (a rebuild meets it too).
+    await notes.deleteOne({ _id: id })
+    await docs.collection(TRANSCRIPTS).deleteOne({ _id: id })
+    return
+  }
   const doc = await notes.findOne({ _id: id })
   if (doc ? doc.revision >= recorded.revision : e.type !== 'NoteCreated') return
   const at = e.data.at

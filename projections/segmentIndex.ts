@@ -96,6 +96,13 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
     return
   }
   const index = docs.collection<SegmentIndexDoc>(SEGMENT_INDEX)
+  if (e.type === 'NoteDeleted') {
+    const current = await index.findOne({ _id: noteId }, { projection: { accountId: 1 } })
+    await index.deleteOne({ _id: noteId })
+    await docs.collection(OWNERS).deleteOne({ _id: noteId })
+    if (current) await refreshStats(docs, current.accountId)
+    return
+  }
   if (e.type === 'TranscriptTextReplaced') {
     const current = await index.findOne({ _id: noteId })
     if (!current || current.revision >= recorded.revision) return

@@ -98,6 +98,12 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   const e = toDomainEvent<NoteEvent | TranscriptEvent>(recorded)
   const id = noteStream.idOf(recorded.streamName)
   const col = docs.collection<SpeakersDoc>(SPEAKERS)
+  if (e.type === 'NoteDeleted') {
+    await col.deleteOne({ _id: id })
+    await docs.collection(SPEAKER_TIMELINES).deleteOne({ _id: id })
+    await docs.collection(ROSTER_ENTRIES).deleteMany({ noteId: id })
+    return
+  }
   const doc = await col.findOne({ _id: id })
   if (doc ? doc.revision >= recorded.revision : e.type !== 'NoteCreated') return
   if (e.type === 'NoteCreated') {

@@ -39,6 +39,10 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   const jobs = docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS)
   const noteId = noteStream.idOf(recorded.streamName)
   const e = toDomainEvent<NoteEvent>(recorded)
+  if (e.type === 'NoteDeleted') {
+    await jobs.deleteOne({ _id: noteId })
+    return
+  }
   const doc = await jobs.findOne({ _id: noteId })
   // Deleted documents leave no revision behind; a finished job never comes back, so re-applying
   // an old event of it would only re-create what a later event removed: the guard is the

@@ -62,6 +62,10 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   const noteId = noteStream.idOf(recorded.streamName)
   const col = docs.collection<TranslationDoc>(TRANSLATIONS)
   switch (e.type) {
+    case 'NoteDeleted':
+      await col.deleteMany({ noteId })
+      await docs.collection(OWNERS).deleteOne({ _id: noteId })
+      return
     case 'NoteCreated':
       await docs.collection(OWNERS).replaceOne({ _id: noteId }, { _id: noteId, accountId: e.data.accountId }, { upsert: true })
       return

@@ -118,34 +118,37 @@ t.test('the state that remembers every charge stays cheap to fold as an account 
   t.equal(ledgerDecider.decide(charge('new', 1), state).length, 1)
 })
 
+/** The events a series of accepted commands leaves, decided one after the other on the shared spec. */
+const historyOf = (...commands: CreditCommand[]): CreditEvent[] => commands.reduce<CreditEvent[]>((events, c) => [...events, ...ledger.given(events).when(c).events()], [])
+
 t.test('a multi-part hold: each part captured out of it (refundable alone), the rest released; replay equals the balance', async (t) => {
   const reserve: CreditCommand = { type: 'ReserveCredits', reservationId: 'h1', operation: 'analysis', amount: 300, noteId: 'n1', now: NOW }
   const part = (p: string): CreditCommand => ({ type: 'CaptureReservation', reservationId: 'h1', cost: 100, part: p, now: NOW })
-  const { state, events } = given(open('pro'), reserve, part('generic'), part('sales'))
+  const events = historyOf(open('pro'), reserve, part('generic'), part('sales'))
+  const state = ledger.given(events).state()
   t.equal(state.balance, 4700, 'captures of parts do not move the balance again')
   t.equal(state.reservations.h1!.amount, 100, 'one part is still held')
   t.match(events.at(-1), { type: 'CreditsCaptured', data: { part: 'sales', reserved: 100, cost: 100, balanceAfter: 4700 } })
-  t.same(when(state, part('sales')), [], 'a part is captured once')
-  t.throws(() => when(state, { type: 'CaptureReservation', reservationId: 'h1', cost: 200, part: 'legal', now: NOW }), { code: 'conflict' }, 'a part cannot take more than is held')
-  const released = given(open('pro'), reserve, part('generic'), part('sales'), { type: 'ReleaseReservation', reservationId: 'h1', reason: 'legal failed', now: NOW })
-  t.match(released.events.at(-1), { type: 'CreditsReleased', data: { amount: 100, balanceAfter: 4800 } })
-  const refunded = given(open('pro'), reserve, part('generic'), part('sales'), { type: 'ReleaseReservation', reservationId: 'h1', reason: 'x', now: NOW }, {
+  ledger.given(events).when(part('sales')).thenNothingHappened(t, 'a part is captured once')
+  ledger.given(events).when({ type: 'CaptureReservation', reservationId: 'h1', cost: 200, part: 'legal', now: NOW }).thenThrows(t, 'conflict')
+  const released = historyOf(open('pro'), reserve, part('generic'), part('sales'), { type: 'ReleaseReservation', reservationId: 'h1', reason: 'legal failed', now: NOW })
+  t.match(released.at(-1), { type: 'CreditsReleased', data: { amount: 100, balanceAfter: 4800 } })
+  const refunded = historyOf(open('pro'), reserve, part('generic'), part('sales'), { type: 'ReleaseReservation', reservationId: 'h1', reason: 'x', now: NOW }, {
     type: 'RefundCharge',
     refundId: 'f1',
     chargeId: 'h1#sales',
     reason: 'not stored',
     now: NOW,
   })
-  t.equal(refunded.state.balance, 4900)
-  const all = given(open('pro'), reserve, part('a'), part('b'), part('c'))
-  t.equal(all.state.balance, 4700)
-  t.notOk(all.state.reservations.h1, 'the last part closes the hold')
+  t.equal(ledger.given(refunded).state().balance, 4900)
+  const all = ledger.given(historyOf(open('pro'), reserve, part('a'), part('b'), part('c'))).state()
+  t.equal(all.balance, 4700)
+  t.notOk(all.reservations.h1, 'the last part closes the hold')
 })
 
 t.test('a hold is extended when the real price is known, refused when the balance does not cover it', async (t) => {
-  const { state } = given(open(), { type: 'ReserveCredits', reservationId: 'r1', operation: 'import', amount: 50, noteId: 'n1', now: NOW })
-  const [e] = when(state, { type: 'ExtendReservation', reservationId: 'r1', amount: 150, reason: '3 minutes', now: NOW })
-  t.match(e, { type: 'CreditsHoldExtended', data: { by: 100, amount: 150, balanceAfter: 50 } })
-  t.throws(() => when(state, { type: 'ExtendReservation', reservationId: 'r1', amount: 250, reason: '5 minutes', now: NOW }), { code: 'insufficient_credits' })
-  t.same(when(state, { type: 'ExtendReservation', reservationId: 'r1', amount: 50, reason: 'same', now: NOW }), [])
+  const held = ledger.given(historyOf(open(), { type: 'ReserveCredits', reservationId: 'r1', operation: 'import', amount: 50, noteId: 'n1', now: NOW }))
+  held.when({ type: 'ExtendReservation', reservationId: 'r1', amount: 150, reason: '3 minutes', now: NOW }).thenMatches(t, [{ type: 'CreditsHoldExtended', data: { by: 100, amount: 150, balanceAfter: 50 } }])
+  held.when({ type: 'ExtendReservation', reservationId: 'r1', amount: 250, reason: '5 minutes', now: NOW }).thenThrows(t, 'insufficient_credits')
+  held.when({ type: 'ExtendReservation', reservationId: 'r1', amount: 50, reason: 'same', now: NOW }).thenNothingHappened(t)
 })

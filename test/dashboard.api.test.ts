@@ -416,3 +416,18 @@ t.test('the front end is served under /app, with its headers; unknown API paths 
   const missing = await a.d.request('GET', '/app/api/nothing-here')
   t.same([missing.statusCode, missing.json().error], [404, 'not_found'])
 })
+
+t.test('a note is deleted from the dashboard with the session and its CSRF token, never another account’s', async (t) => {
+  const s = await testService()
+  t.teardown(s.close)
+  const a = await signedIn(s)
+  const b = await signedIn(s)
+  const { appendNote } = await import('./support/notes.ts')
+  const { noteId } = await appendNote(s, a.accountId, { lines: [['A', 'A note to delete from the dashboard.']] })
+  t.equal((await a.d.request('DELETE', `/app/api/notes/${noteId}`, { csrf: false })).statusCode, 403, 'no CSRF token, no deletion')
+  t.equal((await b.d.request('DELETE', `/app/api/notes/${noteId}`)).statusCode, 404, 'another account: not_found')
+  const r = await a.d.request('DELETE', `/app/api/notes/${noteId}`)
+  t.equal(r.statusCode, 200)
+  t.same(r.json(), { deleted: true, noteId })
+  t.equal((await a.d.request('GET', `/app/api/notes/${noteId}`)).statusCode, 404)
+})

@@ -151,7 +151,7 @@ t.test('transcript decider: replace, speakers, voice matches, source metadata', 
   transcript.given(ready).when(replace('luis')).thenMatches(t, [{ type: 'TranscriptTextReplaced', data: { occurrences: 1, changes: [{ sequence: 0 }], staleTranslations: [] } }])
   transcript.given(ready).when(replace('nobody')).thenNothingHappened(t, 'nothing found, nothing recorded')
   transcript.given(ready).when(replace('')).thenThrows(t, 'invalid_request')
-  transcript.given(ready).when(replace('luis', 'a2')).thenThrows(t, 'no_transcript') // someone else's note reads as one without a transcript
+  transcript.given(ready).when(replace('luis', 'a2')).thenThrows(t, 'not_found') // someone else's note is no note (issue 17, item 5)
   transcript.given([created]).when(replace('luis')).thenThrows(t, 'no_transcript')
 
   const rename = (label: string, name: string, accountId = 'a1'): TranscriptCommand => ({ type: 'RenameSpeaker', accountId, label, name, sourceKey: null, now: later })
@@ -162,7 +162,7 @@ t.test('transcript decider: replace, speakers, voice matches, source metadata', 
   transcript.given(ready).when(rename('Z', 'Zed')).thenThrows(t, 'not_found', /no speaker "Z"/)
   transcript.given(ready).when(rename('A', '   ')).thenThrows(t, 'invalid_request')
   transcript.given(ready).when(rename('A', 'x'.repeat(121))).thenThrows(t, 'invalid_request')
-  transcript.given(ready).when(rename('A', 'Luis', 'a2')).thenThrows(t, 'no_transcript')
+  transcript.given(ready).when(rename('A', 'Luis', 'a2')).thenThrows(t, 'not_found')
 
   const suggest = (accountId = 'a1'): TranscriptCommand => ({
     type: 'RecordNameSuggestions',

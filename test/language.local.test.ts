@@ -260,3 +260,27 @@ t.test('extractive answers quote the best passages with their labels', async (t)
   const es = answerLocally({ question: '¿Cuándo es el lanzamiento?', scope: 'library', passages: [], history: [] })
   t.same(es, { answer: 'Ninguna de tus notas parece hablar de eso.', citedSegments: [] })
 })
+
+t.test('issue 16 item 10: on a transcript without speakers, answers are not questions, first-person commitments are action items, and each template keeps what it promises', async (t) => {
+  const lines = [
+    'Did we decide to move the launch to October?',
+    'No. We agreed last week to keep the September date.',
+    'I will talk to marketing tomorrow about the campaign.',
+    'Can you send me the final press release by Thursday?',
+    'For next week, please read chapter four and do the exercises at the end.',
+    'We decided to drop the beta badge from the homepage.',
+  ]
+  const tr = { noteId: 'n', title: 'Follow-up', language: 'en', durationMs: lines.length * 9000, segments: lines.map((text, i) => ({ id: String(i), sequence: i, startMs: i * 9000, endMs: i * 9000 + 8500, speaker: null, text })) }
+  const g = analyzeLocally(tr, 'generic')
+  t.same(g.decisions, ['We agreed last week to keep the September date.', 'We decided to drop the beta badge from the homepage.'], 'the "No." answers the question: the rest is a decision, not an open question')
+  t.same(g.questions, ['Did we decide to move the launch to October?'], 'a request phrased as a question is an action item, not a question')
+  t.match(g.actionItems, [{ text: 'Talk to marketing about the campaign', deadline: 'tomorrow' }, { text: /final press release/, deadline: 'by Thursday' }, { text: /read chapter four/i }])
+  t.same(analyzeLocally(tr, 'meeting_minutes').actionItems, g.actionItems, 'minutes keep every commitment')
+  const coaching = analyzeLocally(tr, 'coaching')
+  t.same(coaching.actionItems.map((a) => a.text), ['Talk to marketing about the campaign'], 'coaching: only what the speaker commits to')
+  t.same(coaching.decisions, [])
+  t.same(analyzeLocally(tr, 'university_class').actionItems.map((a) => a.text), ['Read chapter four and do the exercises at the end'], 'a class: its assignments')
+  const podcast = analyzeLocally(tr, 'podcast')
+  t.same([podcast.actionItems, podcast.decisions, podcast.questions], [[], [], []], 'a podcast promises themes and quotes, not tasks')
+  t.same(analyzeLocally(tr, 'journalism').actionItems, [], 'journalism: no tasks')
+})

@@ -65,3 +65,26 @@ t.test('expire audio: deletes audio stored before the cutoff unless the owner ke
   note.given([created]).when(expire(later)).thenNothingHappened(t, 'no audio, nothing to delete')
   note.given([...stored, { type: 'NoteAudioDeleted', data: { blobKey: 'uploads/n.bound-1', reason: 'r', at: later } }]).when(expire(later)).thenNothingHappened(t, 'deleted once')
 })
+
+t.test('issue 16 item 6: an upload not finalized when its URL expired fails, with the last refusal code or upload_expired', async (t) => {
+  const expiredAt = '2026-03-01T11:30:00.000Z'
+  const expire: NoteCommand = { type: 'ExpireUpload', accountId, createdBefore: '2026-03-01T11:10:00.000Z', now: expiredAt }
+  note.given([created]).when(expire).thenMatches(t, [{ type: 'NoteFailed', data: { errorCode: 'upload_expired', at: expiredAt } }], 'never PUT')
+  note.given([created, received('uploads/n.bound-1', 60)]).when(expire).thenMatches(t, [{ type: 'NoteFailed', data: { errorCode: 'upload_expired', message: /never called/ } }], 'PUT, never finalized')
+  const refused = note.given([created]).when({ type: 'RefuseUpload', accountId, errorCode: 'unsupported_media_type', message: 'not media', now: at }).events()
+  t.match(refused, [{ type: 'NoteUploadRefused', data: { errorCode: 'unsupported_media_type' } }])
+  note.given([created, ...refused]).when(expire).thenMatches(t, [{ type: 'NoteFailed', data: { errorCode: 'unsupported_media_type' } }], 'the refusal names the failure')
+  note.given([created]).when({ ...expire, createdBefore: '2026-03-01T09:00:00.000Z' } as NoteCommand).thenNothingHappened(t, 'the URL still lives: nothing happens')
+  note.given([created, received('uploads/n.bound-1', 60), finalized]).when(expire).thenNothingHappened(t, 'a finalized upload never expires')
+  const failed = [created, ...note.given([created]).when(expire).events()]
+  note.given(failed).when(expire).thenNothingHappened(t, 'expiring twice changes nothing')
+})
+
+t.test('issue 16 item 6: a deleted note is no note: every later command is not_found', async (t) => {
+  const deleted = note.given([created]).when({ type: 'DeleteNote', accountId, now: at }).events()
+  t.same(deleted, [{ type: 'NoteDeleted', data: { accountId, at } }], 'the tombstone carries no content')
+  t.same(note.given([created, ...deleted]).state(), { exists: false })
+  note.given([created, ...deleted]).when({ type: 'DeleteNote', accountId, now: at }).thenThrows(t, 'not_found')
+  note.given([created]).when({ type: 'DeleteNote', accountId: 'acc-2', now: at }).thenThrows(t, 'not_found', undefined)
+  note.given([created, ...deleted]).when({ type: 'EditNote', accountId, changes: { title: 'x' }, now: at }).thenThrows(t, 'not_found')
+})

@@ -87,15 +87,21 @@ t.test('the note stream folds the pipeline events: phase, source description', a
 
 t.test('given a stopping worker hands its attempt back, then another worker claims at once, the attempt does not count, and the old holder writes nothing', async (t) => {
   const release: TranscriptionCommand = { type: 'ReleaseTranscription', workerId: 'w1', attempt: 1, reason: 'worker w1 stopped', now: at(200) }
-  const released = when([created, started('w1', 1, 0)], release)
+  const released = job.given([created, started('w1', 1, 0)]).when(release).events()
   t.match(released, [{ type: 'TranscriptionReleased', data: { jobId: 'job1', attempt: 1, workerId: 'w1', at: at(200) } }])
   const history = [created, started('w1', 1, 0), ...released]
-  t.match(given(...history), { phase: 'queued', job: { running: false, claimableAt: at(200), handedBack: 1 } })
-  t.match(when(history, claim('w2', 201)), [{ type: 'TranscriptionStarted', data: { workerId: 'w2', attempt: 2 } }], 'claimable at once, long before the lease would have run out')
-  refused(t, () => when(history, { type: 'ReportProgress', workerId: 'w1', attempt: 1, stage: 'decoding', percent: null, terms, now: at(300) }))
-  refused(t, () => when([created, started('w1', 1, 0), started('w2', 2, 1200)], release), 'conflict')
+  t.match(job.given(history).state(), { phase: 'queued', job: { running: false, claimableAt: at(200), handedBack: 1 } })
+  job.given(history).when(claim('w2', 201)).thenMatches(t, [{ type: 'TranscriptionStarted', data: { workerId: 'w2', attempt: 2 } }], 'claimable at once, long before the lease would have run out')
+  job.given(history).when({ type: 'ReportProgress', workerId: 'w1', attempt: 1, stage: 'decoding', percent: null, terms, now: at(300) }).thenThrows(t, 'conflict')
+  job.given([created, started('w1', 1, 0), started('w2', 2, 1200)]).when(release).thenThrows(t, 'conflict')
   // Three handed-back attempts and a fourth claim: the limit (3) counts only attempts that ran to an end.
-  const handedBack = (n: number, ms: number) => [started(`w${n}`, n, ms), ...when([created, ...Array.from({ length: n - 1 }, (_, i) => [started(`w${i + 1}`, i + 1, i * 10), { type: 'TranscriptionReleased', data: { jobId: 'job1', attempt: i + 1, workerId: `w${i + 1}`, reason: 'r', at: at(i * 10 + 5) } } as NoteEvent]).flat(), started(`w${n}`, n, ms)], { type: 'ReleaseTranscription', workerId: `w${n}`, attempt: n, reason: 'r', now: at(ms + 5) })]
+  const handedBack = (n: number, ms: number): NoteEvent[] => [
+    started(`w${n}`, n, ms),
+    ...job
+      .given([created, ...Array.from({ length: n - 1 }, (_, i) => [started(`w${i + 1}`, i + 1, i * 10), { type: 'TranscriptionReleased', data: { jobId: 'job1', attempt: i + 1, workerId: `w${i + 1}`, reason: 'r', at: at(i * 10 + 5) } } as NoteEvent]).flat(), started(`w${n}`, n, ms)])
+      .when({ type: 'ReleaseTranscription', workerId: `w${n}`, attempt: n, reason: 'r', now: at(ms + 5) })
+      .events(),
+  ]
   const three = [created, ...handedBack(1, 0), ...handedBack(2, 10), ...handedBack(3, 20)]
-  t.match(when(three, claim('w4', 100)), [{ type: 'TranscriptionStarted', data: { attempt: 4 } }], 'not failed for attempts it never used')
+  job.given(three).when(claim('w4', 100)).thenMatches(t, [{ type: 'TranscriptionStarted', data: { attempt: 4 } }], 'not failed for attempts it never used')
 })

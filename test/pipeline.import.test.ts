@@ -151,6 +151,69 @@ t.test('given an RSS feed whose newest episode publishes a VTT transcript, then 
   t.equal((await audit(s, a.accountId)).result.balance, 4950)
 })
 
+const SRT = `1
+00:00:01,000 --> 00:00:04,000
+Alice Walker: Welcome back to the show, it is good to have you all here with us.
+
+2
+00:00:04,500 --> 00:00:08,000
+BOB: Thanks. I have been looking forward to this one for a while.
+
+3
+00:00:08,500 --> 00:00:11,000
+And there is a lot that we want to talk about today.
+
+4
+00:00:11,500 --> 00:00:14,000
+Alice Walker: Then let us begin with the budget.
+`
+web.routes.set('/nolang/ep.srt', { body: SRT, headers: { 'content-type': 'application/x-subrip' } })
+// No <language> in the channel, none on the transcript, and a 25-minute episode.
+web.routes.set(
+  '/nolang/feed.xml',
+  {
+    body: feed(`<item><title>Long talk</title><guid>long-1</guid><pubDate>Mon, 20 Jan 2025 10:00:00 GMT</pubDate>
+<enclosure url="${web.url('/nolang/ep.mp3')}" type="audio/mpeg" length="1"/><itunes:duration>00:25:00</itunes:duration>
+<podcast:transcript url="${web.url('/nolang/ep.srt')}" type="application/x-subrip"/></item>`).replace('<language>en-us</language>', ''),
+    headers: { 'content-type': 'application/rss+xml' },
+  },
+)
+
+t.test('given a feed whose SRT transcript names speakers as `Name: ` and gives no language, then the names, the detected language and the flat 50 credits', async (t) => {
+  const a = await s.account('pro')
+  const calls = asr.calls.length
+  const noteId = await createImport(s, a.headers, { audioUrl: web.url('/nolang/feed.xml') })
+  const { note } = await waitForNote(s, a.headers, noteId)
+  t.match(note, { status: 'ready', title: 'Long talk', durationSeconds: 1500, language: 'en' }, 'the language the text is written in')
+  t.equal(web.count('/nolang/ep.mp3'), 0, 'the audio was not downloaded')
+  t.equal(asr.calls.length, calls, 'no engine ran')
+  const tr = (await transcriptOf(s, noteId))!
+  t.match(tr, { engine: 'published', provider: 'podcast:transcript', language: 'en', languagesDetected: ['en'] })
+  t.same(
+    tr.segments.map((x) => [x.speakerLabel, x.text]),
+    [
+      ['A', 'Welcome back to the show, it is good to have you all here with us.'],
+      ['B', 'Thanks. I have been looking forward to this one for a while.'],
+      ['B', 'And there is a lot that we want to talk about today.'],
+      ['A', 'Then let us begin with the budget.'],
+    ],
+    'the prefixes became labels and left the text',
+  )
+  const sp = await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/speakers`, headers: a.headers })
+  t.equal(sp.statusCode, 200)
+  t.match(sp.json().speakers, [
+    { label: 'A', name: 'Alice Walker', nameStatus: 'suggested', evidence: [{ source: 'published', quote: 'Alice Walker' }] },
+    { label: 'B', name: 'BOB', nameStatus: 'suggested', evidence: [{ source: 'published', quote: 'BOB' }] },
+  ])
+  const full = await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/transcript`, headers: a.headers })
+  t.match(full.json().segments[0], { speakerLabel: 'A', speakerName: 'Alice Walker' }, 'segments read with the published names')
+  // 25 minutes transcribed by an engine would be 1250; a published transcript is the flat 50.
+  const { events, result } = await audit(s, a.accountId)
+  t.ok(result.ok, `auditor verdict: ${result.problems.join('; ')}`)
+  t.equal(result.balance, 4949, 'the flat 50, and 1 for the transcript read')
+  t.match(events.find((e) => e.type === 'CreditsCaptured' && (e.data as { noteId?: string }).noteId === noteId), { data: { cost: 50 } })
+})
+
 t.test('given a feed without a published transcript, then the newest episode (or the one the fragment names) is transcribed', async (t) => {
   const a = await s.account('pro')
   const noteId = await createImport(s, a.headers, { audioUrl: web.url('/plain/feed.xml') })

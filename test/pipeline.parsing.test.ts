@@ -1,10 +1,11 @@
 // The pure pieces of the pipeline: caption formats, speaker labels, content sniffing, episode
 // choice, feed reading, language names.
 import t from 'tap'
-import { parseVtt, parseSrt, parsePodcastJson, captionFormatOf, speakerLabel, assignSpeakerLabels } from '../domain/notes/captions.ts'
+import { parseVtt, parseSrt, parsePodcastJson, captionFormatOf, speakerLabel, assignSpeakerLabels, withNamePrefixes } from '../domain/notes/captions.ts'
 import { sniff } from '../domain/notes/sniff.ts'
 import { chooseEpisode } from '../domain/notes/episodes.ts'
-import { normalizeLanguage } from '../domain/languages.ts'
+import { normalizeLanguage, detectTextLanguage } from '../domain/languages.ts'
+import { viewSpeaker, emptySpeaker } from '../domain/speakers/speakers.ts'
 import { fastXmlPodcastFeedParser, parseItunesDuration } from '../adapters/xml/podcastFeed.ts'
 import { assembleTranscript } from '../domain/notes/assemble.ts'
 import { wavBytes } from './support/media.ts'
@@ -49,6 +50,54 @@ t.test('SubRip and the podcast JSON transcript', async (t) => {
   t.equal(captionFormatOf('application/x-subrip'), 'srt')
   t.equal(captionFormatOf('application/json'), 'json')
   t.equal(captionFormatOf('text/html'), null)
+})
+
+const srt = (...lines: string[]) => lines.map((l, i) => `${i + 1}\n00:00:0${i},000 --> 00:00:0${i},900\n${l}\n`).join('\n')
+
+t.test('given SubRip lines with `Name: ` prefixes, then the names become the speakers and leave the text', async (t) => {
+  const cues = parseSrt(srt('Alice Walker: Welcome back.', 'BOB: Thanks, Alice.', 'It is good to be here.', '>> Alice Walker: Let us start.', 'bob: lower case is not a name prefix'))
+  t.same(
+    cues.map((c) => [c.speaker, c.text]),
+    [
+      ['Alice Walker', 'Welcome back.'],
+      ['BOB', 'Thanks, Alice.'],
+      ['BOB', 'It is good to be here.'],
+      ['Alice Walker', 'Let us start.'],
+      ['Alice Walker', 'bob: lower case is not a name prefix'],
+    ],
+    'a line without a prefix continues the speaker before it',
+  )
+  t.same(parseSrt(srt('José María: Hola.', 'ANA: Buenas.', 'Ana: ¿Qué tal?')).map((c) => c.speaker), ['José María', 'ANA', 'ANA'], 'any script; one spelling per name')
+})
+
+t.test('given captions where a colon is not a speaker convention, then nothing is invented', async (t) => {
+  const cues = parseSrt(srt('Note: the audio starts late.', 'Welcome to the show.', 'Today we talk budgets.', 'And then hiring.'))
+  t.same(cues.map((c) => c.speaker), [null, null, null, null], 'one stray prefix is no convention')
+  t.same(parseSrt(srt('Warning: loud.', 'Warning: louder.')).map((c) => c.speaker), [null, null], 'known non-names')
+  t.same(parseSrt(srt('At 10:30 we met.', 'Then at 11:00 again.')).map((c) => c.speaker), [null, null])
+  const tagged = withNamePrefixes([{ startMs: 0, endMs: 1, text: 'Ann: hi', speaker: 'Voice Tag' }, { startMs: 1, endMs: 2, text: 'Ann: again', speaker: null }])
+  t.same(tagged.map((c) => c.speaker), ['Voice Tag', null], 'voice tags win: prefixes are read only without them')
+  t.same(parseVtt('WEBVTT\n\n00:01.000 --> 00:02.000\nAna: Hola.\n\n00:02.000 --> 00:03.000\nLuis: Buenas.\n\n00:03.000 --> 00:04.000\nAna: Sí.\n').map((c) => [c.speaker, c.text]), [
+    ['Ana', 'Hola.'],
+    ['Luis', 'Buenas.'],
+    ['Ana', 'Sí.'],
+  ], 'WebVTT without voice tags too')
+})
+
+t.test('given a text with no declared language, then its language is detected only when it is clear', async (t) => {
+  t.equal(detectTextLanguage('Welcome to the show. Today we are going to talk about the budget and what it means for all of us here.'), 'en')
+  t.equal(detectTextLanguage('Bienvenidos al programa. Hoy vamos a hablar del presupuesto y de lo que significa para todos nosotros.'), 'es')
+  t.equal(detectTextLanguage('Willkommen zur Sendung. Heute sprechen wir über das Budget und was es für uns alle bedeutet, nicht wahr.'), 'de')
+  t.equal(detectTextLanguage('Hello there.'), null, 'too short to tell')
+  t.equal(detectTextLanguage('Witamy w programie. Dzisiaj porozmawiamy o budżecie i o tym, co oznacza dla nas wszystkich.'), null, 'none of the six')
+})
+
+t.test('given a published speaker name, then it is the name in use, suggested with published evidence, until the user confirms one', async (t) => {
+  const published = { ...emptySpeaker('A'), published: 'Alice Walker' }
+  t.match(viewSpeaker(published), { name: 'Alice Walker', nameStatus: 'suggested', suggestedName: 'Alice Walker', suggestedNameConfidence: 1, evidence: [{ source: 'published', segment: null, quote: 'Alice Walker' }] })
+  t.match(viewSpeaker({ ...published, confirmedName: 'Alice W.' }), { name: 'Alice W.', nameStatus: 'confirmed' })
+  t.match(viewSpeaker({ ...published, inferred: { name: 'Bob', confidence: 0.9, evidence: [] } }), { name: 'Alice Walker' }, 'content inference does not outrank the source')
+  t.match(viewSpeaker({ ...emptySpeaker('B') }), { name: null, evidence: [] })
 })
 
 t.test('speaker labels are A, B, C... in order of first appearance; nobody is invented', async (t) => {

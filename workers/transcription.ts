@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { shownSeconds } from '../domain/usage/usage.ts'
 import { assembleTranscript, type RawSegment } from '../domain/notes/assemble.ts'
 import { parseVtt } from '../domain/notes/captions.ts'
-import { normalizeLanguage, languageHint } from '../domain/languages.ts'
+import { normalizeLanguage, languageHint, detectTextLanguage } from '../domain/languages.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
 import { mediaTypeOf } from '../domain/notes/sniff.ts'
 import { NOTE_ERROR_CODES, type PipelineStage } from '../domain/notes/transcriptionJob.ts'
@@ -323,9 +323,11 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     const meta = { ...source.meta, durationSeconds: duration }
     if (meta.title && note.sourceUrl && note.title !== classifySourceUrl(note.sourceUrl).fallbackTitle) delete meta.title
     await d.jobs.describe(lease, meta)
-    await refuseTooLong(note, duration)
+    // A published transcript runs no engine: it costs the import's flat price whatever its length,
+    // and the plan's duration limit (a limit on recognition) does not apply to it.
+    if (!published) await refuseTooLong(note, duration)
     // Only held now: the price is captured when the transcript is complete, released on failure.
-    await d.jobs.hold(note, duration)
+    await d.jobs.hold(note, duration, { published: published !== null })
     if (note.sourceType === 'url' && source.mediaPath && info) await keepMedia(lease, note, source.mediaPath, info)
     check()
 
@@ -339,7 +341,8 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     let speakersAreNames = false
     if (published) {
       segments = published.cues.map((c) => ({ startMs: c.startMs, endMs: c.endMs, text: c.text, speaker: c.speaker, confidence: null, words: null }))
-      detected = published.language
+      // A feed that names no language: the text tells (null when it does not say clearly).
+      detected = published.language ?? detectTextLanguage(published.cues.map((c) => c.text).join(' '))
       engine = 'published'
       provider = published.provider
       model = null
@@ -395,7 +398,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     ctx.progress('indexing', null)
     // Captured just before the note becomes ready: a crash in between leaves a captured price on
     // a note that is retried (capture is idempotent) or fails (settle refunds it).
-    await d.jobs.capture(note, duration)
+    await d.jobs.capture(note, duration, { published: published !== null })
     await d.jobs.complete(lease, transcript, shownSeconds(duration), language)
   }
 

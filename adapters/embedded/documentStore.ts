@@ -28,6 +28,8 @@ export function openEmbeddedDocumentStore({ path }: { path: string }): DocumentS
   // Read models can always be rebuilt from the event log, so commits skip the fsync; WAL keeps
   // them in order, so a crash loses a tail of writes together with their checkpoint.
   const db = openSqlite(path, { synchronous: 'NORMAL' })
+  // A deleted document's bytes are overwritten in the file, not left in free pages (note deletion).
+  db.exec('PRAGMA secure_delete = ON')
   db.exec(SCHEMA)
   return new EmbeddedDocumentStore(db)
 }
@@ -141,6 +143,20 @@ class EmbeddedDocumentStore implements DocumentStore {
       this.writerDone = new Promise((resolve) => (batch.release = resolve))
     }
     return null
+  }
+
+  /**
+   * Empties the write-ahead log, which still holds earlier versions of pages (a deleted note's
+   * transcript among them) until a checkpoint: TRUNCATE copies the live pages back into the file
+   * (where `secure_delete` zeroed what was deleted) and cuts the log to nothing.
+   */
+  async eraseFreedSpace(): Promise<void> {
+    for (let i = 0; i < 40; i++) {
+      while (this.writer) await this.writerDone
+      const r = this.db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number } | undefined
+      if (!r || r.busy === 0) return
+      await new Promise((res) => setTimeout(res, 25))
+    }
   }
 
   async close(): Promise<void> {

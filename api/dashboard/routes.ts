@@ -180,6 +180,22 @@ export function dashboardRoutes(s: Application): RouteDef[] {
     }),
     defineRoute({
       ...common,
+      operationId: 'dashboardDeleteNote',
+      method: 'DELETE',
+      path: `${DASHBOARD_API}/notes/:id`,
+      tag: 'dashboard',
+      summary: 'Delete a note and all its content for good (DELETE /v1/notes/{id})',
+      params: NoteIdParams,
+      notFound: true,
+      response: { status: 200, schema: z.object({ deleted: z.literal(true), noteId: z.uuid() }), description: 'Deleted.' },
+      errors: ['not_found'],
+      async handle({ caller, params }) {
+        await s.notes.delete(caller, params.id)
+        return { deleted: true as const, noteId: params.id }
+      },
+    }),
+    defineRoute({
+      ...common,
       operationId: 'dashboardGetTranscript',
       method: 'GET',
       path: `${DASHBOARD_API}/notes/:id/transcript`,

@@ -96,4 +96,23 @@ export const notesRoutes = (s: Application): RouteDef[] => [
       return s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
     },
   }),
+  defineRoute({
+    operationId: 'deleteNote',
+    method: 'DELETE',
+    path: '/v1/notes/:id',
+    tag: 'notes',
+    summary: 'Delete a note and all its content for good',
+    description:
+      'The transcript, translations, speakers, analyses, outline, deliverables, audio and search entries are removed from every read model and file store, and the content recorded in the event log is made unreadable by destroying the note’s own encryption key (crypto-shredding). The credit history stays: ledger entries keep the note’s id and amounts. Afterwards the note answers 404 not_found everywhere. Free.',
+    extension: true,
+    params: NoteIdParams,
+    notFound: true,
+    invalidCode: 'invalid_request',
+    response: { status: 200, schema: z.object({ deleted: z.literal(true), noteId: z.uuid() }), description: 'Deleted.' },
+    errors: ['not_found'],
+    async handle({ caller, params }) {
+      await s.notes.delete(caller, params.id)
+      return { deleted: true as const, noteId: params.id }
+    },
+  }),
 ]

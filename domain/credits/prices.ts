@@ -27,3 +27,9 @@ export const PRICES = {
   deliverable: { operation: 'deliverable', endpoint: 'POST /v1/notes/{noteId}/deliverables', credits: 300, per: 'request' },
   clip: { operation: 'clip', endpoint: 'MCP extract_clip', credits: 5, per: 'clip', note: 'an MP3 of a time range' },
 } as const satisfies Record<string, Price>
+
+/**
+ * An import whose transcript the source publishes (podcast:transcript, a subtitle track, a video
+ * site's captions) runs no speech engine: it costs the import's flat 50, whatever its length.
+ */
+export const PUBLISHED_TRANSCRIPT_CREDITS = PRICES.import.credits

@@ -38,6 +38,38 @@ const BUDGET = facet(L('Budget', 'Presupuesto', 'Budget', 'Budget', 'Budget', 'O
 const TIMELINE = facet(L('Timeline', 'Plazos', 'Zeitplan', 'Calendrier', 'Tempistiche', 'Prazos'), 'deadline plazo fecha date calendar calendario schedule timeline termin frist echeanc scadenz prazo entrega deliver lanzam launch hito milestone')
 const RISKS = facet(L('Risks', 'Riesgos', 'Risiken', 'Risques', 'Rischi', 'Riscos'), 'risk riesgo risiko risque rischio risco problem problema issue incidenc bloque blocker concern preocup sorge inquiet preoccup preocupa')
 
+/**
+ * Which items a template's lists hold, so each extracts what its purpose promises instead of
+ * the same action items, decisions and questions everywhere:
+ * - `all`: every item the cues find;
+ * - `own`: only what the speaker commits to themself ("I will...", "voy a...": a coachee's commitments);
+ * - `assignments`: only tasks about reading, exercises, homework or practice (a class, a therapy's exercises);
+ * - `none`: the template does not promise this list (a podcast has no decisions).
+ */
+export type ListMode = 'all' | 'own' | 'assignments' | 'none'
+export interface TemplateLists {
+  actionItems: ListMode
+  decisions: ListMode
+  questions: ListMode
+}
+const ALL_LISTS: TemplateLists = { actionItems: 'all', decisions: 'all', questions: 'all' }
+export const TEMPLATE_LISTS: Readonly<Record<string, TemplateLists>> = {
+  journalism: { actionItems: 'none', decisions: 'none', questions: 'all' },
+  education: { actionItems: 'assignments', decisions: 'none', questions: 'all' },
+  university_class: { actionItems: 'assignments', decisions: 'none', questions: 'all' },
+  coaching: { actionItems: 'own', decisions: 'none', questions: 'all' },
+  therapy: { actionItems: 'assignments', decisions: 'none', questions: 'none' },
+  podcast: { actionItems: 'none', decisions: 'none', questions: 'none' },
+  debate: { actionItems: 'none', decisions: 'none', questions: 'none' },
+}
+export const listsOf = (template: string): TemplateLists => TEMPLATE_LISTS[template] ?? ALL_LISTS
+
+/** Stems of tasks a class or a therapy session gives: reading, exercises, homework, practice. */
+export const ASSIGNMENT_STEMS: readonly string[] =
+  'read chapter homework exercis assignment essay problem practi journal worksheet paper lectur tarea deberes ejercicio lectura leer capitulo practic ensayo diario hausaufgabe ubung aufgabe lesen kapitel devoir exercice lire chapitre compito esercizi leggere capitolo tarefa exercicio ler capitulo'.split(
+    ' ',
+  )
+
 export const PROFILES: Readonly<Record<string, TemplateProfile>> = {
   generic: {
     purpose: 'A balanced overview: summary, main points, commitments, decisions, open questions and topics.',

@@ -58,7 +58,7 @@ export function parseVtt(text: string): Cue[] {
     if (!body) continue
     cues.push({ startMs, endMs: Math.max(startMs, endMs), text: body, speaker: voice ? clean(voice[1]!) || null : null })
   }
-  return cues
+  return withNamePrefixes(cues)
 }
 
 export function parseSrt(text: string): Cue[] {
@@ -77,7 +77,47 @@ export function parseSrt(text: string): Cue[] {
     cues.push({ startMs, endMs: Math.max(startMs, endMs), text: body, speaker: null })
   }
   if (cues.length === 0 && text.trim() !== '') throw new Error('not a SubRip file (no cue timings)')
-  return cues
+  return withNamePrefixes(cues)
+}
+
+// `Alice Walker: Hello.`, `ALICE: Hello.`, `>> Bob: Hi.`, `- Dr. Ana García: Hola.`: one to four
+// capitalised words (letters of any script, dots, apostrophes, hyphens) and a colon.
+const NAME_PREFIX = /^(?:>>\s*|-\s*)?((?:\p{Lu}[\p{L}\p{M}.'’-]*)(?:\s+\p{Lu}[\p{L}\p{M}.'’-]*){0,3}):\s+(\S.*)$/u
+// Words that open a caption line with a colon without naming who speaks.
+const NOT_NAMES = new Set(['note', 'notes', 'warning', 'update', 'music', 'applause', 'laughter', 'narrator note', 'chapter', 'part', 'step', 'question', 'answer', 'q', 'a', 'ps', 'nb', 'tip', 'edit', 'source', 'translation', 'subtitle', 'subtitles', 'caption', 'captions'])
+
+/**
+ * Captions that say who speaks as a `Name: ` prefix (SubRip has no voice tags) get that name as
+ * their speaker, and the prefix leaves the text. A cue without a prefix continues the previous
+ * cue's speaker. Only when the prefixes look like a convention: one name opening at least two
+ * cues, or prefixes on at least half of the cues; otherwise a stray `Note: ...` would become a
+ * speaker. Cues that already carry a speaker (voice tags) are left as they are.
+ */
+export function withNamePrefixes(cues: Cue[]): Cue[] {
+  if (cues.some((c) => c.speaker !== null)) return cues
+  const found = cues.map((c) => {
+    const m = NAME_PREFIX.exec(c.text)
+    if (!m || NOT_NAMES.has(m[1]!.toLowerCase())) return null
+    return { name: m[1]!.replace(/\s+/g, ' '), rest: m[2]!.trim() }
+  })
+  // `ALICE:` and `Alice:` are one speaker, named as first written.
+  const spelling = new Map<string, string>()
+  const counts = new Map<string, number>()
+  for (const f of found) {
+    if (!f) continue
+    const key = f.name.toLocaleLowerCase()
+    f.name = spelling.get(key) ?? (spelling.set(key, f.name), f.name)
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  const prefixed = found.filter(Boolean).length
+  const repeated = [...counts.values()].some((n) => n >= 2)
+  if (prefixed === 0 || (!repeated && prefixed * 2 < cues.length)) return cues
+  let current: string | null = null
+  return cues.map((c, i) => {
+    const f = found[i]
+    if (f) current = f.name
+    return f ? { ...c, text: f.rest, speaker: f.name } : { ...c, speaker: current }
+  })
 }
 
 /** The Podcasting 2.0 JSON transcript: `{ segments: [{ speaker?, startTime, endTime, body }] }`, times in seconds. */

@@ -73,18 +73,39 @@ export type NoteAudioDeleted = DomainEvent<'NoteAudioDeleted', { blobKey: string
 export type NoteTranscribed = DomainEvent<'NoteTranscribed', { transcript: Transcript; at: string }>
 export type NoteReady = DomainEvent<'NoteReady', { durationSeconds: number | null; language: string | null; at: string }>
 export type NoteFailed = DomainEvent<'NoteFailed', { errorCode: string; message: string; at: string }>
+/**
+ * The owner deleted the note. Carries no content: it stays readable after the note's content key
+ * is destroyed (crypto-shredding, adapters/crypto/shreddingEventStore.ts), so every fold of the
+ * stream ends with "no such note" and every projection drops what it kept of the note.
+ */
+export type NoteDeleted = DomainEvent<'NoteDeleted', { accountId: string; at: string }>
+/** A finalize refused the uploaded bytes (415, 413, 402...): the note still waits, and fails with this code if it expires. */
+export type NoteUploadRefused = DomainEvent<'NoteUploadRefused', { errorCode: string; message: string; at: string }>
 
-export type NoteEvent = NoteCreated | NoteUploadReceived | NoteFinalized | NoteEdited | NoteTranscribed | NoteReady | NoteFailed | NoteAudioDeleted | TranscriptionJobEvent
+export type NoteEvent =
+  | NoteCreated
+  | NoteUploadReceived
+  | NoteUploadRefused
+  | NoteFinalized
+  | NoteEdited
+  | NoteTranscribed
+  | NoteReady
+  | NoteFailed
+  | NoteAudioDeleted
+  | NoteDeleted
+  | TranscriptionJobEvent
 
 export const NOTE_EVENT_TYPES: readonly NoteEvent['type'][] = [
   'NoteCreated',
   'NoteUploadReceived',
+  'NoteUploadRefused',
   'NoteFinalized',
   'NoteEdited',
   'NoteTranscribed',
   'NoteReady',
   'NoteFailed',
   'NoteAudioDeleted',
+  'NoteDeleted',
   ...TRANSCRIPTION_JOB_EVENT_TYPES,
 ]
 
@@ -97,6 +118,15 @@ export type NoteCommand =
   /** `blobKey`: the recorded upload the minutes were priced for; another one recorded meanwhile refuses it. */
   | { type: 'FinalizeUpload'; accountId: string; jobId: string; title: string | null; minutes: number; blobKey: string | null; now: string }
   | { type: 'EditNote'; accountId: string; changes: Omit<NoteEdited['data'], 'at'>; now: string }
+  /** DELETE /v1/notes/{id}: the note ends; its content is shredded by the command. */
+  | { type: 'DeleteNote'; accountId: string; now: string }
+  /** Records why a finalize refused the uploaded bytes; only while the note waits for an upload. */
+  | { type: 'RefuseUpload'; accountId: string; errorCode: string; message: string; now: string }
+  /**
+   * Fails a note still waiting for its upload when it was created before `createdBefore` (the
+   * upload URL has expired): with the last refusal's code, or `upload_expired`.
+   */
+  | { type: 'ExpireUpload'; accountId: string; createdBefore: string; now: string }
   /** Deletes the note's audio when it was stored before `cutoff` and the owner did not ask to keep it. */
   | { type: 'ExpireAudio'; accountId: string; cutoff: string; now: string }
 
@@ -123,6 +153,8 @@ export type NoteState =
       tags: string[]
       upload: UploadSlot | null
       received: ReceivedUpload | null
+      /** The last finalize refusal while waiting for the upload. */
+      uploadRefusal: { errorCode: string; message: string } | null
       /** An import's kept media (uploads keep theirs in `received`). */
       audio: { blobKey: string; sizeBytes: number; contentType: string } | null
       /** When the audio (upload or kept media) was stored, and when the retention window deleted it. */
@@ -142,6 +174,7 @@ export type NoteState =
 type Existing = Extract<NoteState, { exists: true }>
 
 export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
+  if (e.type === 'NoteDeleted') return { exists: false }
   if (e.type === 'NoteCreated') {
     const d = e.data
     return {
@@ -162,6 +195,7 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
       tags: [],
       upload: d.upload,
       received: null,
+      uploadRefusal: null,
       audio: null,
       audioStoredAt: null,
       audioDeletedAt: null,
@@ -182,6 +216,8 @@ export function evolveNote(s: NoteState, e: NoteEvent): NoteState {
       const { at: _, ...received } = e.data
       return { ...touched, received, durationSeconds: received.durationSeconds, audioStoredAt: e.data.at }
     }
+    case 'NoteUploadRefused':
+      return { ...touched, uploadRefusal: { errorCode: e.data.errorCode, message: e.data.message } }
     case 'NoteFinalized':
       return { ...touched, phase: 'queued', jobId: e.data.jobId, title: e.data.title ?? s.title, job: initialJob(e.data.jobId, e.data.at) }
     case 'NoteEdited': {
@@ -299,6 +335,21 @@ export function decideNote(c: NoteCommand, s: NoteState): NoteEvent[] {
       }
       if (Object.keys(changes).length === 0) return []
       return [{ type: 'NoteEdited', data: { ...changes, at: c.now } }]
+    }
+    case 'DeleteNote':
+      return [{ type: 'NoteDeleted', data: { accountId: note.accountId, at: c.now } }]
+    case 'RefuseUpload':
+      if (note.phase !== 'awaiting_upload') return []
+      return [{ type: 'NoteUploadRefused', data: { errorCode: c.errorCode, message: c.message, at: c.now } }]
+    case 'ExpireUpload': {
+      if (note.phase !== 'awaiting_upload' || note.createdAt >= c.createdBefore) return []
+      const refusal = note.uploadRefusal
+      const message = refusal
+        ? `The upload URL expired after the last finalize was refused (${refusal.errorCode}): ${refusal.message}`
+        : note.received
+          ? 'The upload URL expired before the note was finalized: POST /v1/notes/{id}/finalize was never called.'
+          : 'The upload URL expired before any bytes were uploaded (PUT) and finalized.'
+      return [{ type: 'NoteFailed', data: { errorCode: refusal?.errorCode ?? 'upload_expired', message, at: c.now } }]
     }
     case 'ExpireAudio': {
       const blobKey = audioBlobOf(note)

@@ -157,8 +157,10 @@ export function evolveSpeakers(speakers: Readonly<Record<string, SpeakerState>>,
   switch (e.type) {
     case 'NoteTranscribed': {
       // Names stay with their labels across a new transcription; new labels start empty.
+      // The names a published transcript gives are the source's, replaced by the next transcript's.
       const next: Record<string, SpeakerState> = {}
-      for (const label of labelsOf(e.data.transcript.segments)) next[label] = get(label)
+      const published = e.data.transcript.speakerNames ?? {}
+      for (const label of labelsOf(e.data.transcript.segments)) next[label] = { ...get(label), published: published[label] ?? null }
       return next
     }
     case 'SpeakerRenamed':
@@ -251,6 +253,7 @@ function applyReplacement(transcript: Transcript, changes: readonly SegmentChang
 
 export function evolveNoteTranscript(s: NoteTranscriptState, e: NoteEvent | TranscriptEvent | DomainEvent): NoteTranscriptState {
   const ev = e as NoteEvent | TranscriptEvent
+  if (ev.type === 'NoteDeleted') return { exists: false }
   if (ev.type === 'NoteCreated') {
     const d = ev.data
     return {

@@ -36,6 +36,11 @@ export const NOTE_ERROR_CODES = {
   insufficient_credits: { retriable: false, meaning: 'the balance cannot cover 50 credits per started minute of this audio' },
   processing_timeout: { retriable: false, meaning: 'every attempt ended without the worker reporting back (lease expired)' },
   internal_error: { retriable: true, meaning: 'an unexpected error on our side' },
+  upload_expired: { retriable: false, meaning: 'an upload note was never PUT and finalized within the upload URL\'s lifetime' },
+  unsupported_media_type: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: not audio or video we can read' },
+  file_too_large: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: larger than the plan or the declared size allows' },
+  quota_exceeded: { retriable: false, meaning: 'the upload URL expired after a finalize refused the upload: the monthly minutes were used up' },
+  invalid_request: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: not the declared size' },
 } as const satisfies Record<string, { retriable: boolean; meaning: string }>
 export type NoteErrorCode = keyof typeof NOTE_ERROR_CODES
 
@@ -65,6 +70,14 @@ const FAULTS: Record<NoteErrorCode, FailureFault> = {
   insufficient_credits: 'account',
   processing_timeout: 'server',
   internal_error: 'server',
+  // The plan's limit: a plan with longer audio, or a shorter file.
+  duration_limit_exceeded: 'account',
+  // An upload never completed, or refused: uploading the file again is the next move.
+  upload_expired: 'source',
+  unsupported_media_type: 'source',
+  file_too_large: 'source',
+  invalid_request: 'source',
+  quota_exceeded: 'account',
 }
 export const faultOf = (errorCode: string | null): FailureFault => (errorCode && errorCode in FAULTS ? FAULTS[errorCode as NoteErrorCode] : 'server')
 

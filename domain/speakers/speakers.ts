@@ -5,13 +5,15 @@
 // The name in use (`name`), in order:
 // 1. a name the user gave (`nameStatus: confirmed`), which nothing else ever overwrites;
 // 2. the best inferred candidate (content and metadata, or a voice profile) whose confidence is
-//    at least NAME_CONFIDENCE_THRESHOLD (`nameStatus: suggested`);
+//    at least NAME_CONFIDENCE_THRESHOLD (`nameStatus: suggested`); a name the source published
+//    with the transcript (a VTT voice tag, an SRT `Name:` prefix) is a candidate of confidence 1,
+//    with `published` evidence: the source says who speaks, but the user has not confirmed it;
 // 3. none. `suggestedName`, `suggestedNameConfidence` and `evidence` show the inference anyway.
 
 /** An inferred name becomes the name in use from this confidence on (README, "Speakers"). */
 export const NAME_CONFIDENCE_THRESHOLD = 0.8
 
-export type EvidenceSource = 'transcript' | 'metadata' | 'roster' | 'voice'
+export type EvidenceSource = 'transcript' | 'metadata' | 'roster' | 'voice' | 'published'
 
 export interface Evidence {
   source: EvidenceSource
@@ -42,9 +44,11 @@ export interface SpeakerState {
   inferred: InferredName | null
   voice: VoiceMatch | null
   voiceExcluded: boolean
+  /** The name the published transcript gives this label; absent in read models written before it existed. */
+  published?: string | null
 }
 
-export const emptySpeaker = (label: string): SpeakerState => ({ label, confirmedName: null, inferred: null, voice: null, voiceExcluded: false })
+export const emptySpeaker = (label: string): SpeakerState => ({ label, confirmedName: null, inferred: null, voice: null, voiceExcluded: false, published: null })
 
 export interface SpeakerView {
   label: string
@@ -61,14 +65,15 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000
 export function viewSpeaker(s: SpeakerState): SpeakerView {
   const voice = s.voice && !s.voiceExcluded ? s.voice : null
   const candidates: { name: string; confidence: number }[] = []
+  if (s.published) candidates.push({ name: s.published, confidence: 1 })
   if (s.inferred) candidates.push({ name: s.inferred.name, confidence: s.inferred.confidence })
   if (voice) candidates.push({ name: voice.profileName, confidence: voice.similarity })
   // The strongest candidate; when content and voice agree on a name, they support each other.
   let best = candidates.sort((a, b) => b.confidence - a.confidence)[0] ?? null
-  if (best && candidates.length === 2 && candidates[0]!.name.toLowerCase() === candidates[1]!.name.toLowerCase()) {
+  if (best && !s.published && candidates.length === 2 && candidates[0]!.name.toLowerCase() === candidates[1]!.name.toLowerCase()) {
     best = { name: best.name, confidence: 1 - (1 - candidates[0]!.confidence) * (1 - candidates[1]!.confidence) }
   }
-  const evidence: Evidence[] = [...(s.inferred?.evidence ?? [])]
+  const evidence: Evidence[] = [...(s.published ? [{ source: 'published' as const, segment: null, quote: s.published }] : []), ...(s.inferred?.evidence ?? [])]
   if (voice) evidence.push({ source: 'voice', segment: null, quote: voice.profileName, similarity: round3(voice.similarity) })
   const suggested = best && best.confidence >= NAME_CONFIDENCE_THRESHOLD ? best.name : null
   return {

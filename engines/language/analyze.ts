@@ -33,7 +33,7 @@ import {
   type Person,
 } from './cues.ts'
 import { keyPhrases } from './keyphrases.ts'
-import { BRANCH, profileOf, withoutFacet, type TemplateProfile } from '../../domain/language/templates.ts'
+import { ASSIGNMENT_STEMS, BRANCH, listsOf, profileOf, withoutFacet, type ListMode, type TemplateProfile } from '../../domain/language/templates.ts'
 
 const MAX_ITEM = 300
 
@@ -42,6 +42,8 @@ export interface SentenceFacts {
   openQuestion: boolean
   decision: boolean
   action: ActionItemDraft | null
+  /** The action is the speaker's own commitment ("I will...", "enviaré..."). */
+  ownAction: boolean
   definition: boolean
   number: boolean
   idle: boolean
@@ -123,9 +125,13 @@ const firstWordLow = (text: string) =>
     .toLowerCase()
     .match(/[\p{L}']+/u)?.[0] ?? ''
 
+/** "talk to marketing", "hablar con Ana": talking is a task when it names whom to talk to (not "talk about X later"). */
+const TALK_TO = /^(?:talk|speak|reach out|hablar|parlare|parler|falar|reden|sprechen)\s+(?:to|with|con|avec|com|mit|a)\s+\S/i
+
 function usableTask(task: string): boolean {
   const first = firstWordLow(task)
-  if (!first || NOT_A_TASK.has(first) || META_TASK.test(fold(task).toLowerCase())) return false
+  const talkTo = TALK_TO.test(fold(task))
+  if (!first || (NOT_A_TASK.has(first) && !talkTo) || META_TASK.test(fold(task).toLowerCase())) return false
   const content = task.split(/\s+/).filter((w) => !ALL_STOPWORDS.has(firstWordLow(w)))
   return content.length >= 1 && task.split(/\s+/).length >= 2
 }
@@ -135,6 +141,9 @@ interface Context {
   /** The speaker of the following segment when it differs: who usually answers a request. */
   nextSpeaker: (s: Sentence) => string | null
 }
+
+/** Sentences whose action is the speaker's own commitment (set by actionOf). */
+const OWN = new WeakSet<Sentence>()
 
 function actionOf(s: Sentence, ctx: Context): ActionItemDraft | null {
   const { lang } = ctx
@@ -169,7 +178,7 @@ function actionOf(s: Sentence, ctx: Context): ActionItemDraft | null {
     }
   }
   if (best) {
-    const before = s.low.slice(Math.max(0, best.start - 12), best.start)
+    const before = clauseTail(s.low.slice(Math.max(0, best.start - 12), best.start))
     const after = s.low.slice(best.end, best.end + 8)
     const negated = NEGATION.test(` ${before.split(/\s+/).slice(-2).join(' ')}`) || /^\s*(?:not|no|nicht|pas|non|nao)\b/.test(after)
     const task = taskText(s, best.end, deadline)
@@ -189,7 +198,7 @@ function actionOf(s: Sentence, ctx: Context): ActionItemDraft | null {
           assignee = pair && isName(pair[1]) ? `${pair[1]} and ${said}` : said
         } else return null
       }
-      if (person === 1) assignee = self
+      if (person === 1) (assignee = self), OWN.add(s)
       else if (person === 2) assignee = addressee()
       else if (person === 3 && !assignee) {
         const name = nameAtEnd(s.folded.slice(0, best.start))
@@ -215,7 +224,10 @@ function actionOf(s: Sentence, ctx: Context): ActionItemDraft | null {
       const infinitive = verb.replace(/(a|e|i)r(?:e|o|ei|ai)$/, '$1r')
       if (NOT_A_TASK.has(infinitive) || NEGATION.test(` ${s.low.slice(Math.max(0, at - 6), at)}`)) continue
       const task = taskText(s, at, deadline)
-      if (usableTask(task)) return { text: task, assignee: self, deadline: deadlineText }
+      if (usableTask(task)) {
+        OWN.add(s)
+        return { text: task, assignee: self, deadline: deadlineText }
+      }
     }
   }
 
@@ -238,6 +250,9 @@ function actionOf(s: Sentence, ctx: Context): ActionItemDraft | null {
 
 // ---- sentence facts -------------------------------------------------------------------------
 
+/** The part of a text after its last clause break: a negation before a full stop belongs to another clause. */
+const clauseTail = (text: string) => text.slice(Math.max(...['.', '!', '?', ';'].map((c) => text.lastIndexOf(c))) + 1)
+
 const GREETING = /^(?:hi|hello|hey|good (?:morning|afternoon|evening)|hola|buenos dias|buenas(?: tardes)?|hallo|guten (?:morgen|tag)|bonjour|salut|ciao|buongiorno|ola|bom dia|boa tarde|thanks|thank you|gracias|danke|merci|grazie|obrigad[oa]|bye|adios|chao|tschuss|au revoir|arrivederci|tchau)\b/
 
 export function factsOf(sentences: readonly Sentence[], lang: Lang): SentenceFacts[] {
@@ -256,14 +271,18 @@ export function factsOf(sentences: readonly Sentence[], lang: Lang): SentenceFac
     const stripped = s.low.replace(LEAD_FILLER, '').replace(/^[¿¡\s]+/, '')
     const isQuestion = /\?\s*["'»]*$/.test(s.text) || s.text.includes('¿')
     const idle = (s.wordCount < 4 && !isQuestion) || IDLE_QUESTION.test(stripped) || (GREETING.test(stripped) && s.terms.length <= 5)
-    const decisionMatch = DECISION[lang].exec(s.low)
-    const negatedDecision = !!decisionMatch && NEGATION.test(s.low.slice(Math.max(0, decisionMatch.index - 16), decisionMatch.index + 1))
     const action = idle ? null : actionOf(s, ctx)
+    const decisionMatch = DECISION[lang].exec(s.low)
+    // "No. We agreed last week...": a "no" that answers, in a clause of its own, negates nothing.
+    const negatedDecision = !!decisionMatch && NEGATION.test(clauseTail(s.low.slice(Math.max(0, decisionMatch.index - 16), decisionMatch.index + 1)))
+    const isRequest = !!action && isQuestion
     return {
-      question: isQuestion && !idle && s.wordCount >= 4 && !(action && action.assignee !== '' && isQuestion),
+      // A request ("Can you send me the report by Monday?") is an action item, not an open question.
+      question: isQuestion && !idle && s.wordCount >= 4 && !isRequest,
       openQuestion: OPEN_QUESTION[lang].test(s.low) || negatedDecision,
       decision: !!decisionMatch && !negatedDecision && !isQuestion && s.wordCount >= 4,
       action,
+      ownAction: !!action && OWN.has(s),
       definition: DEFINITION.test(s.low),
       number: /\d/.test(s.text),
       idle,
@@ -319,7 +338,9 @@ export function sumBasic(sentences: readonly Sentence[], eligible: (s: Sentence)
 const byTime = (a: Sentence, b: Sentence) => a.index - b.index
 
 /** Without fillers at the start, capitalised, clipped. */
-const itemText = (s: Sentence) => clip(tidy(withoutLead(s).text), MAX_ITEM)
+const itemText = (s: Sentence) => clip(tidy(withoutLead(s).text.replace(ANSWER_LEAD, '')), MAX_ITEM)
+/** "No. We agreed...": the answer word that opens a reply is not part of the item. */
+const ANSWER_LEAD = /^(?:no|nope|yes|yeah|s[ií]|nein|ja|non|oui|n[aã]o)[.!]\s+(?=\S)/i
 
 function similar(a: readonly string[], b: readonly string[]): boolean {
   const A = new Set(a)
@@ -377,16 +398,19 @@ export function analyzeLocally(t: SourceTranscript, template: string): AnalysisD
     return facet ? `${facet.label[lang]}: ${itemText(s)}` : itemText(s)
   })
 
+  // Each template's lists hold what it promises (domain/language/templates.ts, TEMPLATE_LISTS).
+  const lists = listsOf(template)
+  const keep = (mode: ListMode, s: Sentence) => mode === 'all' || (mode === 'own' && f(s).ownAction) || (mode === 'assignments' && touches(s, ASSIGNMENT_STEMS) > 0)
   const actionSentences = dedupe(
-    sentences.filter((s) => f(s).action),
+    sentences.filter((s) => f(s).action && keep(lists.actionItems, s)),
     (s) => s.terms,
   ).slice(0, profile.maxActionItems)
   const decisionSentences = dedupe(
-    sentences.filter((s) => f(s).decision),
+    sentences.filter((s) => f(s).decision && keep(lists.decisions, s)),
     (s) => s.terms,
   ).slice(0, profile.maxDecisions)
   const questionCandidates = dedupe(
-    sentences.filter((s) => (f(s).question || f(s).openQuestion) && !f(s).idle),
+    sentences.filter((s) => (f(s).question || f(s).openQuestion) && !f(s).idle && keep(lists.questions, s)),
     (s) => s.terms,
   )
   const questionSentences =

@@ -8,13 +8,15 @@ import { indexTerms } from '../../domain/search/terms.ts'
 import type { AnalysisDraft, SourceTranscript } from '../../ports/languageEngine.ts'
 import type { GoldMeeting } from '../fixtures/meetings.ts'
 
-export function transcriptOf(m: GoldMeeting): SourceTranscript {
+/** The meeting as a transcript; `speakers: false` drops the speaker labels (a transcript nobody diarized). */
+export function transcriptOf(m: GoldMeeting, options: { speakers?: boolean } = {}): SourceTranscript {
+  const keep = options.speakers ?? true
   return {
     noteId: randomUUID(),
     title: m.title,
     language: m.language,
     durationMs: m.lines.length * 9000,
-    segments: m.lines.map(([speaker, text], i) => ({ id: randomUUID(), sequence: i, startMs: i * 9000, endMs: i * 9000 + 8500, speaker, text })),
+    segments: m.lines.map(([speaker, text], i) => ({ id: randomUUID(), sequence: i, startMs: i * 9000, endMs: i * 9000 + 8500, speaker: keep ? speaker : null, text })),
   }
 }
 

@@ -6,6 +6,8 @@ import { isIP } from 'node:net'
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { openSqliteEventStore } from '../../adapters/sqlite/eventStore.ts'
+import { openSqliteContentKeys } from '../../adapters/sqlite/contentKeys.ts'
+import { shreddingEventStore } from '../../adapters/crypto/shreddingEventStore.ts'
 import { openEmbeddedDocumentStore } from '../../adapters/embedded/documentStore.ts'
 import { ffprobeMediaProbe } from '../../adapters/ffprobe/mediaProbe.ts'
 import { loadConfig, type Config } from '../../app/config.ts'
@@ -68,7 +70,9 @@ export interface TestService {
 export async function testService(options: TestServiceOptions = {}): Promise<TestService> {
   const tmp = tempDir()
   const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '3000', RATE_LIMIT_MAX: '100000', ...options.env })
-  const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
+  // As in production (app/infrastructure.ts): note content sealed under per-note keys kept apart.
+  const contentKeys = openSqliteContentKeys({ path: join(tmp.dir, 'keys.db') })
+  const events = shreddingEventStore(openSqliteEventStore({ path: join(tmp.dir, 'events.db') }), contentKeys)
   let docs: DocumentStore
   let dropMongo = async () => {}
   if (options.mongo) {
@@ -88,6 +92,7 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
     probe: ffprobeMediaProbe(),
     resolver: options.resolver ?? staticResolver(PUBLIC_HOSTS),
     projections,
+    contentKeys,
     ...(options.clock ? { clock: options.clock } : {}),
   })
   const app = buildRestHost(services)
@@ -114,6 +119,7 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
       await app.close()
       for (const p of projections) await p.stop()
       await events.close()
+      await contentKeys.close()
       await docs.close()
       await dropMongo()
       tmp.remove()

@@ -3,6 +3,8 @@
 // read model). Prints "ready" once it polls. Used to kill a worker mid-job with SIGKILL.
 import { join } from 'node:path'
 import { openSqliteEventStore } from '../../adapters/sqlite/eventStore.ts'
+import { openSqliteContentKeys } from '../../adapters/sqlite/contentKeys.ts'
+import { shreddingEventStore } from '../../adapters/crypto/shreddingEventStore.ts'
 import { openEmbeddedDocumentStore } from '../../adapters/embedded/documentStore.ts'
 import { ffprobeMediaProbe } from '../../adapters/ffprobe/mediaProbe.ts'
 import { loadConfig } from '../../app/config.ts'
@@ -13,10 +15,11 @@ import { transcriptionJobsProjection } from '../../projections/transcriptionJobs
 import { staticResolver, PUBLIC_HOSTS } from './service.ts'
 
 const config = loadConfig(process.env)
-const events = openSqliteEventStore({ path: join(config.dataDir, 'events.db') })
+const contentKeys = openSqliteContentKeys({ path: join(config.dataDir, 'keys.db') })
+const events = shreddingEventStore(openSqliteEventStore({ path: join(config.dataDir, 'events.db') }), contentKeys)
 const docs = openEmbeddedDocumentStore({ path: join(config.dataDir, `worker-${process.pid}.db`) })
 const projections = [startProjection(transcriptionJobsProjection, { events, docs })]
-const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: staticResolver(PUBLIC_HOSTS), projections })
+const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: staticResolver(PUBLIC_HOSTS), projections, contentKeys })
 const worker = transcriptionWorker(services, { workerId: process.env.WORKER_ID ?? `child-${process.pid}`, log: (m) => console.error(m) })
 console.log('ready')
 process.on('SIGTERM', async () => {

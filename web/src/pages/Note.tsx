@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, type NoteDetail, type Segment, type Transcript } from '../api.ts'
-import { ErrorMessage, Link, Loading, PageTitle, useData } from '../components.tsx'
+import { ConfirmButton, ErrorMessage, Link, Loading, PageTitle, useData } from '../components.tsx'
+import { navigate } from '../router.ts'
 import { clock, duration, when } from '../format.ts'
 import { ProgressView } from './Notes.tsx'
 
@@ -38,6 +39,7 @@ export function NotePage(p: { noteId: string }) {
     audio.play().catch(() => {})
   }
 
+  const [deleteError, setDeleteError] = useState<unknown>(null)
   const n = note.data
   return (
     <>
@@ -62,6 +64,21 @@ export function NotePage(p: { noteId: string }) {
             <dt>Created</dt>
             <dd>{when(n.createdAt)}</dd>
           </dl>
+          <p>
+            <ConfirmButton
+              label="Delete note"
+              confirmLabel={`Delete “${n.title || 'Untitled'}” and its transcript for good`}
+              onConfirm={async () => {
+                try {
+                  await api('DELETE', `/notes/${n.id}`)
+                  navigate('notes')
+                } catch (err) {
+                  setDeleteError(err)
+                }
+              }}
+            />
+          </p>
+          <ErrorMessage error={deleteError} />
           <section aria-labelledby="audio-title">
             <h2 id="audio-title">Audio</h2>
             {n.audio ? (

@@ -1,0 +1,45 @@
+// Content keys (ports/contentKeys.ts) in a SQLite file of their own, `DATA_DIR/keys.db`, apart
+// from the event log, so backing up or shipping the log never ships the keys. `secure_delete`
+// overwrites a destroyed key's bytes in the file, and a TRUNCATE checkpoint after each shred
+// empties the write-ahead log that still held the page with the key.
+import { randomBytes } from 'node:crypto'
+import { openSqlite } from './database.ts'
+import type { ContentKey, ContentKeyStore } from '../../ports/contentKeys.ts'
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS content_keys (id TEXT PRIMARY KEY, key BLOB, shredded_at TEXT) WITHOUT ROWID;`
+
+export function openSqliteContentKeys({ path }: { path: string }): ContentKeyStore {
+  const db = openSqlite(path, { synchronous: 'FULL' })
+  db.exec('PRAGMA secure_delete = ON')
+  db.exec(SCHEMA)
+  const select = db.prepare('SELECT key, shredded_at FROM content_keys WHERE id = ?')
+  const insert = db.prepare('INSERT OR IGNORE INTO content_keys (id, key, shredded_at) VALUES (?, ?, NULL)')
+  const shred = db.prepare('INSERT INTO content_keys (id, key, shredded_at) VALUES (?, NULL, ?) ON CONFLICT (id) DO UPDATE SET key = NULL, shredded_at = excluded.shredded_at')
+  const read = (id: string): ContentKey => {
+    const row = select.get(id) as { key: Buffer | null; shredded_at: string | null } | undefined
+    if (!row) return { kind: 'none' }
+    if (row.shredded_at || !row.key) return { kind: 'shredded' }
+    return { kind: 'key', key: Buffer.from(row.key) }
+  }
+  return {
+    async key(id, { create }) {
+      const found = read(id)
+      if (found.kind !== 'none' || !create) return found
+      // Two processes creating the first key of one note: the first insert wins, both read it.
+      insert.run(id, randomBytes(32))
+      return read(id)
+    },
+    async shred(id) {
+      shred.run(id, new Date().toISOString())
+      // Readers in other processes can hold the log back; a few tries, then the next shred retries.
+      for (let i = 0; i < 20; i++) {
+        const r = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number } | undefined
+        if (!r || r.busy === 0) break
+        await new Promise((res) => setTimeout(res, 25))
+      }
+    },
+    async close() {
+      db.close()
+    },
+  }
+}
