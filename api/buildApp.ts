@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { Application } from '../commands/application.ts'
 import { restAuthentication } from './http/authentication.ts'
 import { errorHandling, frameworkErrors } from './http/errorHandling.ts'
+import { emptyJsonIsNoBody } from './http/emptyJson.ts'
 import { registerRoute, defineRoute, type RouteDef } from './route.ts'
 import { buildOpenApi } from './openapi.ts'
 import { featureRoutes } from './routes/index.ts'
@@ -75,10 +76,12 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
   })
 
   app.register(async (v1) => {
+    emptyJsonIsNoBody(v1)
     await v1.register(restAuthentication, { app: s })
     for (const r of routes) if (!r.public) registerRoute(v1, r)
   })
   app.register(async (open) => {
+    emptyJsonIsNoBody(open)
     for (const r of routes) if (r.public && !r.rawBody) registerRoute(open, r)
   })
   app.register(async (raw) => {
