@@ -33,6 +33,8 @@ export interface RouteDef<P extends Schema = Schema, Q extends Schema = Schema, 
   body?: B
   /** The 400 code for anything wrong with the request (schema, JSON, content type, size). */
   invalidCode: ErrorCode
+  /** A field of the query or body whose unknown values have a code of their own (`translation` -> `invalid_language`). */
+  invalidCodes?: Partial<Record<string, ErrorCode>>
   response: {
     status: number
     schema: R
@@ -40,6 +42,8 @@ export interface RouteDef<P extends Schema = Schema, Q extends Schema = Schema, 
     contentTypes?: Record<string, string>
     /** Other success statuses with the same body (the handler sends those itself with `reply.code(n).send(body)`). */
     also?: { status: number; description: string }[]
+    /** OpenAPI links: operations that take a value of this answer (`$response.body#/noteId`) as a parameter. */
+    links?: Record<string, { operationId: string; parameters: Record<string, string> }>
   }
   /** Errors specific to this route (the common 401/403/429 are added to every authenticated route). */
   errors: ErrorCode[]
@@ -70,10 +74,13 @@ declare module 'fastify' {
   }
 }
 
-function parse<S extends Schema>(schema: S | undefined, value: unknown, code: ErrorCode, where: string): z.infer<S> {
+function parse<S extends Schema>(schema: S | undefined, value: unknown, fallback: ErrorCode, where: string, codes: Partial<Record<string, ErrorCode>> = {}): z.infer<S> {
   if (!schema) return undefined as z.infer<S>
   const r = schema.safeParse(value)
   if (r.success) return r.data
+  // A field's own code is for a value it does not know (an enum, a pattern); sizes and types stay the route's.
+  const field = r.error.issues.map((i) => (i.code === 'invalid_value' || i.code === 'invalid_format' ? codes[String(i.path[0])] : undefined)).find((c) => c !== undefined)
+  const code = field ?? fallback
   const issues = r.error.issues.slice(0, 5).map((i) => `${[where, ...i.path].join('.')}: ${i.message}`)
   throw new DomainError(code, `Invalid request: ${issues.join('; ')}`, { issues: r.error.issues.slice(0, 20).map((i) => ({ path: [where, ...i.path].join('.'), message: i.message })) })
 }
@@ -85,8 +92,8 @@ export function registerRoute(app: FastifyInstance, r: RouteDef) {
     config: { invalidCode: r.invalidCode, route: r },
     handler: async (req, reply) => {
       const params = parse(r.params, req.params, r.notFound ? 'not_found' : r.invalidCode, 'path')
-      const query = parse(r.query, req.query ?? {}, r.invalidCode, 'query')
-      const body = r.rawBody ? req.body : parse(r.body, req.body ?? {}, r.invalidCode, 'body')
+      const query = parse(r.query, req.query ?? {}, r.invalidCode, 'query', r.invalidCodes)
+      const body = r.rawBody ? req.body : parse(r.body, req.body ?? {}, r.invalidCode, 'body', r.invalidCodes)
       const result = await r.handle({ caller: req.caller!, params, query, body, req, reply })
       if (reply.sent) return reply
       reply.code(r.response.status)

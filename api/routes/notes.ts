@@ -22,7 +22,13 @@ export const notesRoutes = (s: Application): RouteDef[] => [
       'An optional `Idempotency-Key` header makes a retried request return the first answer instead of creating a second note.',
     body: CreateNoteRequest,
     invalidCode: 'invalid_audio_url',
-    response: { status: 202, schema: CreateNoteResponse, description: 'Accepted: the note is processing (or waiting for its upload).' },
+    invalidCodes: { contentType: 'unsupported_media_type' },
+    response: {
+      status: 202,
+      schema: CreateNoteResponse,
+      description: 'Accepted: the note is processing (or waiting for its upload).',
+      links: Object.fromEntries(['getNote', 'finalizeNote'].map((operationId) => [operationId, { operationId, parameters: { id: '$response.body#/noteId' } }])),
+    },
     errors: ['invalid_audio_url', 'insufficient_credits', 'file_too_large', 'unsupported_media_type'],
     price: PRICES.import,
     async handle({ caller, body, req }) {

@@ -14,30 +14,33 @@ export interface MediaType {
   canonical: string
 }
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const TOKEN_CHARS = "[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+const TOKEN = new RegExp(`^${TOKEN_CHARS}$`)
+const OWS = '[ \\t]*'
+const QUOTED = '"(?:[^"\\\\\\x00-\\x08\\x0a-\\x1f\\x7f]|\\\\[^\\x00-\\x08\\x0a-\\x1f\\x7f])*"'
+const PARAMETERS = `(?:;${OWS}(?:${TOKEN_CHARS}=(?:${TOKEN_CHARS}|${QUOTED})${OWS})?)*`
+/** The whole grammar as a pattern, with `type` given (a case-insensitive alternative) or any token. */
+export const mediaTypePattern = (types?: readonly string[]) => {
+  const type = types ? `(?:${types.map((t) => [...t].map((c) => (/[a-z]/i.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c)).join('')).join('|')})` : TOKEN_CHARS
+  return new RegExp(`^${OWS}${type}/${TOKEN_CHARS}${OWS}${PARAMETERS}$`)
+}
+const MEDIA_TYPE = mediaTypePattern()
 
 /** The parsed media type, or null when `value` is not one. */
 export function parseMediaType(value: string): MediaType | null {
+  if (!MEDIA_TYPE.test(value)) return null
   const [head = '', ...rest] = splitParameters(value)
   const slash = head.indexOf('/')
-  if (slash < 0) return null
   const type = head.slice(0, slash).trim().toLowerCase()
   const subtype = head.slice(slash + 1).trim().toLowerCase()
-  if (!TOKEN.test(type) || !TOKEN.test(subtype)) return null
   const parameters: Record<string, string> = {}
   for (const raw of rest) {
     const p = raw.trim()
     if (p === '') continue // `audio/webm;` is allowed
     const eq = p.indexOf('=')
-    if (eq <= 0) return null
-    const name = p.slice(0, eq).trim().toLowerCase()
-    let v = p.slice(eq + 1).trim()
-    if (!TOKEN.test(name)) return null
-    if (v.startsWith('"')) {
-      if (v.length < 2 || !v.endsWith('"')) return null
-      v = v.slice(1, -1).replace(/\\(.)/g, '$1')
-      if (/[\x00-\x08\x0a-\x1f\x7f]/.test(v)) return null
-    } else if (!TOKEN.test(v)) return null
+    const name = p.slice(0, eq).toLowerCase()
+    let v = p.slice(eq + 1)
+    if (v.startsWith('"')) v = v.slice(1, -1).replace(/\\(.)/g, '$1')
     if (!(name in parameters)) parameters[name] = v
   }
   const essence = `${type}/${subtype}`
@@ -68,3 +71,6 @@ function splitParameters(value: string): string[] {
 
 /** What an upload may declare: an audio or video type. */
 export const isAudioOrVideo = (m: MediaType | null): m is MediaType => m !== null && (m.type === 'audio' || m.type === 'video')
+
+/** The pattern of what an upload may declare (the contract states it). */
+export const AUDIO_OR_VIDEO_TYPE = mediaTypePattern(['audio', 'video'])
