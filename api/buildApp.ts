@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import type { Application } from '../commands/application.ts'
 import { restAuthentication } from './http/authentication.ts'
-import { errorHandling, frameworkErrors } from './http/errorHandling.ts'
+import { clientErrorHandler, errorHandling, frameworkErrors } from './http/errorHandling.ts'
 import { emptyJsonIsNoBody } from './http/emptyJson.ts'
 import { registerRoute, defineRoute, type RouteDef } from './route.ts'
 import { buildOpenApi } from './openapi.ts'
@@ -65,6 +65,7 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
     frameworkErrors,
+    clientErrorHandler,
   })
   app.register(errorHandling)
   const routes = allRoutes(s)

@@ -110,6 +110,8 @@ export interface TranscriptReads {
 
 export interface VoiceReads {
   profiles(accountId: string, matching: { available: boolean; reason: string | null }): Promise<VoiceProfiles>
+  /** The caller's notes with a speaker whose voice was matched to this profile. */
+  notesMatchedTo(accountId: string, profileId: string): Promise<string[]>
 }
 
 // ---- webhooks -------------------------------------------------------------------------------------

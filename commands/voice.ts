@@ -139,12 +139,38 @@ export class VoiceCommands {
     return this.profiles(caller)
   }
 
-  /** 'Do not recognise this person' on a profile: it keeps only its name. */
+  /**
+   * 'Do not recognise this person' on a profile: it keeps only its name, and every speaker
+   * already matched to it or enrolled from it is excluded too (its voice name and evidence go;
+   * it is never analysed or matched again). Repeating it reaches any speaker a failed run missed.
+   */
   async setProfileExclusion(caller: Caller, profileId: string, excluded: boolean): Promise<VoiceProfiles> {
     const s = await this.state(caller.accountId)
     if (excluded && s.profiles[profileId]?.hasVoiceprint) await this.vault.delete(caller.accountId, profileId)
     await this.run(caller.accountId, { type: 'SetProfileVoiceExclusion', profileId, excluded }, caller.requestId)
+    if (excluded) await this.reachSpeakers(caller, profileId, s.profiles[profileId]?.appearances ?? [])
     return this.profiles(caller)
+  }
+
+  private async reachSpeakers(caller: Caller, profileId: string, appearances: readonly string[]) {
+    const enrolled = new Map<string, string[]>()
+    for (const a of appearances) {
+      const i = a.indexOf(':')
+      const noteId = a.slice(0, i)
+      enrolled.set(noteId, [...(enrolled.get(noteId) ?? []), a.slice(i + 1)])
+    }
+    const notes = new Set([...enrolled.keys(), ...(await this.d.reads.notesMatchedTo(caller.accountId, profileId))])
+    let position: number | null = null
+    for (const noteId of notes) {
+      const r = await this.d.handler.handle(
+        noteStream.of(noteId),
+        { type: 'ExcludeProfileVoice', profileId, enrolledLabels: enrolled.get(noteId) ?? [], now: this.clock().toISOString() },
+        noteTranscriptDecider,
+        { metadata: { requestId: caller.requestId, accountId: caller.accountId } },
+      )
+      if (r.events.length > 0) position = r.position
+    }
+    if (position !== null) await this.d.sync.waitFor('speakers', position)
   }
 
   // ---- voice work (the voice worker calls these) -------------------------------------------

@@ -75,7 +75,7 @@ export const Segment = z
     confidence: z.number().nullable(),
     locale: z.string().nullable(),
     words: z.array(Word).nullable(),
-    translation: z.string().nullable().optional().meta({ description: 'present when `translation` is requested; null while this segment has no translation' }),
+    translation: z.string().optional().meta({ description: 'the translated text, present when `translation` is requested and this segment has been translated; absent while it has not (yet), as in the text formats' }),
   })
   .meta({ id: 'Segment' })
 export type Segment = z.infer<typeof Segment>

@@ -32,6 +32,9 @@ export type ErrorCode =
   | 'internal_error'
   | 'audio_unavailable'
   | 'consent_requires_app'
+  | 'method_not_allowed'
+  | 'headers_too_large'
+  | 'request_timeout'
   // The web dashboard (README, "Web dashboard"):
   | 'not_signed_in'
   | 'invalid_credentials'

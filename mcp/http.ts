@@ -10,7 +10,7 @@ import type { Application } from '../commands/application.ts'
 import { demoCaller, type Caller } from '../commands/context.ts'
 import { errorBody } from '../api/errors.ts'
 import { authenticateMcp, unauthorized, type McpAuth } from '../api/http/authentication.ts'
-import { errorHandling, frameworkErrors } from '../api/http/errorHandling.ts'
+import { clientErrorHandler, errorHandling, frameworkErrors, handleError } from '../api/http/errorHandling.ts'
 import { limitPerCredential, memoryStore, type RateLimitStore } from '../api/http/rateLimit.ts'
 import { buildMcpServer } from './server.ts'
 import { DEMO_LIMIT, mcpInfo, mcpUrls, protectedResourceMetadata } from './info.ts'
@@ -55,13 +55,26 @@ async function serve(s: Application, req: FastifyRequest, reply: FastifyReply, c
   }
 }
 
+// Bodies fastify cannot parse as JSON never reach the MCP transport: answer them as JSON-RPC
+// does (parse error -32700, id null), as the transport answers a body that is JSON but no message.
+const UNPARSABLE = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY'])
+function jsonRpcErrors(scope: FastifyInstance) {
+  scope.setErrorHandler((err: Error & { code?: string }, req, reply) => {
+    if (err.code && UNPARSABLE.has(err.code)) {
+      return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'empty body' : 'invalid JSON'}` } })
+    }
+    return handleError(err, req, reply)
+  })
+}
+
 function methodNotAllowed(_req: FastifyRequest, reply: FastifyReply) {
   return reply.code(405).header('Allow', 'POST').send(errorBody('method_not_allowed', 'This MCP endpoint is stateless: POST JSON-RPC messages to it (no standalone SSE stream, no sessions).'))
 }
 
-/** An authenticated MCP endpoint at `path`, the resource `resource`; a 401 points at `resourceMetadataUrl`. */
-function mcpEndpoint(app: FastifyInstance, s: Application, path: string, resource: string, resourceMetadataUrl: string) {
+/** An authenticated MCP endpoint at `paths`, the resource `resource`; a 401 points at `resourceMetadataUrl`. */
+function mcpEndpoint(app: FastifyInstance, s: Application, paths: string[], resource: string, resourceMetadataUrl: string) {
   app.register(async (scope) => {
+    jsonRpcErrors(scope)
     scope.addHook('onRequest', async (req, reply) => {
       if (req.method !== 'POST') return
       const auth = await authenticateMcp(s, req.headers.authorization, resource)
@@ -75,12 +88,14 @@ function mcpEndpoint(app: FastifyInstance, s: Application, path: string, resourc
       message: (retryAfter) => `Too many requests for this credential; retry in ${retryAfter} s.`,
       store: storesOf(s).perCredential,
     })
-    scope.post(path, async (req, reply) => {
-      const auth = req.mcpAuth!
-      return serve(s, req, reply, (requestId) => ({ ...auth.caller, requestId }), auth.limiterKey, false)
-    })
-    scope.get(path, { config: { rateLimit: false } }, methodNotAllowed)
-    scope.delete(path, { config: { rateLimit: false } }, methodNotAllowed)
+    for (const path of paths) {
+      scope.post(path, async (req, reply) => {
+        const auth = req.mcpAuth!
+        return serve(s, req, reply, (requestId) => ({ ...auth.caller, requestId }), auth.limiterKey, false)
+      })
+      scope.get(path, { config: { rateLimit: false } }, methodNotAllowed)
+      scope.delete(path, { config: { rateLimit: false } }, methodNotAllowed)
+    }
   })
 }
 
@@ -91,6 +106,7 @@ function mcpEndpoint(app: FastifyInstance, s: Application, path: string, resourc
  */
 function demoEndpoint(app: FastifyInstance, s: Application, path: string) {
   app.register(async (scope) => {
+    jsonRpcErrors(scope)
     // Whatever the request carries (an API key, a token), the demo acts for the sample library only.
     await scope.register(limitPerCredential, {
       max: DEMO_LIMIT.requests,
@@ -119,23 +135,27 @@ const trustProxy = (t: boolean | number | string): boolean | string | ((address:
 export function mcpBaseRoutes(s: Application) {
   return async (app: FastifyInstance) => {
     const u = mcpUrls(s)
-    mcpEndpoint(app, s, '/mcp/stream', u.stream, u.streamResourceMetadata)
+    mcpEndpoint(app, s, ['/mcp/stream'], u.stream, u.streamResourceMetadata)
     app.get('/mcp/info', async () => mcpInfo(s))
     app.get('/.well-known/oauth-protected-resource/mcp/stream', async () => protectedResourceMetadata(s, u.stream))
   }
 }
 
 /**
- * The {mcp_url} listener: the MCP server at its root, the demo at /demo, the same info at /info,
- * and the resource metadata at /.well-known/oauth-protected-resource.
+ * The {mcp_url} listener: the MCP server at its root and at /mcp (clients such as the MCP
+ * Inspector assume a path ending in /mcp; one resource, so one token serves both), the demo at
+ * /demo, the same info at /info, and the resource metadata at /.well-known/oauth-protected-resource.
  */
 export function buildMcpApp(s: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.settings.mcp.trustProxy), frameworkErrors })
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.settings.mcp.trustProxy), frameworkErrors, clientErrorHandler })
   app.register(errorHandling)
   const u = mcpUrls(s)
-  mcpEndpoint(app, s, '/', u.mcp, u.mcpResourceMetadata)
+  mcpEndpoint(app, s, ['/', '/mcp'], u.mcp, u.mcpResourceMetadata)
   demoEndpoint(app, s, '/demo')
-  app.get('/info', async () => mcpInfo(s))
-  app.get('/.well-known/oauth-protected-resource', async () => protectedResourceMetadata(s, u.mcp))
+  // In a plugin, like every route here, so the error handling's route table (405) sees them.
+  app.register(async (docs) => {
+    docs.get('/info', async () => mcpInfo(s))
+    docs.get('/.well-known/oauth-protected-resource', async () => protectedResourceMetadata(s, u.mcp))
+  })
   return app
 }

@@ -54,8 +54,30 @@ export function toolError(err: unknown, log: McpServerOptions['log']): CallToolR
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }
 }
 
+/**
+ * The SDK refuses some calls itself (arguments that fail the tool's input schema, a tool that does
+ * not exist here) with a tool error of plain text; ours carry the same JSON body as every other
+ * tool error, with the REST codes: `invalid_request` and `not_found`.
+ */
+export function sdkToolError(message: string): { result: CallToolResult; internal: boolean } {
+  const text = message.replace(/^MCP error -?\d+: /, '')
+  const unknown = /^Tool (\S+) (not found|disabled)$/.exec(text)
+  const body = unknown
+    ? errorBody('not_found', `No tool named ${unknown[1]} on this endpoint; tools/list names them.`)
+    : /^Input validation error/.test(text)
+      ? errorBody('invalid_request', text.replace(/^Input validation error: /, ''))
+      : errorBody('internal_error', 'The tool failed on our side.')
+  return { result: { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }, internal: body.error === 'internal_error' }
+}
+
 export function buildMcpServer(s: Application, o: McpServerOptions): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, title: 'Notes: transcripts and analysis of audio and video', version: s.settings.version }, { instructions: INSTRUCTIONS })
+  // The SDK's hook for its own refusals is private in its types, not in its code.
+  ;(server as unknown as { createToolError: (message: string) => CallToolResult }).createToolError = (message) => {
+    const { result, internal } = sdkToolError(message)
+    if (internal) o.log(new Error(message), 'MCP tool failed in the SDK')
+    return result
+  }
   for (const tool of toolsFor(o.demo)) {
     const cost = TOOL_COSTS[tool.name]
     server.registerTool(

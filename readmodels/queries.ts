@@ -13,7 +13,7 @@ import { readyNote } from './noteSource.ts'
 import { waitForNote } from './noteWait.ts'
 import { getNoteDetail, listNotes, listNotesJson, noteIdsInFolder } from './notes.ts'
 import { searchSegments, segmentTexts } from './retrieval.ts'
-import { exportTranscript, findTranscript, getSpeakerTimeline, getSpeakers, getTranscript, getTranslation, getVoiceProfiles, rosterFor } from './transcripts.ts'
+import { exportTranscript, findTranscript, getSpeakerTimeline, getSpeakers, getTranscript, getTranslation, getVoiceProfiles, notesMatchedTo, rosterFor } from './transcripts.ts'
 import { webhookDeliveries, webhookEndpoints } from './webhooks.ts'
 
 export function readQueries(docs: DocumentStore, o: { baseUrl: string }) {
@@ -33,7 +33,7 @@ export function readQueries(docs: DocumentStore, o: { baseUrl: string }) {
       timeline: over(getSpeakerTimeline),
       roster: over(rosterFor),
     },
-    voice: { profiles: over(getVoiceProfiles) },
+    voice: { profiles: over(getVoiceProfiles), notesMatchedTo: over(notesMatchedTo) },
     analysis: {
       list: over(listAnalyses),
       history: over(analysisHistory),

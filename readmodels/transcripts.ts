@@ -4,7 +4,7 @@
 // the `limit` of its plan (domain/transcripts/preview.ts), which cuts the text on the free plan.
 import { DomainError } from '../domain/errors.ts'
 import { fullTextOf } from '../domain/notes/transcript.ts'
-import { viewSpeaker, emptySpeaker, type SpeakerView } from '../domain/speakers/speakers.ts'
+import { viewSpeakers, emptySpeaker, type SpeakerView } from '../domain/speakers/speakers.ts'
 import { renderText, CONTENT_TYPES, type ExportSegment, type TranscriptFormat, type TranslationMode } from '../domain/transcripts/formats.ts'
 import { sourceHash } from '../domain/notes/noteTranscript.ts'
 import { consentStatusOf, CURRENT_CONSENT_VERSION } from '../domain/voice/voiceProfiles.ts'
@@ -64,11 +64,14 @@ async function voiceConsentInForce(docs: DocumentStore, accountId: string): Prom
 async function speakerViews(docs: DocumentStore, accountId: string, noteId: string): Promise<{ views: Map<string, SpeakerView & { speechSeconds: number | null; segmentCount: number | null }>; doc: SpeakersDoc | null }> {
   const [doc, consent] = await Promise.all([docs.collection<SpeakersDoc>(SPEAKERS).findOne({ _id: noteId, accountId }), voiceConsentInForce(docs, accountId)])
   const views = new Map<string, SpeakerView & { speechSeconds: number | null; segmentCount: number | null }>()
-  for (const st of doc?.stats ?? []) {
+  const stats = doc?.stats ?? []
+  const states = stats.map((st) => {
     const state = doc!.speakers[st.label] ?? emptySpeaker(st.label)
-    const view = viewSpeaker(consent ? state : { ...state, voice: null })
-    views.set(st.label, { ...view, speechSeconds: st.speechSeconds, segmentCount: st.segmentCount })
-  }
+    return consent ? state : { ...state, voice: null }
+  })
+  // Together, so one person's name goes to one speaker of the note.
+  const all = viewSpeakers(states)
+  stats.forEach((st, i) => views.set(st.label, { ...all[i]!, speechSeconds: st.speechSeconds, segmentCount: st.segmentCount }))
   return { views, doc }
 }
 
@@ -169,7 +172,9 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
       confidence: s.confidence,
       locale: s.locale,
       words: s.words,
-      ...(o.translation ? { translation: translated.get(s.sequence) ?? null } : {}),
+      // The spec types it as a string: a segment not translated (yet) has no field, never null,
+      // as the text formats show it with its original text alone (issue 17, item 5).
+      ...(o.translation && translated.has(s.sequence) ? { translation: translated.get(s.sequence)! } : {}),
     })),
     ...(o.translation ? { translation: { language: o.translation, status: tr?.status ?? 'none', stale: (tr?.staleSegments.length ?? 0) > 0 } } : {}),
     ...(truncated ? { truncated: true, truncation: counts } : {}),
@@ -219,6 +224,15 @@ export async function getTranslation(docs: DocumentStore, accountId: string, not
 }
 
 // ---- voice profiles ---------------------------------------------------------------------------
+
+/**
+ * Notes of the account with a speaker matched to the profile. The label is a key of `speakers`,
+ * so the match is found in the documents rather than by the query (no index would serve it).
+ */
+export async function notesMatchedTo(docs: DocumentStore, accountId: string, profileId: string): Promise<string[]> {
+  const notes = await docs.collection<SpeakersDoc>(SPEAKERS).find({ accountId }, { projection: { speakers: 1 } })
+  return notes.filter((d) => Object.values(d.speakers ?? {}).some((sp) => sp.voice?.profileId === profileId)).map((d) => d._id)
+}
 
 export async function getVoiceProfiles(docs: DocumentStore, accountId: string, matching: { available: boolean; reason: string | null }): Promise<VoiceProfiles> {
   const [c, profiles] = await Promise.all([

@@ -437,8 +437,26 @@ t.test('voice consent: grant, a voice profile with "do not recognise", revoke, r
   t.match(await alex.innerText(), /yes, from \d+ s of speech/, 'the profile shows its voiceprint')
   await keyboardCheck(t, 'voice', [/I have read|Revoke consent/, 'Do not recognise Alex'])
   await pageDone(t, 'voice-granted')
-  await alex.getByRole('checkbox').check()
+  // The page reloads its screen after the write; hold that reload (a busy machine makes it slow):
+  // the click must hold meanwhile, not be undone by a render from the stale screen (issue 17, item 7).
+  let release!: () => void
+  const held = new Promise<void>((r) => (release = r))
+  let reloading!: () => void
+  const reloadStarted = new Promise<void>((r) => (reloading = r))
+  await page.route('**/app/api/voice', async (route) => {
+    reloading()
+    await held
+    await route.continue()
+  })
+  const doNotRecognise = alex.getByRole('checkbox')
+  await doNotRecognise.check()
+  await reloadStarted
+  t.ok(await doNotRecognise.isChecked(), 'the box keeps the click while the page reloads')
+  t.notOk(await page.getByText('Alex will not be recognised').isVisible(), 'not announced before the page shows it')
+  release()
   await page.getByText('Alex will not be recognised; the voiceprint was deleted.').waitFor()
+  await page.unroute('**/app/api/voice')
+  t.ok(await doNotRecognise.isChecked(), 'still checked after the reload')
   t.match(await alex.innerText(), /none/, 'the voiceprint is gone, the name stays')
 
   await page.getByRole('button', { name: 'Revoke consent' }).click()

@@ -45,3 +45,27 @@ t.test('the specification itself fails a wrong expectation', async (t) => {
   folder.given([]).when({ type: 'CreateFolder', folderId: 'f1', accountId: 'a1', name: 'x', now: at }).thenNothingHappened(probe)
   t.same(failures, ['equal', 'fail', 'same'])
 })
+
+t.test('transcript edits: another account’s note or none is not_found, the own note without a transcript no_transcript (issue 17, item 5)', async (t) => {
+  const { noteTranscriptDecider } = await import('../domain/notes/noteTranscript.ts')
+  const { transcriptOf } = await import('./support/transcripts.ts')
+  type E = Parameters<typeof noteTranscriptDecider.evolve>[1]
+  const note = DeciderSpecification.for(noteTranscriptDecider)
+  const created = {
+    type: 'NoteCreated',
+    data: { noteId: 'n1', accountId: 'a1', sourceType: 'upload', origin: 'audio', provider: null, sourceUrl: null, title: 'T', language: null, keepAudio: false, upload: null, jobId: null, reservationId: null, at },
+  } as unknown as E
+  const transcribed = { type: 'NoteTranscribed', data: { transcript: transcriptOf([['A', 0, 1000, 'Hola.']]), at } } as unknown as E
+  const commands = (accountId: string) =>
+    [
+      { type: 'RenameSpeaker', accountId, label: 'A', name: 'Ana', sourceKey: null, now: later },
+      { type: 'SetSpeakerVoiceExclusion', accountId, label: 'A', excluded: true, now: later },
+      { type: 'ReplaceInTranscript', accountId, find: 'Hola', replace: 'Hey', caseSensitive: false, wholeWord: false, now: later },
+    ] as const
+  for (const c of commands('a2')) {
+    note.given([]).when(c).thenThrows(t, 'not_found', /belongs to you/)
+    note.given([created, transcribed]).when(c).thenThrows(t, 'not_found', /belongs to you/)
+  }
+  for (const c of commands('a1')) note.given([created]).when(c).thenThrows(t, 'no_transcript')
+  note.given([created, transcribed]).when(commands('a1')[0]).then(t, [{ type: 'SpeakerRenamed', data: { label: 'A', name: 'Ana', previousName: null, sourceKey: null, at: later } } as unknown as E])
+})

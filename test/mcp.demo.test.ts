@@ -51,7 +51,7 @@ t.test('the demo serves the sample library only, whoever calls', async (t) => {
     for (const tool of tools) t.equal(tool.annotations?.readOnlyHint, true)
     const refused = await demo.callTool({ name: 'import_from_url', arguments: { audioUrl: 'https://media.example.org/x.mp3' } })
     t.equal(refused.isError, true)
-    t.match((refused.content as { text: string }[])[0]!.text, /not found/)
+    t.match(toolErrorBody(refused), { error: 'not_found', message: /No tool named import_from_url/ }, 'the README’s JSON error body (issue 17, item 5)')
     t.equal((await s.services.credits.state(a.accountId)).state.balance, 4950, 'the caller’s credits are untouched (only their own REST import above)')
   })
 

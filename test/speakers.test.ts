@@ -148,6 +148,15 @@ t.test('over REST (rules engine)', async (t) => {
     const unknown = await patch(noteId, 'Z', { name: 'Zed' })
     t.equal(unknown.statusCode, 404)
     t.equal(unknown.json().error, 'not_found')
+    // The common rule, not no_transcript: an unknown note, and another account's (issue 17, item 5).
+    const b = await s.account('pro')
+    for (const [what, r] of [
+      ['an unknown note', await patch('00000000-0000-4000-8000-000000000000', 'A', { name: 'Zed' })],
+      ['another account’s note', await s.inject({ method: 'PATCH', url: `/v1/notes/${noteId}/speakers/A`, headers: { ...b.headers, ...json }, payload: '{"name":"Zed"}' })],
+    ] as const) {
+      t.equal(r.statusCode, 404, what)
+      t.same(r.json(), { error: 'not_found', message: 'No note with that id belongs to you.' }, what)
+    }
     const excluded = (await patch(noteId, 'B', { name: 'Luis', voiceExcluded: true })).json()
     t.match(excluded.speakers[1], { name: 'Luis', voiceExcluded: true })
   })

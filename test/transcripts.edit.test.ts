@@ -84,5 +84,5 @@ t.test('over REST', async (t) => {
   }
   const missing = await s.inject({ method: 'POST', url: '/v1/notes/00000000-0000-4000-8000-000000000000/transcript/replace', headers: { ...a.headers, ...json }, payload: { find: 'a', replace: 'b' } })
   t.equal(missing.statusCode, 404)
-  t.equal(missing.json().error, 'no_transcript')
+  t.equal(missing.json().error, 'not_found', 'the common rule: no note with that id belongs to the caller (issue 17, item 5)')
 })

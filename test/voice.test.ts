@@ -154,6 +154,7 @@ t.test('voice matching with a speaker-embedding model', async (t) => {
     t.match(r.json().profiles, [{ id: enrolled.id, name: 'Peter', hasVoiceprint: false, voiceExcluded: true }])
     t.equal(await voice.vault.get(a.accountId, enrolled.id), null)
     t.equal(await voice.enroll(first, 'A', 'Peter'), false, 'never enrolled again')
+    t.match((await speakers(first))[0], { label: 'A', name: 'Peter', nameStatus: 'confirmed', voiceExcluded: true, evidence: [] }, 'the speaker it was enrolled from is excluded too (issue 17, item 6)')
     const unknown = await s.inject({ method: 'PATCH', url: `/v1/voice-profiles/${randomUUID()}`, headers: { ...a.headers, ...json }, payload: { voiceExcluded: true } })
     t.equal(unknown.statusCode, 404)
   })

@@ -3,6 +3,8 @@
 // body size) with the route's documented 400 code, anything unexpected as a logged 500 with the
 // request id. A fastify-plugin, so it applies to the whole instance it is registered on.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
+import type { Socket } from 'node:net'
+import { STATUS_CODES } from 'node:http'
 import fp from 'fastify-plugin'
 import { DomainError, isDomainError } from '../../domain/errors.ts'
 import { errorBody, statusOf } from '../errors.ts'
@@ -21,6 +23,52 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
   void sendDomainError(reply, new DomainError('invalid_request', `Malformed request: ${err.message}`))
 }
 
+/**
+ * fastify's `clientErrorHandler`: what Node's HTTP parser refuses before fastify sees a request
+ * (bytes a header may not hold, two Content-Lengths, Content-Length with Transfer-Encoding,
+ * headers over the size limit) still gets the spec's error body, not fastify's own shape.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket) {
+  // A reset connection has nobody to answer (Node's own rule for 'clientError').
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, body] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, errorBody('request_timeout', 'The request was not received in time.')]
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, errorBody('headers_too_large', 'The request headers are larger than the server accepts.')]
+        : [400, errorBody('invalid_request', `Malformed HTTP request (${(err.code ?? 'parse error').replace(/^HPE_/, '').toLowerCase()}).`)]
+  const json = JSON.stringify(body)
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`)
+  }
+  socket.destroy(err)
+}
+
+/** fastify's route pattern (`/v1/notes/:id`) as a regular expression over a path. */
+function patternOf(url: string): RegExp {
+  const parts = url.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+  return new RegExp(`^${parts.join('/')}/?$`)
+}
+
+/** The methods each served path has, for `405` and its `Allow` header. */
+class MethodTable {
+  private readonly routes = new Map<string, { pattern: RegExp; methods: Set<string> }>()
+  add(url: string, methods: string[]) {
+    // A wildcard (the dashboard's pages) stands for every path below it: it would turn each
+    // unknown path there into a 405, where "nothing here" is the truthful answer.
+    if (url.includes('*')) return
+    let r = this.routes.get(url)
+    if (!r) this.routes.set(url, (r = { pattern: patternOf(url), methods: new Set() }))
+    for (const m of methods) r.methods.add(m)
+    if (r.methods.has('GET')) r.methods.add('HEAD')
+  }
+  allowed(path: string): string[] {
+    const out = new Set<string>()
+    for (const r of this.routes.values()) if (r.pattern.test(path)) for (const m of r.methods) out.add(m)
+    return [...out].sort()
+  }
+}
+
 export function handleError(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) {
   if (isDomainError(err)) return sendDomainError(reply, err)
   const e = err as { statusCode?: number; code?: string; message?: string }
@@ -37,8 +85,19 @@ export function handleError(err: FastifyError | Error, req: FastifyRequest, repl
 
 export const errorHandling = fp(
   async (app: FastifyInstance) => {
+    const methods = new MethodTable()
+    app.addHook('onRoute', (r) => methods.add(r.url, [r.method].flat()))
     app.setNotFoundHandler((req, reply) => {
-      reply.code(404).send(errorBody('not_found', `No route ${req.method} ${req.url.split('?')[0]}.`))
+      const path = req.url.split('?')[0]!
+      // The path exists with other methods: 405 with Allow (RFC 9110 15.5.6), not "no route".
+      const allow = methods.allowed(path)
+      if (allow.length > 0) {
+        return reply
+          .code(405)
+          .header('Allow', allow.join(', '))
+          .send(errorBody('method_not_allowed', `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}.`))
+      }
+      reply.code(404).send(errorBody('not_found', `No route ${req.method} ${path}.`))
     })
     app.setErrorHandler(handleError)
   },

@@ -45,7 +45,8 @@ export type SpeakerNamesSuggested = DomainEvent<
   'SpeakerNamesSuggested',
   { engine: string; model: string | null; threshold: number; suggestions: (NameSuggestion & { applied: boolean })[] } & At
 >
-export type SpeakerVoiceExclusionChanged = DomainEvent<'SpeakerVoiceExclusionChanged', { label: string; excluded: boolean } & At>
+/** `profileId`: set when the exclusion comes from 'do not recognise this person' on that voice profile. */
+export type SpeakerVoiceExclusionChanged = DomainEvent<'SpeakerVoiceExclusionChanged', { label: string; excluded: boolean; profileId?: string } & At>
 export type SpeakerVoiceMatched = DomainEvent<'SpeakerVoiceMatched', { label: string; match: VoiceMatch | null } & At>
 export type TranslationRequested = DomainEvent<
   'TranslationRequested',
@@ -96,6 +97,11 @@ export type TranscriptCommand =
   | ({ type: 'RecordNameSuggestions'; accountId: string; engine: string; model: string | null; suggestions: NameSuggestion[] } & Now)
   | ({ type: 'SetSpeakerVoiceExclusion'; accountId: string; label: string; excluded: boolean } & Now)
   | ({ type: 'RecordVoiceMatch'; label: string; match: VoiceMatch | null } & Now)
+  /**
+   * 'Do not recognise this person' set on a voice profile reaches this note: the speakers matched
+   * to that profile and those enrolled from it (`enrolledLabels`, the profile's appearances here).
+   */
+  | ({ type: 'ExcludeProfileVoice'; profileId: string; enrolledLabels: string[] } & Now)
   | ({ type: 'RequestTranslation'; accountId: string; language: TranslationLanguage; requestId: string | null } & Now)
   | ({ type: 'StartTranslation'; language: TranslationLanguage; engine: string; model: string | null; leaseMs: number } & Now)
   | ({ type: 'RecordTranslatedSegments'; language: TranslationLanguage; segments: { sequence: number; text: string; sourceHash: string }[] } & Now)
@@ -313,6 +319,16 @@ function withTranscript(s: NoteTranscriptState, accountId: string): TranscriptNo
   return s as TranscriptNoteState & { transcript: Transcript }
 }
 
+/**
+ * An edit of the caller's transcript: another account's note or none at all is the common
+ * `not_found`; the caller's own note without a transcript yet is `no_transcript` (issue 17, item 5).
+ */
+function editableTranscript(s: NoteTranscriptState, accountId: string): TranscriptNoteState & { transcript: Transcript } {
+  const note = owned(s, accountId)
+  if (!note.transcript) throw new DomainError('no_transcript', 'This note has no transcript (yet).')
+  return note as TranscriptNoteState & { transcript: Transcript }
+}
+
 function knownLabel(s: TranscriptNoteState & { transcript: Transcript }, label: string) {
   if (!s.transcript.segments.some((seg) => seg.speakerLabel === label)) {
     throw new DomainError('not_found', `This transcript has no speaker ${JSON.stringify(label)}.`)
@@ -332,7 +348,7 @@ export function missingSegments(transcript: Transcript, t: Pick<TranslationState
 export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptState): TranscriptEvent[] {
   switch (c.type) {
     case 'ReplaceInTranscript': {
-      const note = withTranscript(s, c.accountId)
+      const note = editableTranscript(s, c.accountId)
       if (c.find.length === 0) throw new DomainError('invalid_request', '`find` must not be empty.')
       const changes = planReplacement(note.transcript.segments, c)
       if (changes.length === 0) return []
@@ -363,7 +379,7 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       return [{ type: 'NoteSourceMetadataRecorded', data: { metadata: c.metadata, at: c.now } }]
     }
     case 'RenameSpeaker': {
-      const note = withTranscript(s, c.accountId)
+      const note = editableTranscript(s, c.accountId)
       knownLabel(note, c.label)
       const name = c.name.trim()
       if (name.length < 1 || name.length > 120) throw new DomainError('invalid_request', 'A speaker name has 1 to 120 characters.')
@@ -385,7 +401,7 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       return [{ type: 'SpeakerNamesSuggested', data: { engine: c.engine, model: c.model, threshold: NAME_CONFIDENCE_THRESHOLD, suggestions, at: c.now } }]
     }
     case 'SetSpeakerVoiceExclusion': {
-      const note = withTranscript(s, c.accountId)
+      const note = editableTranscript(s, c.accountId)
       knownLabel(note, c.label)
       if ((note.speakers[c.label]?.voiceExcluded ?? false) === c.excluded) return []
       return [{ type: 'SpeakerVoiceExclusionChanged', data: { label: c.label, excluded: c.excluded, at: c.now } }]
@@ -397,6 +413,17 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       if (speaker?.voiceExcluded) return []
       if (JSON.stringify(speaker?.voice ?? null) === JSON.stringify(c.match)) return []
       return [{ type: 'SpeakerVoiceMatched', data: { label: c.label, match: c.match, at: c.now } }]
+    }
+    case 'ExcludeProfileVoice': {
+      if (!s.exists || !s.transcript) return []
+      const labels = new Set(labelsOf(s.transcript.segments))
+      return [...labels]
+        .filter((label) => {
+          const speaker = s.speakers[label]
+          if (speaker?.voiceExcluded) return false
+          return speaker?.voice?.profileId === c.profileId || c.enrolledLabels.includes(label)
+        })
+        .map((label) => ({ type: 'SpeakerVoiceExclusionChanged' as const, data: { label, excluded: true, profileId: c.profileId, at: c.now } }))
     }
     case 'RequestTranslation': {
       const note = withTranscript(s, c.accountId)

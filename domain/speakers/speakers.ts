@@ -82,6 +82,32 @@ export function viewSpeaker(s: SpeakerState): SpeakerView {
   }
 }
 
+const nameKey = (name: string) => name.normalize('NFC').toLocaleLowerCase()
+
+/**
+ * The speakers of one note, viewed together: one person's name goes to one speaker. A name the
+ * user gave holds it; otherwise, of the speakers a name was inferred for (two voices resembling
+ * one profile, or content and voice disagreeing), only the most confident one (then the first
+ * label) keeps it as its `name`; the others keep it as `suggestedName` with their evidence.
+ */
+export function viewSpeakers(states: readonly SpeakerState[]): SpeakerView[] {
+  const views = states.map(viewSpeaker)
+  const held = new Set(views.filter((v) => v.nameStatus === 'confirmed').map((v) => nameKey(v.name!)))
+  const inferred = views
+    .filter((v) => v.nameStatus === 'suggested')
+    .sort((a, b) => (b.suggestedNameConfidence ?? 0) - (a.suggestedNameConfidence ?? 0) || a.label.localeCompare(b.label))
+  for (const v of inferred) {
+    const key = nameKey(v.name!)
+    if (!held.has(key)) {
+      held.add(key)
+      continue
+    }
+    v.name = null
+    v.nameStatus = null
+  }
+  return views
+}
+
 /** What a name inference produced for one label (before the rules decide what changes). */
 export interface NameSuggestion {
   label: string

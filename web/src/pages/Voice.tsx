@@ -28,17 +28,30 @@ export function VoicePage() {
   const [agreed, setAgreed] = useState(false)
   const [error, setError] = useState<unknown>(null)
   const [message, setMessage] = useState<string | null>(null)
+  // A profile's "do not recognise" box as clicked, until the screen reloaded after the write: a
+  // render in between (the message, another state) would otherwise put the old value back from
+  // the stale screen and undo the click on the page (issue 17, item 7).
+  const [pending, setPending] = useState<Record<string, boolean>>({})
   const v = screen.data
   const act = async (fn: () => Promise<unknown>, done: string) => {
     setError(null)
     try {
       await fn()
-      setMessage(done)
       setAgreed(false)
       await screen.reload()
+      // Announced once the page shows the new state, never before.
+      setMessage(done)
     } catch (err) {
       setError(err)
     }
+  }
+  const setExcluded = async (p: VoiceScreen['profiles'][number], excluded: boolean) => {
+    setPending((x) => ({ ...x, [p.id]: excluded }))
+    await act(
+      () => api('PATCH', `/voice/profiles/${p.id}`, { voiceExcluded: excluded }),
+      excluded ? `${p.name} will not be recognised; the voiceprint was deleted.` : `${p.name} can be recognised again.`,
+    )
+    setPending(({ [p.id]: _, ...rest }) => rest)
   }
   return (
     <>
@@ -121,14 +134,10 @@ export function VoicePage() {
                         <label class="check">
                           <input
                             type="checkbox"
-                            checked={p.voiceExcluded}
+                            checked={pending[p.id] ?? p.voiceExcluded}
+                            aria-busy={p.id in pending}
                             aria-describedby={`profile-${p.id}`}
-                            onChange={(e) =>
-                              void act(
-                                () => api('PATCH', `/voice/profiles/${p.id}`, { voiceExcluded: e.currentTarget.checked }),
-                                e.currentTarget.checked ? `${p.name} will not be recognised; the voiceprint was deleted.` : `${p.name} can be recognised again.`,
-                              )
-                            }
+                            onChange={(e) => void setExcluded(p, e.currentTarget.checked)}
                           />{' '}
                           Do not recognise<span class="visually-hidden"> {p.name}</span>
                         </label>
