@@ -85,12 +85,37 @@ function parse<S extends Schema>(schema: S | undefined, value: unknown, fallback
   throw new DomainError(code, `Invalid request: ${issues.join('; ')}`, { issues: r.error.issues.slice(0, 20).map((i) => ({ path: [where, ...i.path].join('.'), message: i.message })) })
 }
 
-export function registerRoute(app: FastifyInstance, r: RouteDef) {
+/**
+ * For each path parameter, the literal segments other routes have in its place
+ * (`/v1/voice-profiles/:profileId` and `/v1/voice-profiles/consent`): such a value names that
+ * other resource, so a method it lacks is answered by the not-found handler (405 with Allow).
+ */
+function shadowedValues(path: string, others: readonly string[]): Map<string, Set<string>> {
+  const mine = path.split('/')
+  const out = new Map<string, Set<string>>()
+  for (const other of others) {
+    const theirs = other.split('/')
+    if (other === path || theirs.length !== mine.length) continue
+    const compatible = (i: number) => mine[i] === theirs[i] || mine[i]!.startsWith(':') || theirs[i]!.startsWith(':')
+    for (let i = 0; i < mine.length; i++) {
+      if (!mine[i]!.startsWith(':') || theirs[i]!.startsWith(':')) continue
+      if (mine.every((_, j) => j === i || compatible(j))) {
+        const name = mine[i]!.slice(1)
+        out.set(name, (out.get(name) ?? new Set()).add(theirs[i]!))
+      }
+    }
+  }
+  return out
+}
+
+export function registerRoute(app: FastifyInstance, r: RouteDef, allPaths: readonly string[] = []) {
+  const shadowed = shadowedValues(r.path, allPaths)
   app.route({
     method: r.method,
     url: r.path,
     config: { invalidCode: r.invalidCode, route: r },
     handler: async (req, reply) => {
+      for (const [name, values] of shadowed) if (values.has((req.params as Record<string, string>)[name]!)) return reply.callNotFound()
       const params = parse(r.params, req.params, r.notFound ? 'not_found' : r.invalidCode, 'path')
       const query = parse(r.query, req.query ?? {}, r.invalidCode, 'query', r.invalidCodes)
       const body = r.rawBody ? req.body : parse(r.body, req.body ?? {}, r.invalidCode, 'body', r.invalidCodes)

@@ -44,4 +44,25 @@ t.test('empty JSON bodies', async (t) => {
     t.equal(proto.statusCode, 400)
     t.equal(proto.json().error, 'invalid_audio_url')
   })
+
+  t.test('a method the path does not have is 405, even when fastify would refuse its body first (QUERY without Content-Type) or a parameter could take the literal’s place', async (t) => {
+    const r = await s.inject({ method: 'QUERY' as 'GET', url: '/v1/voice-profiles', headers: a.headers })
+    t.equal(r.statusCode, 405)
+    t.equal(r.json().error, 'method_not_allowed')
+    t.match(r.headers.allow, /GET/)
+    // A literal segment is its own resource, not a value of the parameter beside it (schemathesis found these).
+    for (const [method, url, allow] of [
+      ['PATCH', '/v1/voice-profiles/consent', 'DELETE, POST'],
+      ['PATCH', `/v1/notes/${randomUUID()}/speakers/timeline`, 'GET, HEAD'],
+      ['OPTIONS', `/v1/notes/${randomUUID()}/speakers/suggest`, 'POST'],
+    ] as const) {
+      const r = await s.inject({ method: method as 'GET', url, headers: { ...a.headers, 'content-type': 'application/json' }, payload: '{"name":"x","voiceExcluded":true}' })
+      t.equal(r.statusCode, 405, `${method} ${url}`)
+      t.equal(r.headers.allow, allow)
+    }
+    t.equal((await s.inject({ method: 'GET', url: '/v1/notes/abc', headers: a.headers })).statusCode, 404, 'an id that is no uuid is still 404')
+    const none = await s.inject({ method: 'QUERY' as 'GET', url: '/v1/nothing-here', headers: a.headers })
+    t.equal(none.statusCode, 404)
+    t.equal(none.json().error, 'not_found')
+  })
 })
