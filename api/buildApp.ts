@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { Application } from '../commands/application.ts'
 import { restAuthentication } from './http/authentication.ts'
 import { clientErrorHandler, errorHandling, frameworkErrors } from './http/errorHandling.ts'
+import { emptyJsonIsNoBody } from './http/emptyJson.ts'
 import { registerRoute, defineRoute, type RouteDef } from './route.ts'
 import { buildOpenApi } from './openapi.ts'
 import { featureRoutes } from './routes/index.ts'
@@ -68,6 +69,7 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
   })
   app.register(errorHandling)
   const routes = allRoutes(s)
+  const paths = routes.map((r) => r.path)
   // What fastify really serves, so a test can hold the contract against it.
   const served: { method: string; url: string }[] = []
   app.decorate('servedRoutes', served)
@@ -76,15 +78,17 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
   })
 
   app.register(async (v1) => {
+    emptyJsonIsNoBody(v1)
     await v1.register(restAuthentication, { app: s })
-    for (const r of routes) if (!r.public) registerRoute(v1, r)
+    for (const r of routes) if (!r.public) registerRoute(v1, r, paths)
   })
   app.register(async (open) => {
-    for (const r of routes) if (r.public && !r.rawBody) registerRoute(open, r)
+    emptyJsonIsNoBody(open)
+    for (const r of routes) if (r.public && !r.rawBody) registerRoute(open, r, paths)
   })
   app.register(async (raw) => {
     raw.addContentTypeParser('*', (_req, payload, done) => done(null, payload))
-    for (const r of routes) if (r.public && r.rawBody) registerRoute(raw, r)
+    for (const r of routes) if (r.public && r.rawBody) registerRoute(raw, r, paths)
   })
 
   // The OAuth authorization server behind MCP (MCP itself is one of the mounts, from app/http.ts).

@@ -62,7 +62,9 @@ function parameters(c: Components, schema: z.ZodType | undefined, where: 'path' 
   const required = new Set((json.required ?? []) as string[])
   return Object.entries(props).map(([name, s]) => {
     const { description, ...rest } = s
-    return { name, in: where, required: where === 'path' || required.has(name), ...(description ? { description } : {}), schema: rest }
+    // Lists in a query string are comma separated (contract/common.ts csvFromQuery).
+    const csv = where === 'query' && rest.type === 'array' ? { style: 'form', explode: false } : {}
+    return { name, in: where, required: where === 'path' || required.has(name), ...(description ? { description } : {}), ...csv, schema: rest }
   })
 }
 
@@ -86,7 +88,9 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
   c.add(ErrorBody, 'output')
   const paths: Record<string, Record<string, Json>> = {}
   for (const r of routes) {
-    const codes = [...new Set([...(r.public ? [] : COMMON_ERRORS), ...r.errors])]
+    // Every operation can meet a malformed request (its 400 code) and a missing resource or
+    // path (404, spec part 7: every endpoint), besides the errors of its own.
+    const codes = [...new Set([...(r.public ? [] : COMMON_ERRORS), r.invalidCode, ...Object.values(r.invalidCodes ?? {}).filter((c): c is ErrorCode => c !== undefined), ...r.errors, 'not_found' as const])]
     const success = r.response.contentTypes
       ? Object.fromEntries(Object.entries(r.response.contentTypes).map(([type, note]) => [type, type === 'application/json' ? { schema: c.add(r.response.schema, 'output') } : { schema: { type: 'string', description: note } }]))
       : { 'application/json': { schema: c.add(r.response.schema, 'output') } }
@@ -97,10 +101,11 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
       tags: [r.tag],
       ...(r.public ? { security: [] } : {}),
       parameters: [...parameters(c, r.params, 'path'), ...parameters(c, r.query, 'query')],
-      ...(r.body && !r.rawBody ? { requestBody: { required: true, content: { 'application/json': { schema: c.add(r.body, 'input') } } } } : {}),
+      // A body that may be left out (every field optional) is an optional request body.
+      ...(r.body && !r.rawBody ? { requestBody: { required: !r.body.safeParse({}).success, content: { 'application/json': { schema: c.add(r.body, 'input') } } } } : {}),
       ...(r.rawBody ? { requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } } } : {}),
       responses: {
-        [String(r.response.status)]: { description: r.response.description, content: success },
+        [String(r.response.status)]: { description: r.response.description, content: success, ...(r.response.links ? { links: r.response.links } : {}) },
         ...Object.fromEntries((r.response.also ?? []).map((a) => [String(a.status), { description: a.description, content: success }])),
         ...errorResponses(codes),
       },

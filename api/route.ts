@@ -38,6 +38,8 @@ export interface RouteDef<P extends Schema = Schema, Q extends Schema = Schema, 
    * bad `fileSizeBytes` is not a bad link). Used when every problem is in such fields.
    */
   fieldCodes?: Record<string, ErrorCode>
+  /** A field of the query or body whose unknown values have a code of their own (`translation` -> `invalid_language`). */
+  invalidCodes?: Partial<Record<string, ErrorCode>>
   response: {
     status: number
     schema: R
@@ -45,6 +47,8 @@ export interface RouteDef<P extends Schema = Schema, Q extends Schema = Schema, 
     contentTypes?: Record<string, string>
     /** Other success statuses with the same body (the handler sends those itself with `reply.code(n).send(body)`). */
     also?: { status: number; description: string }[]
+    /** OpenAPI links: operations that take a value of this answer (`$response.body#/noteId`) as a parameter. */
+    links?: Record<string, { operationId: string; parameters: Record<string, string> }>
   }
   /** Errors specific to this route (the common 401/403/429 are added to every authenticated route). */
   errors: ErrorCode[]
@@ -75,25 +79,59 @@ declare module 'fastify' {
   }
 }
 
-function parse<S extends Schema>(schema: S | undefined, value: unknown, invalidCode: ErrorCode, where: string, fieldCodes?: Record<string, ErrorCode>): z.infer<S> {
+function parse<S extends Schema>(
+  schema: S | undefined,
+  value: unknown,
+  fallback: ErrorCode,
+  where: string,
+  codes: { unknownValues?: Partial<Record<string, ErrorCode>>; fields?: Record<string, ErrorCode> } = {},
+): z.infer<S> {
   if (!schema) return undefined as z.infer<S>
   const r = schema.safeParse(value)
   if (r.success) return r.data
-  const codes = new Set(r.error.issues.map((i) => fieldCodes?.[String(i.path[0])] ?? invalidCode))
-  const code = codes.size === 1 ? [...codes][0]! : invalidCode
+  // A field's own code for a value it does not know (an enum, a pattern); sizes and types stay the route's...
+  const unknownValue = r.error.issues.map((i) => (i.code === 'invalid_value' || i.code === 'invalid_format' ? codes.unknownValues?.[String(i.path[0])] : undefined)).find((c) => c !== undefined)
+  // ...unless every problem is in fields with a code of their own (a bad upload size is not a bad link).
+  const fieldCodes = new Set(r.error.issues.map((i) => codes.fields?.[String(i.path[0])] ?? fallback))
+  const code = unknownValue ?? (fieldCodes.size === 1 ? [...fieldCodes][0]! : fallback)
   const issues = r.error.issues.slice(0, 5).map((i) => `${[where, ...i.path].join('.')}: ${i.message}`)
   throw new DomainError(code, `Invalid request: ${issues.join('; ')}`, { issues: r.error.issues.slice(0, 20).map((i) => ({ path: [where, ...i.path].join('.'), message: i.message })) })
 }
 
-export function registerRoute(app: FastifyInstance, r: RouteDef) {
+/**
+ * For each path parameter, the literal segments other routes have in its place
+ * (`/v1/voice-profiles/:profileId` and `/v1/voice-profiles/consent`): such a value names that
+ * other resource, so a method it lacks is answered by the not-found handler (405 with Allow).
+ */
+function shadowedValues(path: string, others: readonly string[]): Map<string, Set<string>> {
+  const mine = path.split('/')
+  const out = new Map<string, Set<string>>()
+  for (const other of others) {
+    const theirs = other.split('/')
+    if (other === path || theirs.length !== mine.length) continue
+    const compatible = (i: number) => mine[i] === theirs[i] || mine[i]!.startsWith(':') || theirs[i]!.startsWith(':')
+    for (let i = 0; i < mine.length; i++) {
+      if (!mine[i]!.startsWith(':') || theirs[i]!.startsWith(':')) continue
+      if (mine.every((_, j) => j === i || compatible(j))) {
+        const name = mine[i]!.slice(1)
+        out.set(name, (out.get(name) ?? new Set()).add(theirs[i]!))
+      }
+    }
+  }
+  return out
+}
+
+export function registerRoute(app: FastifyInstance, r: RouteDef, allPaths: readonly string[] = []) {
+  const shadowed = shadowedValues(r.path, allPaths)
   app.route({
     method: r.method,
     url: r.path,
     config: { invalidCode: r.invalidCode, route: r },
     handler: async (req, reply) => {
+      for (const [name, values] of shadowed) if (values.has((req.params as Record<string, string>)[name]!)) return reply.callNotFound()
       const params = parse(r.params, req.params, r.notFound ? 'not_found' : r.invalidCode, 'path')
-      const query = parse(r.query, req.query ?? {}, r.invalidCode, 'query')
-      const body = r.rawBody ? req.body : parse(r.body, req.body ?? {}, r.invalidCode, 'body', r.fieldCodes)
+      const query = parse(r.query, req.query ?? {}, r.invalidCode, 'query', { unknownValues: r.invalidCodes })
+      const body = r.rawBody ? req.body : parse(r.body, req.body ?? {}, r.invalidCode, 'body', { unknownValues: r.invalidCodes, fields: r.fieldCodes })
       const result = await r.handle({ caller: req.caller!, params, query, body, req, reply })
       if (reply.sent) return reply
       reply.code(r.response.status)

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_DURATION_SECONDS, PLAN_LIMITS, durationLimitMessage, type P
 import { PRICES } from '../domain/credits/prices.ts'
 import { audioBlobOf, noteDecider, noteStream, ownedNote, statusOf, type NoteCommand } from '../domain/notes/note.ts'
 import { classifySourceUrl } from '../domain/notes/sourceUrl.ts'
+import { isAudioOrVideo, parseMediaType } from '../domain/notes/mediaType.ts'
 import { refusedTarget } from './publicTarget.ts'
 import { minutesFor, shownSeconds, usageDecider, usageStream, type UsageCommand } from '../domain/usage/usage.ts'
 import { folderDecider, folderStream, ownedFolder } from '../domain/folders/folder.ts'
@@ -59,7 +60,6 @@ const NOTE_READ_MODELS = ['notes', 'speakers', 'segment-index', 'translations', 
 /** A finalize refused for these reasons is remembered on the note (its code is the note's errorCode if the upload expires). */
 const UPLOAD_REFUSALS: ReadonlySet<string> = new Set(['unsupported_media_type', 'file_too_large', 'quota_exceeded', 'invalid_request'])
 
-const MEDIA_TYPE = /^(audio|video)\/[a-z0-9][a-z0-9!#$&^_.+-]{0,80}$/i
 /** Where a client PUTs an upload's bytes (the presigned URL's key); they may change there until finalize. */
 export const uploadKey = (noteId: string) => `uploads/${noteId}`
 /** The bytes one finalize checked, copied out of the upload key: nothing else ever writes here. */
@@ -156,8 +156,10 @@ export class NoteCommands {
 
   private async createUpload(caller: Caller, noteId: string, body: CreateNoteRequest): Promise<CreateNoteResponse> {
     const filename = body.filename!
-    const contentType = body.contentType!.trim().toLowerCase()
-    if (!MEDIA_TYPE.test(contentType)) throw new DomainError('unsupported_media_type', `contentType must be audio/* or video/*, got ${JSON.stringify(body.contentType)}.`)
+    const media = parseMediaType(body.contentType!)
+    if (!isAudioOrVideo(media)) throw new DomainError('unsupported_media_type', `contentType must be audio/* or video/* (parameters such as ;codecs=opus are fine), got ${JSON.stringify(body.contentType)}.`)
+    // Signed and stored as declared (canonical spelling), so the PUT may send the same header.
+    const contentType = media.canonical
     const limits = PLAN_LIMITS[caller.plan]
     const declared = body.fileSizeBytes ?? null
     if (declared !== null && declared > limits.maxFileBytes) {

@@ -101,6 +101,7 @@ export const GenerateAnalysisRequest = z
   .refine((b) => templatesOf(b).length <= 8, 'at most 8 distinct templates per request (template and templates together)')
   .meta({
     id: 'GenerateAnalysisRequest',
+    anyOf: [{ required: ['template'] }, { required: ['templates'] }],
     description: 'When both are sent, the union is generated: `template` first, then `templates` in order, each template once; together at most 8 distinct templates.',
   })
 export type GenerateAnalysisRequest = z.infer<typeof GenerateAnalysisRequest>

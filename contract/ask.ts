@@ -1,9 +1,9 @@
 // Questions over one note or the whole library (spec parts 2 and 4), answered with citations to
 // the transcript segments.
 import { z } from 'zod'
-import { Uuid } from './common.ts'
+import { Uuid, nonBlank } from './common.ts'
 
-const Question = z.string().trim().min(1).max(4000)
+const Question = nonBlank(4000)
 
 export const AskRequest = z
   .object({

@@ -14,10 +14,26 @@ export const ErrorBody = z
   .meta({ id: 'Error', description: 'Error body (spec part 7); extra fields depend on the code.' })
 export type ErrorBody = z.infer<typeof ErrorBody>
 
-/** Query strings carry numbers and booleans as text. */
-export const intFromQuery = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d{1,6}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
+/**
+ * Text that must not be blank, trimmed: the limit counts what is sent and the pattern says
+ * "not only spaces", so the contract states exactly what the server takes.
+ */
+export const nonBlank = (max: number) => z.string().max(max).regex(/\S/, 'must not be blank').trim()
+
+/**
+ * A whole number in a query string (which carries it as text): declared as the integer it is,
+ * digits only (no sign, exponent or hex), within [min, max].
+ */
+export function intFromQuery(min: number, max: number): z.ZodType<number, unknown>
+export function intFromQuery(min: number, max: number, byDefault: number): z.ZodType<number, unknown>
+export function intFromQuery(min: number, max: number, byDefault?: number) {
+  const n = z.number({ error: 'must be a whole number' }).int().min(min).max(max)
+  return z.preprocess((v) => (typeof v === 'string' && /^[0-9]{1,9}$/.test(v) ? Number(v) : v), byDefault === undefined ? n : n.default(byDefault))
+}
+
+/**
+ * A comma-separated list in a query string (`origin=podcast,audio`): declared as an array
+ * serialized `style: form, explode: false` (api/openapi.ts), parsed into the array.
+ */
+export const csvFromQuery = <T extends z.ZodType>(item: T, maxItems: number) =>
+  z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : v), z.array(item).max(maxItems))

@@ -7,17 +7,20 @@ import { DELIVERABLE_LOCALES, DELIVERABLE_TEMPLATES, type DeliverableKind } from
 export const DeliverableKindSchema = z.enum(Object.keys(DELIVERABLE_TEMPLATES) as [DeliverableKind, ...DeliverableKind[]])
 export const DeliverableLocale = z.enum(DELIVERABLE_LOCALES)
 
-export const CreateDeliverableRequest = z
-  .object({
-    kind: DeliverableKindSchema,
-    template: z.string().max(100).meta({ description: 'valid values depend on kind (x-service-deliverable-templates)' }),
+// One shape per kind, so the templates a kind allows are part of the contract (a oneOf on `kind`).
+const requestFor = <K extends DeliverableKind>(kind: K) =>
+  z.object({
+    kind: z.literal(kind),
+    template: z.enum(DELIVERABLE_TEMPLATES[kind] as unknown as [string, ...string[]], { error: `for kind ${kind} the template is one of ${DELIVERABLE_TEMPLATES[kind].join(', ')}` }),
     locale: DeliverableLocale,
   })
-  .superRefine((b, ctx) => {
-    const allowed = DELIVERABLE_TEMPLATES[b.kind] as readonly string[]
-    if (!allowed.includes(b.template)) ctx.addIssue({ code: 'custom', path: ['template'], message: `for kind ${b.kind} the template is one of ${allowed.join(', ')}` })
-  })
-  .meta({ id: 'CreateDeliverableRequest' })
+export const CreateDeliverableRequest = z
+  .discriminatedUnion(
+    'kind',
+    Object.keys(DELIVERABLE_TEMPLATES).map((k) => requestFor(k as DeliverableKind)) as unknown as [ReturnType<typeof requestFor>, ...ReturnType<typeof requestFor>[]],
+    { error: `kind is one of ${Object.keys(DELIVERABLE_TEMPLATES).join(', ')}` },
+  )
+  .meta({ id: 'CreateDeliverableRequest', description: 'The templates allowed depend on kind (also listed in x-service-deliverable-templates).' })
 export type CreateDeliverableRequest = z.infer<typeof CreateDeliverableRequest>
 
 export const Deliverable = z

@@ -1,10 +1,11 @@
 // The notes resource (spec parts 2 and 4): what a note looks like, how one is created,
 // finalized, listed, read and edited. Field limits are spec part 8.
 import { z } from 'zod'
-import { DateTime, Uuid, intFromQuery } from './common.ts'
+import { DateTime, Uuid, csvFromQuery, intFromQuery, nonBlank } from './common.ts'
 import { Analysis, Chapter } from './analysis.ts'
 import { Truncation } from './transcripts.ts'
 import { NOTE_STATUSES, ORIGINS, PROVIDERS } from '../domain/notes/note.ts'
+import { AUDIO_OR_VIDEO_TYPE } from '../domain/notes/mediaType.ts'
 
 export const NoteStatus = z.enum(NOTE_STATUSES)
 export const Origin = z.enum(ORIGINS)
@@ -68,7 +69,7 @@ export type NoteDetail = z.infer<typeof NoteDetail>
 
 export const NoteIdParams = z.object({ id: Uuid })
 
-const Title = z.string().trim().min(1).max(200)
+const Title = nonBlank(200)
 // language-region form, e.g. `es-ES`, or a bare language (`en`).
 const Locale = z
   .string()
@@ -77,9 +78,14 @@ const Locale = z
 
 export const CreateNoteRequest = z
   .object({
-    audioUrl: z.string().max(2000).optional().meta({ description: 'public link to import' }),
+    audioUrl: z.url({ protocol: /^https?$/, hostname: /./ }).max(2000).optional().meta({ description: 'public link to import (http or https)' }),
     filename: z.string().min(1).max(255).optional().meta({ description: 'direct upload: original file name' }),
-    contentType: z.string().min(1).max(100).optional().meta({ description: 'direct upload: audio/* or video/*' }),
+    contentType: z
+      .string()
+      .max(100)
+      .regex(AUDIO_OR_VIDEO_TYPE, 'contentType must be audio/* or video/* (parameters such as ;codecs=opus are fine)')
+      .optional()
+      .meta({ description: 'direct upload: audio/* or video/*, with parameters if any (`audio/webm;codecs=opus`)' }),
     fileSizeBytes: z.number().int().min(1).optional(),
     title: Title.optional(),
     language: Locale.optional().meta({ description: 'forces a locale; default is auto-detect' }),
@@ -99,7 +105,15 @@ export const CreateNoteRequest = z
     else if (upload && (b.filename === undefined || b.contentType === undefined)) ctx.addIssue({ code: 'custom', message: 'an upload needs both filename and contentType' })
     if (b.audioUrl !== undefined && b.keepAudio !== undefined) ctx.addIssue({ code: 'custom', message: 'keepAudio applies to uploads only' })
   })
-  .meta({ id: 'CreateNoteRequest' })
+  .meta({
+    id: 'CreateNoteRequest',
+    description: 'One of two shapes: an import (`audioUrl`) or a direct upload (`filename` + `contentType`, optionally `fileSizeBytes` and `keepAudio`).',
+    // The rule the refinement above checks, stated for generated clients.
+    oneOf: [
+      { title: 'import', required: ['audioUrl'], not: { anyOf: ['filename', 'contentType', 'fileSizeBytes', 'keepAudio'].map((f) => ({ required: [f] })) } },
+      { title: 'upload', required: ['filename', 'contentType'], not: { required: ['audioUrl'] } },
+    ],
+  })
 export type CreateNoteRequest = z.infer<typeof CreateNoteRequest>
 
 export const UploadInstructions = z.object({
@@ -120,35 +134,22 @@ export const CreateNoteResponse = z
   .meta({ id: 'CreateNoteResponse' })
 export type CreateNoteResponse = z.infer<typeof CreateNoteResponse>
 
-export const FinalizeRequest = z.object({ title: Title.optional() }).meta({ id: 'FinalizeRequest' })
+export const FinalizeRequest = z.object({ title: Title.optional() }).meta({ id: 'FinalizeRequest', description: 'Optional: no body (or an empty one) keeps the title.' })
 export const FinalizeResponse = z.object({ noteId: Uuid, jobId: z.string(), status: z.literal('processing') }).meta({ id: 'FinalizeResponse' })
 
-const csv = <T extends string>(values: readonly [T, ...T[]], what: string) =>
-  z
-    .string()
-    .max(500)
-    .transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean))
-    .refine((list) => list.every((v) => (values as readonly string[]).includes(v)), `${what}: each value must be one of ${values.join(', ')}`)
-    .transform((list) => list as T[])
-
 export const ListNotesQuery = z.object({
-  limit: intFromQuery(1, 100).default(20),
+  limit: intFromQuery(1, 100, 20).meta({ description: 'page size, 1 to 100' }),
   cursor: Uuid.optional().meta({ description: 'the nextCursor of the previous page' }),
   q: z.string().max(200).optional().meta({ description: 'free text over title, description and transcript' }),
   folderId: z.union([Uuid, z.literal('null')]).optional().meta({ description: 'a folder uuid, or the literal null for notes with no folder' }),
   status: NoteStatus.optional(),
   since: DateTime.optional().meta({ description: 'only notes created at or after this instant' }),
-  tags: z
-    .string()
-    .max(1000)
-    .transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean))
-    .optional()
-    .meta({ description: 'comma separated; notes carrying ALL of them' }),
-  origin: csv(ORIGINS, 'origin').optional().meta({ description: 'comma separated subset of the origins' }),
+  tags: csvFromQuery(z.string().max(50), 20).optional().meta({ description: 'comma separated; notes carrying ALL of them' }),
+  origin: csvFromQuery(Origin, ORIGINS.length).optional().meta({ description: 'comma separated subset of the origins' }),
 })
 export type ListNotesQuery = z.infer<typeof ListNotesQuery>
 
-const Tag = z.string().trim().min(1).max(50)
+const Tag = nonBlank(50)
 export const PatchNoteRequest = z
   .object({
     title: Title.optional(),
@@ -158,7 +159,7 @@ export const PatchNoteRequest = z
     keepAudio: z.boolean().optional().meta({ description: 'keep the audio beyond the retention window (true), or let it go (false)' }),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'change at least one of title, description, folderId, tags, keepAudio')
-  .meta({ id: 'PatchNoteRequest' })
+  .meta({ id: 'PatchNoteRequest', minProperties: 1, anyOf: ['title', 'description', 'folderId', 'tags', 'keepAudio'].map((f) => ({ required: [f] })) })
 export type PatchNoteRequest = z.infer<typeof PatchNoteRequest>
 
 export const Folder = z
@@ -167,7 +168,7 @@ export const Folder = z
 export type Folder = z.infer<typeof Folder>
 export const FolderList = z.object({ folders: z.array(Folder) }).meta({ id: 'FolderList' })
 export const FolderIdParams = z.object({ folderId: Uuid })
-export const FolderRequest = z.object({ name: z.string().trim().min(1).max(100) }).meta({ id: 'FolderRequest' })
+export const FolderRequest = z.object({ name: nonBlank(100) }).meta({ id: 'FolderRequest' })
 
 /**
  * The same list filters as JSON values, for callers that are not a query string (the MCP tools

@@ -1,7 +1,7 @@
 // Transcripts, their exports and translations, speakers and voice profiles (spec parts 2 and 4).
 // The REST routes validate with these schemas and the MCP tools declare them.
 import { z } from 'zod'
-import { DateTime, Uuid } from './common.ts'
+import { DateTime, Uuid, nonBlank } from './common.ts'
 import { TRANSLATION_LANGUAGES } from '../domain/languages.ts'
 import { TRANSCRIPT_FORMATS } from '../domain/transcripts/formats.ts'
 
@@ -40,7 +40,7 @@ export type SpeakerList = z.infer<typeof SpeakerList>
 export const SpeakerLabelParams = z.object({ id: Uuid, label: z.string().min(1).max(20) })
 export const RenameSpeakerRequest = z
   .object({
-    name: z.string().trim().min(1).max(120).meta({ description: '1 to 120 characters' }),
+    name: nonBlank(120).meta({ description: '1 to 120 characters' }),
     voiceExcluded: z.boolean().optional().meta({ description: "extension: 'do not recognise this person' for this speaker" }),
   })
   .meta({ id: 'RenameSpeakerRequest' })
@@ -115,8 +115,8 @@ export const Transcript = z
 export type Transcript = z.infer<typeof Transcript>
 
 export const TranscriptQuery = z.object({
-  format: z.string().optional().meta({ description: '`json` (default), `txt`, `srt`, `vtt`, `md`' }),
-  translation: z.string().optional().meta({ description: '`es`, `en`, `de`, `fr`, `it`, `pt`: include an already generated translation' }),
+  format: z.enum(TRANSCRIPT_FORMATS).default('json').meta({ description: '`json` (default), `txt`, `srt`, `vtt`, `md`' }),
+  translation: TranslationLanguage.optional().meta({ description: '`es`, `en`, `de`, `fr`, `it`, `pt`: include an already generated translation' }),
   translationMode: z.enum(['translation', 'both']).optional().meta({ description: '`translation` or `both` (default); text formats' }),
 })
 
@@ -145,8 +145,10 @@ export type ReplaceInTranscriptResponse = z.infer<typeof ReplaceInTranscriptResp
 
 // ---- translation ------------------------------------------------------------------------------
 
-export const TranslationQuery = z.object({ language: z.string().optional().meta({ description: '`es`, `en`, `de`, `fr`, `it`, `pt`; default: the first of these in Accept-Language, else `en`' }) })
-export const TranslationRequest = z.object({ language: z.string().optional() }).meta({ id: 'TranslationRequest' })
+export const TranslationQuery = z.object({ language: TranslationLanguage.optional().meta({ description: '`es`, `en`, `de`, `fr`, `it`, `pt`; default: the first of these in Accept-Language, else `en`' }) })
+export const TranslationRequest = z
+  .object({ language: TranslationLanguage.optional().meta({ description: 'default: the first of these in Accept-Language, else `en`' }) })
+  .meta({ id: 'TranslationRequest', description: 'Optional: no body (or an empty one) takes the default language.' })
 
 export const TranslationState = z
   .object({

@@ -249,6 +249,29 @@ t.test('uploads', async (t) => {
     t.equal((await create({ filename: 'a.wav', contentType: 'audio/wav', fileSizeBytes: 2 * 1024 ** 3 + 1 }, power)).statusCode, 202, 'power allows larger files')
   })
 
+  t.test('given browser media types with parameters, then the upload opens and the PUT may repeat the declared type', async (t) => {
+    const wav = wavBytes(1)
+    for (const [declared, canonical] of <[string, string][]>[
+      ['audio/webm;codecs=opus', 'audio/webm;codecs=opus'],
+      ['audio/ogg; codecs=opus', 'audio/ogg;codecs=opus'],
+      ['audio/mpeg; charset=binary', 'audio/mpeg;charset=binary'],
+      ['Video/MP4; codecs="avc1.42E01E, mp4a.40.2"', 'video/mp4;codecs="avc1.42E01E, mp4a.40.2"'],
+    ]) {
+      const r = await create({ filename: 'rec.webm', contentType: declared })
+      t.equal(r.statusCode, 202, declared)
+      const { upload } = r.json()
+      t.equal(upload.headers['Content-Type'], canonical, 'the PUT header is the declared type, canonically spelt')
+      t.equal((await put(upload.url, wav, declared)).statusCode, 200, `PUT with ${declared}`)
+      t.equal((await put(upload.url, wav, canonical.split(';')[0]!)).statusCode, 200, 'PUT with the bare essence')
+      const wrong = await put(upload.url, wav, 'application/octet-stream')
+      t.equal(wrong.statusCode, 400, 'another essence is refused')
+      t.equal(wrong.json().error, 'invalid_request')
+    }
+    for (const contentType of ['audio/webm;codecs', 'audio/webm;=opus', 'audio/webm; codecs="opus', 'audio/we bm']) {
+      t.equal((await create({ filename: 'a.bin', contentType })).statusCode, 415, `malformed: ${contentType}`)
+    }
+  })
+
   t.test('given the monthly minutes are used up, then finalize is 402 quota_exceeded with remaining and needed', async (t) => {
     const b = await s.account('pro')
     await s.services.handler.handle(

@@ -2,6 +2,10 @@
 // lists every route the app serves and nothing else, with the prices and deliverable templates.
 import t from 'tap'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { testService } from './support/service.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 
@@ -59,7 +63,7 @@ t.test('the contract document', async (t) => {
 
   t.test('documents the errors of each route, and marks the extensions', async (t) => {
     const create = doc.paths['/v1/notes'].post
-    t.same(Object.keys(create.responses).sort(), ['202', '400', '401', '402', '403', '413', '415', '429'])
+    t.same(Object.keys(create.responses).sort(), ['202', '400', '401', '402', '403', '404', '413', '415', '429'])
     t.match(create.responses['402'].description, /insufficient_credits.*balance.*required/)
     t.same(Object.keys(doc.paths['/v1/notes/{id}/finalize'].post.responses).sort(), ['202', '400', '401', '402', '403', '404', '409', '413', '415', '429'])
     t.equal(doc.paths['/v1/folders'].get['x-service-extension'], true)
@@ -67,5 +71,50 @@ t.test('the contract document', async (t) => {
     t.notOk(doc.paths['/v1/notes/{id}'].get['x-service-extension'])
     t.same(doc.paths['/v1/openapi.json'].get.security, [])
     t.ok(doc.components.schemas.Note && doc.components.schemas.Error && doc.components.schemas.CreateNoteRequest)
+  })
+
+  t.test('states what the server checks (issue 17, item 3)', async (t) => {
+    const ops = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, m]) => Object.entries(m).map(([method, op]) => ({ path, method, op })))
+    for (const { path, method, op } of ops) {
+      t.ok(op.responses['404'], `${method} ${path} declares 404`)
+      t.ok(op.responses['400'], `${method} ${path} declares 400 (a malformed request)`)
+    }
+    const schema = (ref: { $ref: string }) => doc.components.schemas[ref.$ref.split('/').pop()!]
+    const param = (path: string, method: string, name: string) => doc.paths[path][method].parameters.find((p: { name: string }) => p.name === name)
+    t.same(param('/v1/notes', 'get', 'limit').schema, { type: 'integer', minimum: 1, maximum: 100, default: 20 })
+    t.same(param('/v1/notes', 'get', 'status').schema.enum, ['processing', 'ready', 'failed'])
+    t.match(param('/v1/notes', 'get', 'origin'), { style: 'form', explode: false, schema: { type: 'array', items: { enum: ['videosite', 'podcast', 'link', 'video', 'audio', 'recording'] } } })
+    t.same(param('/v1/notes/{id}/transcript', 'get', 'format').schema.enum, ['json', 'txt', 'srt', 'vtt', 'md'])
+    t.same(param('/v1/notes/{id}/transcript', 'get', 'translation').schema.enum, ['es', 'en', 'de', 'fr', 'it', 'pt'])
+    t.same(param('/v1/notes/{id}/transcript/translation', 'get', 'language').schema.enum, ['es', 'en', 'de', 'fr', 'it', 'pt'])
+    t.match(param('/v1/notes/{id}/clip', 'get', 'endMs'), { schema: { type: 'integer' }, description: /greater than startMs/ })
+
+    const create = schema(doc.paths['/v1/notes'].post.requestBody.content['application/json'].schema)
+    t.match(create.properties.audioUrl, { format: 'uri', maxLength: 2000 })
+    t.match(create.properties.contentType, { maxLength: 100, pattern: /\[Aa\]\[Uu\]\[Dd\]\[Ii\]\[Oo\]/ })
+    t.same(create.oneOf.map((s: { required: string[] }) => s.required), [['audioUrl'], ['filename', 'contentType']])
+    const patch = schema(doc.paths['/v1/notes/{id}'].patch.requestBody.content['application/json'].schema)
+    t.equal(patch.minProperties, 1)
+    const deliverable = schema(doc.paths['/v1/notes/{noteId}/deliverables'].post.requestBody.content['application/json'].schema)
+    t.same(
+      Object.fromEntries(deliverable.oneOf.map((s: any) => [s.properties.kind.const, s.properties.template.enum])),
+      { email: ['follow_up', 'recap', 'next_steps', 'thank_you'], document: ['project_brief', 'meeting_recap', 'fiscal_revision', 'legal_acta', 'medical_consult'], slides: ['exec_summary', 'kickoff', 'recap_visual', 'sales_pitch_es'] },
+    )
+    t.equal(doc.paths['/v1/notes/{id}/finalize'].post.requestBody.required, false, 'finalize body optional')
+    t.equal(doc.paths['/v1/notes/{id}/transcript/translation'].post.requestBody.required, false, 'translation body optional')
+    t.equal(doc.paths['/v1/notes'].post.requestBody.required, true)
+    t.ok(doc.paths['/v1/voice-profiles/consent'].post.responses['400'], 'a malformed consent body is a declared 400')
+    t.ok(doc.paths['/v1/notes/{id}'].get.responses['404'])
+  })
+
+  t.test('openapi-spec-validator (PyPI) accepts it', async (t) => {
+    // Installed with schemathesis by scripts/system-deps.sh (the README's test command).
+    const python = join(import.meta.dirname, '..', '.ci', 'schemathesis', 'bin', 'python')
+    const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json')
+    writeFileSync(file, JSON.stringify(doc))
+    const r = spawnSync(python, ['-m', 'openapi_spec_validator', file], { encoding: 'utf8' })
+    t.equal(r.error, undefined, 'the validator runs (bash scripts/system-deps.sh installs it)')
+    t.equal(r.status, 0, `${r.stdout}${r.stderr}`.trim().slice(0, 2000))
+    t.match(r.stdout, /OK/)
   })
 })

@@ -10,6 +10,7 @@ import type { DashboardAuth } from '../../commands/persons.ts'
 import { SignInRequest, type SessionInfo } from '../../contract/dashboard.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import { registerRoute } from '../route.ts'
+import { emptyJsonIsNoBody } from '../http/emptyJson.ts'
 import { FixedWindowLimiter } from '../../commands/operationLimits.ts'
 import { dashboardSessionsOf } from './session.ts'
 import { DASHBOARD_API, dashboardRoutes } from './routes.ts'
@@ -29,6 +30,7 @@ export function dashboard(s: Application) {
   return async (app: FastifyInstance) => {
     // Cookies parsed by @fastify/cookie (first of a repeated name wins; a malformed escape is kept as sent).
     await app.register(cookie)
+    emptyJsonIsNoBody(app)
     // Sign-in attempts: per address and per email, so neither a spray nor one guessed account gets far.
     const perIp = new FixedWindowLimiter(30, 600)
     const perEmail = new FixedWindowLimiter(10, 600)

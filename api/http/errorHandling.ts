@@ -52,22 +52,31 @@ function patternOf(url: string): RegExp {
 
 /** The methods each served path has, for `405` and its `Allow` header. */
 class MethodTable {
-  private readonly routes = new Map<string, { pattern: RegExp; methods: Set<string> }>()
+  private readonly routes = new Map<string, { pattern: RegExp; segments: string[]; methods: Set<string> }>()
   add(url: string, methods: string[]) {
     // A wildcard (the dashboard's pages) stands for every path below it: it would turn each
     // unknown path there into a 405, where "nothing here" is the truthful answer.
     if (url.includes('*')) return
     let r = this.routes.get(url)
-    if (!r) this.routes.set(url, (r = { pattern: patternOf(url), methods: new Set() }))
+    if (!r) this.routes.set(url, (r = { pattern: patternOf(url), segments: url.split('/'), methods: new Set() }))
     for (const m of methods) r.methods.add(m)
     if (r.methods.has('GET')) r.methods.add('HEAD')
   }
   allowed(path: string): string[] {
+    let matches = [...this.routes.values()].filter((r) => r.pattern.test(path))
+    // As the router decides: a literal segment beats a parameter at the same place, so
+    // /v1/voice-profiles/consent is that resource, not a profile called "consent".
+    const segments = path.split('/')
+    for (let i = 0; i < segments.length; i++) {
+      if (matches.some((r) => r.segments[i] === segments[i])) matches = matches.filter((r) => !r.segments[i]?.startsWith(':'))
+    }
     const out = new Set<string>()
-    for (const r of this.routes.values()) if (r.pattern.test(path)) for (const m of r.methods) out.add(m)
+    for (const r of matches) for (const m of r.methods) out.add(m)
     return [...out].sort()
   }
 }
+
+const BODY_REFUSAL = /^FST_ERR_(CTP_|ROUTE_MISSING_CONTENT)/
 
 export function handleError(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) {
   if (isDomainError(err)) return sendDomainError(reply, err)
@@ -87,19 +96,23 @@ export const errorHandling = fp(
   async (app: FastifyInstance) => {
     const methods = new MethodTable()
     app.addHook('onRoute', (r) => methods.add(r.url, [r.method].flat()))
-    app.setNotFoundHandler((req, reply) => {
+    const noRoute = (req: FastifyRequest, reply: FastifyReply) => {
       const path = req.url.split('?')[0]!
       // The path exists with other methods: 405 with Allow (RFC 9110 15.5.6), not "no route".
       const allow = methods.allowed(path)
-      if (allow.length > 0) {
+      if (allow.length > 0 && !allow.includes(req.method)) {
         return reply
           .code(405)
           .header('Allow', allow.join(', '))
           .send(errorBody('method_not_allowed', `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}.`))
       }
-      reply.code(404).send(errorBody('not_found', `No route ${req.method} ${path}.`))
-    })
-    app.setErrorHandler(handleError)
+      return reply.code(404).send(errorBody('not_found', `No route ${req.method} ${path}.`))
+    }
+    app.setNotFoundHandler(noRoute)
+    // With no route for the method, fastify still reads the body on the way to the not-found
+    // handler and may refuse it first (a QUERY without Content-Type, RFC 10008): the missing
+    // route is the answer, not the body.
+    app.setErrorHandler((err: FastifyError, req, reply) => (!req.routeOptions?.url && BODY_REFUSAL.test((err as { code?: string }).code ?? '') ? noRoute(req, reply) : handleError(err, req, reply)))
   },
   { name: 'notes-error-handling' },
 )

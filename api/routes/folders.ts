@@ -33,7 +33,12 @@ export const foldersRoutes = (s: Application): RouteDef[] => [
     extension: true,
     body: FolderRequest,
     invalidCode: 'invalid_request',
-    response: { status: 201, schema: Folder, description: 'The new folder.' },
+    response: {
+      status: 201,
+      schema: Folder,
+      description: 'The new folder.',
+      links: Object.fromEntries(['renameFolder', 'deleteFolder'].map((operationId) => [operationId, { operationId, parameters: { folderId: '$response.body#/id' } }])),
+    },
     errors: ['invalid_request'],
     async handle({ caller, body }) {
       const id = await s.folders.create(caller, body.name)

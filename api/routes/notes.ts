@@ -24,7 +24,13 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_audio_url',
     // An upload's fields have codes of their own: a bad size or name is not a bad link.
     fieldCodes: { fileSizeBytes: 'invalid_request', filename: 'invalid_request', keepAudio: 'invalid_request' },
-    response: { status: 202, schema: CreateNoteResponse, description: 'Accepted: the note is processing (or waiting for its upload).' },
+    invalidCodes: { contentType: 'unsupported_media_type' },
+    response: {
+      status: 202,
+      schema: CreateNoteResponse,
+      description: 'Accepted: the note is processing (or waiting for its upload).',
+      links: Object.fromEntries(['getNote', 'finalizeNote'].map((operationId) => [operationId, { operationId, parameters: { id: '$response.body#/noteId' } }])),
+    },
     errors: ['invalid_audio_url', 'invalid_request', 'insufficient_credits', 'file_too_large', 'unsupported_media_type'],
     price: PRICES.import,
     async handle({ caller, body, req }) {

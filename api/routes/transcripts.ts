@@ -2,11 +2,10 @@
 // from HTTP to the commands and queries that the MCP tools call too.
 import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 import type { Application } from '../../commands/application.ts'
-import { DomainError } from '../../domain/errors.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { OPERATION_LIMITS } from '../../domain/limits.ts'
-import { isTranslationLanguage, preferredLanguage, type TranslationLanguage } from '../../domain/languages.ts'
-import { CONTENT_TYPES, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../../domain/transcripts/formats.ts'
+import { preferredLanguage, type TranslationLanguage } from '../../domain/languages.ts'
+import { CONTENT_TYPES } from '../../domain/transcripts/formats.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import {
   GrantConsentRequest,
@@ -27,11 +26,7 @@ import {
 } from '../../contract/transcripts.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-function language(value: string | undefined, acceptLanguage: string | undefined): TranslationLanguage {
-  if (value === undefined || value === '') return preferredLanguage(acceptLanguage)
-  if (!isTranslationLanguage(value)) throw new DomainError('invalid_language', `language must be one of es, en, de, fr, it, pt; got ${JSON.stringify(value)}.`)
-  return value
-}
+const language = (value: TranslationLanguage | undefined, acceptLanguage: string | undefined): TranslationLanguage => value ?? preferredLanguage(acceptLanguage)
 
 export const transcriptRoutes = (s: Application): RouteDef[] => {
   const f = { transcripts: s.transcripts, voice: s.voice }
@@ -50,6 +45,7 @@ export const transcriptRoutes = (s: Application): RouteDef[] => {
       notFound: true,
       query: TranscriptQuery,
       invalidCode: 'invalid_format',
+      invalidCodes: { translation: 'invalid_language' },
       response: {
         status: 200,
         schema: Transcript,
@@ -65,12 +61,8 @@ export const transcriptRoutes = (s: Application): RouteDef[] => {
       errors: ['invalid_format', 'invalid_language', 'insufficient_credits', 'not_found', 'no_transcript'],
       price: PRICES.transcriptRead,
       async handle({ caller, params, query, reply }) {
-        const format = (query.format ?? 'json').toLowerCase()
-        if (!(TRANSCRIPT_FORMATS as readonly string[]).includes(format)) {
-          throw new DomainError('invalid_format', `format must be one of ${TRANSCRIPT_FORMATS.join(', ')}; got ${JSON.stringify(query.format)}.`)
-        }
-        const translation = query.translation === undefined ? undefined : language(query.translation, undefined)
-        const out = await f.transcripts.readTranscript(caller, params.id, { format: format as TranscriptFormat, translation, translationMode: query.translationMode })
+        const { format, translation } = query
+        const out = await f.transcripts.readTranscript(caller, params.id, { format, translation, translationMode: query.translationMode })
         reply.header('content-type', format === 'json' ? `${CONTENT_TYPES.json}; charset=utf-8` : out.contentType)
         if (translation) reply.header('x-translation-status', out.translationStatus)
         return out.body

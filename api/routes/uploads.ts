@@ -11,6 +11,7 @@ import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { BlobTooLargeError, type SignedUploadTarget } from '../../ports/blobStore.ts'
 import { uploadKey } from '../../commands/notes.ts'
+import { parseMediaType } from '../../domain/notes/mediaType.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
 const UploadQuery = z.looseObject({
@@ -50,9 +51,11 @@ const uploadRoute = (s: Application, local: SignedUploadTarget): RouteDef =>
       const check = local.verify(key, query)
       if (!check.ok) throw new DomainError(check.expired ? 'upload_url_expired' : 'invalid_upload_signature', `Upload refused: ${check.reason}.`)
       const { grant } = check
-      const sentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-      if (sentType !== grant.contentType) {
-        throw new DomainError('invalid_request', `Content-Type must be ${grant.contentType} (as signed), got ${JSON.stringify(sentType || null)}.`)
+      // The essence must be the declared one; parameters (`;codecs=opus`) may be sent or left out.
+      const sent = req.headers['content-type'] ?? ''
+      const signed = parseMediaType(grant.contentType)?.essence ?? grant.contentType
+      if (parseMediaType(sent)?.essence !== signed) {
+        throw new DomainError('invalid_request', `Content-Type must be ${grant.contentType} (as signed), got ${JSON.stringify(sent || null)}.`)
       }
       const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length'])
       if (declared !== null && declared > grant.maxBytes) throw new DomainError('file_too_large', `The upload is ${declared} bytes; at most ${grant.maxBytes} are allowed.`)

@@ -22,7 +22,12 @@ export const webhookRoutes = (s: Application): RouteDef[] => [
     extension: true,
     body: CreateWebhookRequest,
     invalidCode: 'invalid_request',
-    response: { status: 201, schema: WebhookEndpointWithSecret, description: 'The endpoint, with its secret (shown once).' },
+    response: {
+      status: 201,
+      schema: WebhookEndpointWithSecret,
+      description: 'The endpoint, with its secret (shown once).',
+      links: Object.fromEntries(['deleteWebhook', 'rotateWebhookSecret', 'listWebhookDeliveries', 'sendWebhookTest'].map((operationId) => [operationId, { operationId, parameters: { id: '$response.body#/id' } }])),
+    },
     errors: ['invalid_request'],
     handle: ({ caller, body }) => s.webhooks.create(caller, body),
   }),
