@@ -25,6 +25,18 @@ t.test('the built files: cache headers, ranges, validators, precompressed, fallb
   t.equal(page.headers['content-type'], 'text/html; charset=utf-8')
   t.equal(page.headers['cache-control'], 'no-cache', 'the page is revalidated every time')
   t.has(page.headers, SECURITY_BEFORE, 'the page keeps its security headers, the CSP byte for byte')
+  // helmet's additions, and the two it is told to leave out.
+  t.has(page.headers, {
+    'cross-origin-resource-policy': 'same-origin',
+    'origin-agent-cluster': '?1',
+    'x-dns-prefetch-control': 'off',
+    'x-download-options': 'noopen',
+    'x-permitted-cross-domain-policies': 'none',
+    'x-xss-protection': '0',
+  })
+  t.notOk(page.headers['strict-transport-security'], 'HSTS is the TLS terminator’s decision')
+  t.notOk(page.headers['cross-origin-opener-policy'], 'a popup sign-in keeps its opener')
+  t.equal([page.headers['content-security-policy']].flat().length, 1, 'one CSP header')
   const js = /src="(\/app\/assets\/[^"]+\.js)"/.exec(page.body)![1]!
 
   const asset = await s.inject({ method: 'GET', url: js })
