@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { Application } from '../commands/application.ts'
 import { restAuthentication } from './http/authentication.ts'
 import { errorHandling, frameworkErrors } from './http/errorHandling.ts'
+import { crossOrigin, ownOrigins, type CrossOriginPaths } from './http/crossOrigin.ts'
 import { registerRoute, defineRoute, type RouteDef } from './route.ts'
 import { buildOpenApi } from './openapi.ts'
 import { featureRoutes } from './routes/index.ts'
@@ -18,6 +19,14 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger']
   /** More routes on this host, under the same error handling (app/http.ts mounts MCP's). */
   mounts?: FastifyPluginAsync[]
+  /** The mounts' paths for CORS (api/http/crossOrigin.ts), beside the OAuth server's own. */
+  crossOriginPaths?: CrossOriginPaths
+}
+
+/** The OAuth server's paths a browser-based MCP client calls, and its public metadata. */
+export const OAUTH_CROSS_ORIGIN: CrossOriginPaths = {
+  checked: ['/oauth/register', '/oauth/token', '/oauth/revoke'],
+  open: ['/.well-known/oauth-authorization-server'],
 }
 
 export function allRoutes(s: Application): RouteDef[] {
@@ -66,11 +75,21 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
     frameworkErrors,
   })
   app.register(errorHandling)
+  app.register(crossOrigin, {
+    paths: {
+      checked: [...OAUTH_CROSS_ORIGIN.checked, ...(options.crossOriginPaths?.checked ?? [])],
+      open: [...OAUTH_CROSS_ORIGIN.open, ...(options.crossOriginPaths?.open ?? [])],
+    },
+    allowedOrigins: s.settings.mcp.allowedOrigins,
+    ownOrigins: ownOrigins(s.settings),
+  })
   const routes = allRoutes(s)
   // What fastify really serves, so a test can hold the contract against it.
   const served: { method: string; url: string }[] = []
   app.decorate('servedRoutes', served)
   app.addHook('onRoute', (r) => {
+    // Hidden routes are plumbing, not operations (the CORS preflight route of @fastify/cors).
+    if ((r.schema as { hide?: boolean } | undefined)?.hide) return
     for (const method of [r.method].flat()) if (method !== 'HEAD') served.push({ method, url: r.url })
   })
 

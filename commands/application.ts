@@ -28,7 +28,7 @@ export interface EdgeSettings {
   publicBaseUrl: string
   /** The per-credential request limit of REST and MCP. */
   rateLimit: { max: number; windowSeconds: number }
-  mcp: { publicUrl: string; trustProxy: boolean | number | string }
+  mcp: { publicUrl: string; trustProxy: boolean | number | string; allowedOrigins: string[] | '*' }
   dashboard: { secureCookies: boolean }
   secrets: { oauth: string; dashboard: string }
 }

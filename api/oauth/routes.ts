@@ -14,6 +14,8 @@ import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../domain/oauth/client.ts'
 import type { PresentedClient, ValidAuthorization } from '../../commands/oauth.ts'
 import { AuthorizationRequest, ClientRegistrationRequest, RevocationRequest, TokenRequest, type AuthorizationServerMetadata } from '../../contract/oauth.ts'
 import { errorBody } from '../errors.ts'
+import { isDomainError } from '../../domain/errors.ts'
+import { sendDomainError } from '../http/errorHandling.ts'
 import { FixedWindowLimiter } from '../../commands/operationLimits.ts'
 import { consentPage, declinedPage, errorPage } from './consentPage.ts'
 import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue } from './signing.ts'
@@ -112,6 +114,8 @@ export function oauthRoutes(s: Application) {
     })
 
     app.setErrorHandler((err, req, reply) => {
+      // The HTTP kit's refusals before the route (an Origin not allowed) keep the spec's body.
+      if (isDomainError(err)) return sendDomainError(reply, err)
       if (isOAuthError(err)) {
         if (err.status === 401 && /^Basic/i.test(req.headers.authorization ?? '')) reply.header('WWW-Authenticate', 'Basic realm="oauth"')
         return reply.code(err.status).header('cache-control', 'no-store').send({ error: err.code, error_description: err.message })
