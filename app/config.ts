@@ -24,6 +24,8 @@ export interface Config {
   roles: Set<string>
   /** Requests per API key per window (429 beyond). */
   rateLimit: { max: number; windowSeconds: number }
+  /** Load shedding (README, "Health and load shedding"): 503 while the event loop lags more than this (0: off). */
+  loadShedding: { maxEventLoopDelayMs: number; retryAfterSeconds: number }
   /** Non-public hosts, IPs or IPv4 CIDRs that imports may reach (self-hosting, tests). */
   importAllowlist: string[]
   uploadUrlTtlSeconds: number
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
+    loadShedding: { maxEventLoopDelayMs: int(env.MAX_EVENT_LOOP_DELAY_MS, 1000, 'MAX_EVENT_LOOP_DELAY_MS'), retryAfterSeconds: int(env.LOAD_SHED_RETRY_AFTER_SECONDS, 10, 'LOAD_SHED_RETRY_AFTER_SECONDS') || 10 },
     importAllowlist: allowlist(env.IMPORT_ALLOW_HOSTS),
     uploadUrlTtlSeconds: int(env.UPLOAD_URL_TTL_SECONDS, 3600, 'UPLOAD_URL_TTL_SECONDS') || 3600,
     uploadSigningSecret: env.UPLOAD_SIGNING_SECRET || null,
