@@ -12,6 +12,7 @@ import { errorBody } from '../api/errors.ts'
 import { authenticateMcp, unauthorized, type McpAuth } from '../api/http/authentication.ts'
 import { errorHandling, frameworkErrors } from '../api/http/errorHandling.ts'
 import { limitPerCredential, memoryStore, type RateLimitStore } from '../api/http/rateLimit.ts'
+import { loadShedding } from '../api/http/loadShedding.ts'
 import { crossOrigin, ownOrigins, type CrossOriginPaths } from '../api/http/crossOrigin.ts'
 import { buildMcpServer } from './server.ts'
 import { DEMO_LIMIT, mcpInfo, mcpUrls, protectedResourceMetadata } from './info.ts'
@@ -140,6 +141,7 @@ export function mcpBaseRoutes(s: Application) {
 export function buildMcpApp(s: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.settings.mcp.trustProxy), frameworkErrors })
   app.register(errorHandling)
+  app.register(loadShedding, s.settings.loadShedding)
   app.register(crossOrigin, { paths: MCP_HOST_CROSS_ORIGIN, allowedOrigins: s.settings.mcp.allowedOrigins, ownOrigins: ownOrigins(s.settings) })
   const u = mcpUrls(s)
   mcpEndpoint(app, s, '/', u.mcp, u.mcpResourceMetadata)
