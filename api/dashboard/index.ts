@@ -1,7 +1,7 @@
 // The web dashboard on {base_url}: the front end at /app (static files built from web/), its
 // JSON endpoints at /app/api, sign-in and sign-out. Registered by api/buildApp.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import cookie from '@fastify/cookie'
+import { fastifyCookie } from '../http/cookies.ts'
 import { randomUUID } from 'node:crypto'
 import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
@@ -27,8 +27,8 @@ const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store
 export function dashboard(s: Application) {
   const sessions = dashboardSessionsOf(s)
   return async (app: FastifyInstance) => {
-    // Cookies parsed by @fastify/cookie (first of a repeated name wins; a malformed escape is kept as sent).
-    await app.register(cookie)
+    // Cookies parsed and signed by @fastify/cookie (first of a repeated name wins; a malformed escape is kept as sent).
+    await app.register(fastifyCookie, { secret: sessions.cookieSigner })
     // Sign-in attempts: per address and per email, so neither a spray nor one guessed account gets far.
     const perIp = new FixedWindowLimiter(30, 600)
     const perEmail = new FixedWindowLimiter(10, 600)

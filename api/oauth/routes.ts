@@ -4,7 +4,6 @@
 // rotation) and revocation (RFC 7009). Errors here are OAuth's `{ error, error_description }`,
 // which OAuth clients parse, not the REST error body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import fastifyCookie from '@fastify/cookie'
 import { z } from 'zod'
 import type { Application } from '../../commands/application.ts'
 import { isOAuthError, OAuthError } from '../../domain/oauth/errors.ts'
@@ -18,7 +17,8 @@ import { isDomainError } from '../../domain/errors.ts'
 import { sendDomainError } from '../http/errorHandling.ts'
 import { FixedWindowLimiter } from '../../commands/operationLimits.ts'
 import { consentPage, declinedPage, errorPage } from './consentPage.ts'
-import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue } from './signing.ts'
+import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, consentSession, randomCookieValue, readConsentSession } from './signing.ts'
+import { cookieSigner, fastifyCookie, setCookie, unsignedCookie } from '../http/cookies.ts'
 import { dashboardSessionsOf } from '../dashboard/session.ts'
 
 export function authorizationServerMetadata(s: Application): AuthorizationServerMetadata {
@@ -97,8 +97,9 @@ interface Approver {
 
 export function oauthRoutes(s: Application) {
   return async (app: FastifyInstance) => {
-    await app.register(fastifyCookie)
     const signer = new Signer(s.settings.secrets.oauth)
+    const cookies = cookieSigner(s.settings.secrets.oauth)
+    await app.register(fastifyCookie, { secret: cookies })
     const secure = s.settings.publicBaseUrl.startsWith('https:')
     // Registration is open to anyone (RFC 7591): counted per IP so it cannot be flooded; sign-in
     // attempts on the consent page likewise.
@@ -145,7 +146,7 @@ export function oauthRoutes(s: Application) {
     const sessionOf = async (req: FastifyRequest): Promise<Approver | null> => {
       const person = await dashboardSessions.authenticate(req)
       if (person) return { accountId: person.accountId, person: { name: person.name, email: person.email }, approvedBy: { kind: 'person', personId: person.personId } }
-      const session = signer.readSession(req.cookies[SESSION_COOKIE], Date.now())
+      const session = readConsentSession(cookies, req.cookies[SESSION_COOKIE], Date.now())
       return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? { accountId: session.accountId, person: null, approvedBy: { kind: 'api_key', keyId: session.keyId } } : null
     }
 
@@ -158,10 +159,10 @@ export function oauthRoutes(s: Application) {
     }
 
     const showConsent = async (req: FastifyRequest, reply: FastifyReply, request: ValidAuthorization, signedIn: Approver | null, error: string | null) => {
-      let csrfCookie = req.cookies[CSRF_COOKIE]
+      let csrfCookie = unsignedCookie(cookies, req.cookies[CSRF_COOKIE])
       if (!csrfCookie || csrfCookie.length < 43) {
         csrfCookie = randomCookieValue()
-        reply.header('set-cookie', cookie(CSRF_COOKIE, csrfCookie, { maxAgeSeconds: 3600, sameSite: 'Strict', secure }))
+        setCookie(reply, CSRF_COOKIE, cookies.sign(csrfCookie), { path: '/oauth', maxAgeSeconds: 3600, sameSite: 'Strict', secure })
       }
       const account = signedIn ? ((await s.oauth.accountName(signedIn.accountId)) ?? 'your account') : null
       const signedInAs = signedIn ? (signedIn.person ? `${signedIn.person.name} (${signedIn.person.email}), account ${account}` : account) : null
@@ -189,7 +190,7 @@ export function oauthRoutes(s: Application) {
       const checked = await s.oauth.checkAuthorizationRequest(f)
       if (!checked.ok) return html(reply, 400, errorPage(checked.description, checked.error))
       const request = checked.request
-      const csrfCookie = req.cookies[CSRF_COOKIE]
+      const csrfCookie = unsignedCookie(cookies, req.cookies[CSRF_COOKIE])
       // A form not served by us to this browser for this very request: refused without a redirect.
       if (!csrfCookie || !f.csrf || !signer.matches(f.csrf, 'csrf', csrfCookie, request.client.clientId, request.codeChallenge)) {
         return html(reply, 403, errorPage('The form expired or did not come from this page (CSRF check failed). Start the authorization again from the application.'))
@@ -209,7 +210,7 @@ export function oauthRoutes(s: Application) {
         const auth = key ? await s.accounts.authenticate(key) : null
         if (!auth) return showConsent(req, reply, request, null, key ? 'That API key is not valid. Copy it again from the dashboard’s key page.' : 'Sign in to the dashboard first (or give the account’s API key).')
         signedIn = { accountId: auth.accountId, person: null, approvedBy: { kind: 'api_key', keyId: auth.keyId } }
-        reply.header('set-cookie', cookie(SESSION_COOKIE, signer.session(auth.accountId, auth.keyId, Date.now()), { maxAgeSeconds: SESSION_SECONDS, sameSite: 'Lax', secure }))
+        setCookie(reply, SESSION_COOKIE, cookies.sign(consentSession(auth.accountId, auth.keyId, Date.now())), { path: '/oauth', maxAgeSeconds: SESSION_SECONDS, sameSite: 'Lax', secure })
       }
       const { redirect } = await s.oauth.approve(signedIn.accountId, request, signedIn.approvedBy)
       return reply.header('cache-control', 'no-store').redirect(redirect, 302)
