@@ -15,7 +15,7 @@ import { AuthorizationRequest, ClientRegistrationRequest, RevocationRequest, Tok
 import { errorBody } from '../errors.ts'
 import { isDomainError } from '../../domain/errors.ts'
 import { sendDomainError } from '../http/errorHandling.ts'
-import { FixedWindowLimiter } from '../../commands/operationLimits.ts'
+import { countedLimits, counter } from '../http/rateLimit.ts'
 import { consentPage, declinedPage, errorPage } from './consentPage.ts'
 import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, consentSession, randomCookieValue, readConsentSession } from './signing.ts'
 import { cookieSigner, fastifyCookie, setCookie, unsignedCookie } from '../http/cookies.ts'
@@ -103,8 +103,10 @@ export function oauthRoutes(s: Application) {
     const secure = s.settings.publicBaseUrl.startsWith('https:')
     // Registration is open to anyone (RFC 7591): counted per IP so it cannot be flooded; sign-in
     // attempts on the consent page likewise.
-    const registrations = new FixedWindowLimiter(30, 3600)
-    const signIns = new FixedWindowLimiter(30, 600)
+    // (@fastify/rate-limit counters, counted by the handlers.)
+    await app.register(countedLimits)
+    const registrations = counter(app, { max: 30, windowSeconds: 3600, keyOf: (req) => req.ip })
+    const signIns = counter(app, { max: 30, windowSeconds: 600, keyOf: (req) => req.ip })
 
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
       try {
@@ -130,7 +132,7 @@ export function oauthRoutes(s: Application) {
     app.get('/.well-known/oauth-authorization-server', async () => authorizationServerMetadata(s))
 
     app.post('/oauth/register', async (req, reply) => {
-      const hit = registrations.hit(req.ip)
+      const hit = await registrations(req)
       if (!hit.ok) return reply.code(429).header('Retry-After', String(hit.retryAfter)).send(errorBody('rate_limit_exceeded', 'Too many client registrations from this address.', { retryAfter: hit.retryAfter }))
       const body = parse(ClientRegistrationRequest, req.body, 'invalid_client_metadata')
       const registered = await s.oauth.registerClient(body)
@@ -204,7 +206,7 @@ export function oauthRoutes(s: Application) {
       }
       if (f.decision !== 'approve') return html(reply, 400, errorPage('Choose Approve or Deny.'))
       if (!signedIn) {
-        const hit = signIns.hit(req.ip)
+        const hit = await signIns(req)
         if (!hit.ok) return html(reply, 429, errorPage(`Too many sign-in attempts; try again in ${hit.retryAfter} seconds.`))
         const key = f.api_key?.trim()
         const auth = key ? await s.accounts.authenticate(key) : null
