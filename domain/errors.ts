@@ -36,6 +36,9 @@ export type ErrorCode =
   | 'headers_too_large'
   | 'request_timeout'
   | 'duration_limit_exceeded'
+  // The HTTP kit (README, "Browser clients (CORS)" and "Health and load shedding"):
+  | 'origin_not_allowed'
+  | 'service_unavailable'
   // The web dashboard (README, "Web dashboard"):
   | 'not_signed_in'
   | 'invalid_credentials'
