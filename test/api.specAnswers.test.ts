@@ -41,8 +41,9 @@ t.test('a method the path does not have: 405 with Allow and the spec body, befor
     ['POST', `/v1/notes/${noteId}/speakers/A`, 'PATCH'],
     ['PATCH', '/v1/voice-profiles', 'GET, HEAD'],
     ['POST', '/health', 'GET, HEAD'],
-    ['PUT', '/mcp/info', 'GET, HEAD'],
-    ['GET', '/oauth/token', 'POST'],
+    // Paths open to browsers also answer CORS preflights (OPTIONS).
+    ['PUT', '/mcp/info', 'GET, HEAD, OPTIONS'],
+    ['GET', '/oauth/token', 'OPTIONS, POST'],
   ]
   for (const [method, url, allow] of cases) {
     for (const headers of [{}, a.headers]) {
@@ -64,7 +65,7 @@ t.test('a method the path does not have: 405 with Allow and the spec body, befor
   t.equal(viaHttp.headers.get('allow'), 'GET, HEAD, POST')
   const info = await fetch(`${s.mcpUrl}/info`, { method: 'POST' })
   t.equal(info.status, 405)
-  t.equal(info.headers.get('allow'), 'GET, HEAD')
+  t.equal(info.headers.get('allow'), 'GET, HEAD, OPTIONS')
   t.match(await info.json(), { error: 'method_not_allowed' })
 })
 
