@@ -11,7 +11,8 @@ if ! command -v yt-dlp >/dev/null 2>&1; then
   if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
 fi
 # sox and flite build the voices of bench/speech-quality.ts (pitch and tempo changes, English voices).
-packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium sox flite)
+# docker-compose: test/compose.test.ts validates docker-compose.yml with `docker-compose config`.
+packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium sox flite docker-compose)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && exit 0
