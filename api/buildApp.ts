@@ -8,6 +8,8 @@ import { z } from 'zod'
 import { DomainError } from '../domain/errors.ts'
 import type { Application } from '../commands/application.ts'
 import { restAuthentication } from './http/authentication.ts'
+import { storeFor } from './http/rateLimit.ts'
+import { fastifyTrustProxy } from './http/trustProxy.ts'
 import { errorHandling, frameworkErrors } from './http/errorHandling.ts'
 import { loadShedding } from './http/loadShedding.ts'
 import { crossOrigin, ownOrigins, type CrossOriginPaths } from './http/crossOrigin.ts'
@@ -126,6 +128,9 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
     frameworkErrors,
+    // TRUST_PROXY: the client address (req.ip, what the sign-in and registration limits count)
+    // from X-Forwarded-For when a load balancer sits in front.
+    trustProxy: fastifyTrustProxy(s.settings.trustProxy),
   })
   app.register(errorHandling)
   app.register(loadShedding, s.settings.loadShedding)
@@ -148,7 +153,7 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
   })
 
   app.register(async (v1) => {
-    await v1.register(restAuthentication, { app: s })
+    await v1.register(restAuthentication, { app: s, store: storeFor(s, 'rest') })
     for (const r of routes) if (!r.public) registerRoute(v1, r)
   })
   app.register(async (open) => {

@@ -36,6 +36,12 @@ export interface IndexSpec {
   keys: SortSpec
   unique?: boolean
   name?: string
+  /**
+   * A TTL index (MongoDB): documents go once the date in the one key field is this many seconds
+   * past. The embedded store ignores it (nothing it holds uses it: the shared counters that do
+   * run on MongoDB only), as does FerretDB 1.x, so readers must not rely on expiry to be timely.
+   */
+  expireAfterSeconds?: number
 }
 
 export interface Collection<T extends Doc = Doc> {

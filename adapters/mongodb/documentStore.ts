@@ -166,6 +166,7 @@ class MongoDocumentCollection<T extends Doc> implements Collection<T> {
     await this.c.createIndex(spec.keys, {
       ...(spec.unique ? { unique: true } : {}),
       ...(spec.name ? { name: spec.name } : {}),
+      ...(spec.expireAfterSeconds !== undefined ? { expireAfterSeconds: spec.expireAfterSeconds } : {}),
     })
   }
 
