@@ -26,6 +26,8 @@ export interface Config {
   /** Requests per API key per window (429 beyond). */
   /** TRUST_PROXY (fastify trustProxy on the REST host; the MCP listener's default too): false, true, a hop count, or addresses. */
   trustProxy: boolean | number | string
+  /** LEASE_TTL_SECONDS: a projection's lease lapses this long after its holder last renewed it (MongoDB only). */
+  leaseTtlSeconds: number
   rateLimit: { max: number; windowSeconds: number }
   /** Load shedding (README, "Health and load shedding"): 503 while the event loop lags more than this (0: off). */
   loadShedding: { maxEventLoopDelayMs: number; retryAfterSeconds: number }
@@ -130,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    leaseTtlSeconds: int(env.LEASE_TTL_SECONDS, 30, 'LEASE_TTL_SECONDS') || 30,
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
     loadShedding: { maxEventLoopDelayMs: int(env.MAX_EVENT_LOOP_DELAY_MS, 1000, 'MAX_EVENT_LOOP_DELAY_MS'), retryAfterSeconds: int(env.LOAD_SHED_RETRY_AFTER_SECONDS, 10, 'LOAD_SHED_RETRY_AFTER_SECONDS') || 10 },
     importAllowlist: allowlist(env.IMPORT_ALLOW_HOSTS),

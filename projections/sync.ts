@@ -17,8 +17,10 @@ export function readModelSync(docs: DocumentStore, running: readonly RunningProj
     async waitFor(name, position) {
       if (position === null) return
       const local = running.find((p) => p.name === name)
-      if (local) return local.waitFor(position, timeoutMs).catch(() => {})
       const deadline = Date.now() + timeoutMs
+      // A projection here may be a standby (another instance holds its lease and writes): after a
+      // short wait on it, the shared checkpoint is what counts.
+      if (local && (await local.waitFor(position, Math.min(timeoutMs, 1000)).then(() => true, () => false))) return
       while (Date.now() < deadline) {
         if ((await readCheckpoint(docs, name)) >= position) return
         await new Promise((r) => setTimeout(r, pollMs))
