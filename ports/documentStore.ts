@@ -51,6 +51,8 @@ export interface Collection<T extends Doc = Doc> {
   countDocuments(filter?: Filter): Promise<number>
   /** Throws DuplicateKeyError when `_id` or a unique index collides. */
   insertOne(doc: T): Promise<void>
+  /** Inserts `docs` in order, as few round trips as the store allows (MongoDB: one bulk write). Throws DuplicateKeyError at the first collision; the ones before it stay. */
+  insertMany(docs: readonly T[]): Promise<void>
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>
   updateMany(filter: Filter, update: Update): Promise<UpdateResult>
   replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult>

@@ -136,6 +136,12 @@ class MongoDocumentCollection<T extends Doc> implements Collection<T> {
     await this.write(() => this.c.insertOne({ ...doc } as Document))
   }
 
+  async insertMany(docs: readonly T[]): Promise<void> {
+    if (docs.length === 0) return
+    // One ordered bulk write (the driver splits it at the server's message size).
+    await this.write(() => this.c.insertMany(docs.map((d) => ({ ...d }) as Document), { ordered: true }))
+  }
+
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
     const f = await this.q(filter)
     return toUpdateResult(await this.write(() => this.c.updateOne(f, update as UpdateFilter<Document>, { upsert: options.upsert ?? false })))
