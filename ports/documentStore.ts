@@ -77,7 +77,8 @@ export interface DocumentStore {
    * batch must therefore not wait for an outside write of the same store (it would wait for
    * itself). Reads are not isolated: readers see a batch's writes before it commits.
    *
-   * When false (MongoDB, and FerretDB, which lacks transactions), `fn` simply runs and each
+   * MongoDB on a replica set (or behind mongos) makes a batch one transaction, and says true.
+   * When false (a standalone MongoDB, and FerretDB, which lacks transactions), `fn` simply runs and each
    * write stands on its own; a failing batch leaves its earlier writes behind, which the
    * projections tolerate because they apply every event idempotently.
    */

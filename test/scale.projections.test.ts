@@ -102,6 +102,7 @@ if (!mongoUrl) {
     const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
     const live = await openMongoDocumentStore(mongoUrl, liveDb)
     const single = await openMongoDocumentStore(mongoUrl, rebuildDb)
+    t.equal(live.atomicWriteBatches, false, 'FerretDB has no transactions: this is the path where a batch and its checkpoint are separate writes')
     const env = { DATA_DIR: tmp.dir, MONGO_URL: mongoUrl, MONGO_DB: liveDb, ROLES: 'projections', LEASE_TTL_SECONDS: '2' }
     const procs = [await startReplica(env), await startReplica(env)]
     t.teardown(async () => {
