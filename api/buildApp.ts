@@ -10,6 +10,8 @@ import type { Application } from '../commands/application.ts'
 import { restAuthentication } from './http/authentication.ts'
 import { clientErrorHandler, errorHandling, frameworkErrors } from './http/errorHandling.ts'
 import { emptyJsonIsNoBody } from './http/emptyJson.ts'
+import { storeFor } from './http/rateLimit.ts'
+import { fastifyTrustProxy } from './http/trustProxy.ts'
 import { loadShedding } from './http/loadShedding.ts'
 import { crossOrigin, ownOrigins, type CrossOriginPaths } from './http/crossOrigin.ts'
 import { registerRoute, defineRoute, type RouteDef } from './route.ts'
@@ -128,6 +130,9 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
     genReqId: () => randomUUID(),
     frameworkErrors,
     clientErrorHandler,
+    // TRUST_PROXY: the client address (req.ip, what the sign-in and registration limits count)
+    // from X-Forwarded-For when a load balancer sits in front.
+    trustProxy: fastifyTrustProxy(s.settings.trustProxy),
   })
   app.register(errorHandling)
   app.register(loadShedding, s.settings.loadShedding)
@@ -152,7 +157,7 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
 
   app.register(async (v1) => {
     emptyJsonIsNoBody(v1)
-    await v1.register(restAuthentication, { app: s })
+    await v1.register(restAuthentication, { app: s, store: storeFor(s, 'rest') })
     for (const r of routes) if (!r.public) registerRoute(v1, r, paths)
   })
   app.register(async (open) => {

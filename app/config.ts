@@ -2,6 +2,7 @@
 import { join, resolve } from 'node:path'
 import { allowlist, loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
 import { loadS3Config, type S3Config } from './blobStore.ts'
+import { parseTrustProxy } from '../api/http/trustProxy.ts'
 import { SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
 import { DEFAULT_DIARIZATION_THRESHOLD } from '../engines/diarization/diarizer.ts'
 import { DEFAULT_MAX_DURATION_SECONDS, PLANS, isPlan, type Plan } from '../domain/credits/plans.ts'
@@ -24,6 +25,10 @@ export interface Config {
   /** Which processes this instance runs: api, projections, workers, forwarder (comma separated). */
   roles: Set<string>
   /** Requests per API key per window (429 beyond). */
+  /** TRUST_PROXY (fastify trustProxy on the REST host; the MCP listener's default too): false, true, a hop count, or addresses. */
+  trustProxy: boolean | number | string
+  /** LEASE_TTL_SECONDS: a projection's lease lapses this long after its holder last renewed it (MongoDB only). */
+  leaseTtlSeconds: number
   rateLimit: { max: number; windowSeconds: number }
   /** Load shedding (README, "Health and load shedding"): 503 while the event loop lags more than this (0: off). */
   loadShedding: { maxEventLoopDelayMs: number; retryAfterSeconds: number }
@@ -150,6 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kafkaBrokers: list(env.KAFKA_BROKERS),
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    leaseTtlSeconds: int(env.LEASE_TTL_SECONDS, 30, 'LEASE_TTL_SECONDS') || 30,
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
     loadShedding: { maxEventLoopDelayMs: int(env.MAX_EVENT_LOOP_DELAY_MS, 1000, 'MAX_EVENT_LOOP_DELAY_MS'), retryAfterSeconds: int(env.LOAD_SHED_RETRY_AFTER_SECONDS, 10, 'LOAD_SHED_RETRY_AFTER_SECONDS') || 10 },
     importAllowlist: allowlist(env.IMPORT_ALLOW_HOSTS),
@@ -207,7 +214,8 @@ function mcpConfig(env: NodeJS.ProcessEnv, port: number, host: string, shownHost
   const mcpPort = int(env.MCP_PORT, port + 1, 'MCP_PORT')
   const mcpHost = env.MCP_HOST ?? host
   const shown = mcpHost === '0.0.0.0' || mcpHost === '::' ? '127.0.0.1' : env.MCP_HOST ? mcpHost : shownHost
-  const trust = env.MCP_TRUST_PROXY ?? ''
+  // The MCP listener sits behind the same proxies as the REST host unless told otherwise.
+  const trust = env.MCP_TRUST_PROXY ?? env.TRUST_PROXY ?? ''
   return {
     port: mcpPort,
     host: mcpHost,

@@ -4,7 +4,8 @@ import type { Config } from './config.ts'
 import { openContentKeys, openDocumentStore, openEventStore } from './infrastructure.ts'
 import { createServices, type Services } from './services.ts'
 import { startWorkers, type RunningWorker } from './workers.ts'
-import { startProjection, type RunningProjection } from '../projections/runner.ts'
+import { startProjection, type Projection, type RunningProjection } from '../projections/runner.ts'
+import { leased, type Leased } from '../projections/lease.ts'
 import { READ_MODEL_PROJECTIONS } from './projections.ts'
 import { buildMcpHost, buildRestHost } from './http.ts'
 import { seedDemoDataset } from './demoDataset.ts'
@@ -26,15 +27,24 @@ export async function startService(config: Config, log: (msg: string) => void = 
   const events = await openEventStore(config, contentKeys)
   const docs = await openDocumentStore(config)
   const running: RunningProjection[] = []
+  // On MongoDB several instances may run a projection at once (replicas, a rolling deploy): each
+  // takes the projection's lease before it writes, so one writes and the others stand by.
+  const leases: Leased[] = []
+  const lease = (p: Projection): Projection => {
+    if (!config.mongoUrl) return p
+    const l = leased(p, docs, { ttlMs: config.leaseTtlSeconds * 1000 })
+    leases.push(l)
+    return l.projection
+  }
   if (config.roles.has('projections')) {
-    for (const p of READ_MODEL_PROJECTIONS) running.push(startProjection(p, { events, docs }))
+    for (const p of READ_MODEL_PROJECTIONS) running.push(startProjection(lease(p), { events, docs }))
   }
   let closePublisher = async () => {}
   if (config.roles.has('forwarder') && config.kafkaBrokers.length > 0) {
     const { openKafkaPublisher } = await import('../adapters/kafka/kafkaPublisher.ts')
     const { analyticsForwarder } = await import('../projections/analyticsForwarder.ts')
     const publisher = await openKafkaPublisher({ brokers: config.kafkaBrokers, clientId: 'notes-forwarder' })
-    running.push(startProjection(analyticsForwarder(publisher, { topicPrefix: config.kafkaTopicPrefix }), { events, docs }))
+    running.push(startProjection(lease(analyticsForwarder(publisher, { topicPrefix: config.kafkaTopicPrefix })), { events, docs }))
     closePublisher = () => publisher.close()
     log(`forwarding events to Kafka at ${config.kafkaBrokers.join(',')} (topics ${config.kafkaTopicPrefix}<category>)`)
   }
@@ -58,6 +68,9 @@ export async function startService(config: Config, log: (msg: string) => void = 
       // stopping worker hands its jobs back at once (workers/transcription.ts).
       await Promise.all([app?.close(), mcpApp?.close(), ...workers.map((w) => w.stop())])
       await services.ingest.engine.close?.()
+      // Released first: a standby waiting for a lease stops waiting, and another instance may
+      // take over at once instead of after the lease's expiry.
+      for (const l of leases) await l.release()
       for (const p of running) await p.stop()
       await closePublisher()
       await events.close()

@@ -21,6 +21,7 @@ import { AccountStatusQueries } from '../readmodels/accountStatus.ts'
 import type { LocalBlobStore } from '../adapters/local/blobStore.ts'
 import { createBlobStore } from './blobStore.ts'
 import { readModelSync } from '../projections/sync.ts'
+import { documentCounters } from './sharedCounters.ts'
 import type { LanguageEngine } from '../ports/languageEngine.ts'
 import { localLanguageEngine } from '../engines/language/localEngine.ts'
 import { openAiLanguageEngine } from '../adapters/openai/languageEngine.ts'
@@ -102,6 +103,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       version: VERSION,
       publicBaseUrl: config.publicBaseUrl,
       rateLimit: config.rateLimit,
+      trustProxy: config.trustProxy,
       loadShedding: config.loadShedding,
       mcp: config.mcp,
       dashboard: config.dashboard,
@@ -111,6 +113,8 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       },
     },
     queries,
+    // With MongoDB the API may run as several processes: limits count in the shared store.
+    counters: config.mongoUrl ? documentCounters(deps.docs) : null,
     audit: creditAudit({ events: deps.events, docs: deps.docs, sync, holdLeaseMs: config.creditHolds.leaseMs, clock }),
     projectionPositions: () => deps.projections.map((p) => ({ name: p.name, position: p.position() })),
     readiness: readinessOf({ events: deps.events, docs: deps.docs, projections: deps.projections, engine: ingest.engine }),

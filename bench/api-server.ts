@@ -10,7 +10,36 @@ import { noteStream } from '../domain/notes/note.ts'
 const mode = process.argv[2]
 const send = (m: unknown) => process.send!(m)
 
-if (mode === 'bare') {
+if (mode === 'ceiling') {
+  // The durable ceiling: a bare fastify route that appends one event to the embedded event store
+  // (the same adapter: group commit, one fsync per group) and answers a same-sized object.
+  const { openSqliteEventStore } = await import('../adapters/sqlite/eventStore.ts')
+  const { join } = await import('node:path')
+  const events = openSqliteEventStore({ path: join(process.env.DATA_DIR!, 'events.db') })
+  const app = Fastify()
+  app.post('/ceiling', async (req) => {
+    const noteId = randomUUID()
+    await events.appendToStream(`ceiling-${noteId}`, [{ id: randomUUID(), type: 'CeilingAppended', data: { noteId, body: req.body } }], { expectedRevision: 'no_stream' })
+    return { ...(req.body as object), noteId, status: 'processing', next: 'x'.repeat(400) }
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  send({ port: (app.server.address() as { port: number }).port })
+} else if (mode === 'roles') {
+  // ROLES mode: one process of the service with the roles in ROLES (api, or projections), on the
+  // embedded event store in DATA_DIR (shared by the processes) and MongoDB read models
+  // (MONGO_URL: the embedded read-model store belongs to one process). SETUP=1 opens the bench
+  // account and answers its API key.
+  const roles = process.env.ROLES!
+  const config = loadConfig({ ...process.env, PORT: '0', MCP_PORT: '0', RATE_LIMIT_MAX: '100000000', SEED_DEMO: '0', LOG_LEVEL: 'warn', ROLES: roles })
+  const service = await startService(config, () => {})
+  let apiKey: string | undefined
+  if (process.env.SETUP === '1') {
+    const { accountId } = await service.services.accounts.openAccount({ name: 'bench', plan: 'power' })
+    apiKey = (await service.services.accounts.createApiKey(accountId)).apiKey
+  }
+  const port = service.app ? (service.app.server.address() as { port: number }).port : 0
+  send({ port, apiKey })
+} else if (mode === 'bare') {
   const size = Number(process.env.PAYLOAD_BYTES ?? 8000)
   const payload = { notes: [{ text: 'x'.repeat(Math.max(0, size - 24)) }], hasMore: true }
   const app = Fastify()

@@ -5,10 +5,16 @@
 // The server runs in a child process (so autocannon does not share its event loop); both use the
 // embedded default (SQLite events, embedded read models) in a temp directory.
 //   npx tsx bench/api.ts            knobs: NOTES, CONNECTIONS (64), SECONDS (10), PROFILE (a directory)
+// ROLES=1,2 (the numbers of API processes to run) measures the scale layout instead: API
+// processes apart from one projections process, on the embedded event store (one SQLite file
+// shared by the processes) and MongoDB read models (MONGO_URL, e.g. FerretDB from
+// scripts/servers/ferretdb.sh), POST /v1/notes spread over the API processes; next to the durable
+// ceiling: as many bare fastify processes, each route appending one event through the same event
+// store adapter (group commit, fsync).
 import autocannon from 'autocannon'
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -24,7 +30,7 @@ interface Ready {
   payloadBytes?: number
 }
 
-function startServer(mode: 'service' | 'bare', env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
+function startServer(mode: 'service' | 'bare' | 'roles' | 'ceiling', env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
   // PROFILE=<dir> writes a CPU profile of each server process there (node --cpu-prof).
   const profile = process.env.PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE}`] : []
   const child = fork(serverScript, [mode], { execArgv: ['--import', 'tsx', ...profile], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
@@ -44,7 +50,88 @@ async function load(title: string, opts: autocannon.Options) {
   return row
 }
 
+/** The same load spread over several servers (CONNECTIONS split between them), summed. */
+async function loadSpread(title: string, urls: string[], opts: Omit<autocannon.Options, 'url'>) {
+  const per = Math.max(1, Math.floor(CONNECTIONS / urls.length))
+  const runs = await Promise.all(urls.map((url) => autocannon({ connections: per, duration: SECONDS, ...opts, url })))
+  const pick = (f: (r: autocannon.Result) => number, agg: (xs: number[]) => number) => agg(runs.map(f))
+  const row = {
+    title,
+    'req/s': Math.round(pick((r) => r.requests.average, (xs) => xs.reduce((a, b) => a + b, 0))),
+    p50: pick((r) => r.latency.p50, (xs) => Math.max(...xs)),
+    p99: pick((r) => r.latency.p99, (xs) => Math.max(...xs)),
+    max: pick((r) => r.latency.max, (xs) => Math.max(...xs)),
+    errors: pick((r) => r.errors + r.timeouts + r.non2xx, (xs) => xs.reduce((a, b) => a + b, 0)),
+  }
+  console.log(`${title.padEnd(52)} ${String(row['req/s']).padStart(7)} req/s   p50 ${String(row.p50).padStart(3)} ms   p99 ${String(row.p99).padStart(4)} ms   max ${String(row.max).padStart(5)} ms   non-2xx/errors ${row.errors}`)
+  return row
+}
+
+async function rolesMode(counts: number[]) {
+  if (!process.env.MONGO_URL) throw new Error('ROLES mode needs MONGO_URL (eval "$(bash scripts/servers/ferretdb.sh start)")')
+  const load1 = () => loadavg().map((l) => l.toFixed(2)).join(' ')
+  console.log(`REST scale benchmark: ${CONNECTIONS} connections, ${SECONDS} s per run, Node ${process.version}, load average at start ${load1()}`)
+  const body = JSON.stringify({ filename: 'bench.wav', contentType: 'audio/wav', fileSizeBytes: 1000 })
+  const json = { 'content-type': 'application/json' }
+  const lines: string[] = []
+  for (const n of counts) {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-roles-'))
+    const children: ChildProcess[] = []
+    try {
+      const env = { DATA_DIR: dir, MONGO_DB: `bench_roles_${process.pid}_${n}` }
+      const proj = await startServer('roles', { ...env, ROLES: 'projections' })
+      children.push(proj.child)
+      const apis = []
+      for (let i = 0; i < n; i++) {
+        const a = await startServer('roles', { ...env, ROLES: 'api', SETUP: i === 0 ? '1' : '0' })
+        children.push(a.child)
+        apis.push(a.ready)
+      }
+      const auth = { authorization: `Bearer ${apis[0]!.apiKey}` }
+      const urls = apis.map((a) => `http://127.0.0.1:${a.port}/v1/notes`)
+      await loadSpread('warm-up', urls, { method: 'POST', headers: { ...auth, ...json }, body, duration: 2 })
+      const post = await loadSpread(`POST /v1/notes, ${n} API process(es) + projections`, urls, { method: 'POST', headers: { ...auth, ...json }, body })
+      for (const c of children.splice(0)) c.kill('SIGTERM')
+
+      const cdir = mkdtempSync(join(tmpdir(), 'bench-ceiling-'))
+      try {
+        const ceilings = []
+        for (let i = 0; i < n; i++) {
+          const c = await startServer('ceiling', { DATA_DIR: cdir })
+          children.push(c.child)
+          ceilings.push(c.ready)
+        }
+        const curls = ceilings.map((c) => `http://127.0.0.1:${c.port}/ceiling`)
+        await loadSpread('warm-up', curls, { method: 'POST', headers: json, body, duration: 2 })
+        const ceiling = await loadSpread(`ceiling: bare route + append, ${n} process(es)`, curls, { method: 'POST', headers: json, body })
+        for (const c of children.splice(0)) c.kill('SIGTERM')
+        const met = post['req/s'] >= ceiling['req/s'] / 2 && post.p99 < 25
+        lines.push(
+          `| ${n} | ${post['req/s']} | ${post.p50} / ${post.p99} | ${post.errors} | ${ceiling['req/s']} | ${ceiling.p50} / ${ceiling.p99} | ${(post['req/s'] / ceiling['req/s']).toFixed(2)}x | ${met ? 'yes' : 'no'} |`,
+        )
+      } finally {
+        rmSync(cdir, { recursive: true, force: true })
+      }
+    } finally {
+      for (const c of children) c.kill('SIGTERM')
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  console.log(`\n| API processes | POST /v1/notes req/s | p50 / p99 ms | errors | ceiling req/s | ceiling p50 / p99 ms | ratio (goal >= 0.5x) | p99 < 25 ms and >= 0.5x? |`)
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---|')
+  for (const l of lines) console.log(l)
+  console.log(`load average at end ${load1()}`)
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'bench-api-'))
+if (process.env.ROLES) {
+  try {
+    await rolesMode(process.env.ROLES.split(',').map(Number))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  process.exit(0)
+}
 try {
   console.log(`REST benchmark: ${NOTES} notes in the read model, ${CONNECTIONS} connections, ${SECONDS} s per run, Node ${process.version}`)
   const svc = await startServer('service', { DATA_DIR: dir, NOTES: String(NOTES) })

@@ -21,6 +21,7 @@ import type { TranscriptCommands } from './transcripts.ts'
 import type { VoiceCommands } from './voice.ts'
 import type { OperationLimits } from './operationLimits.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
+import type { CounterStore } from '../ports/counterStore.ts'
 
 /** What the edges need of the configuration; secrets already resolved (configured or kept in DATA_DIR). */
 /** GET /readyz: whether this process can serve, and what it serves with. */
@@ -40,6 +41,8 @@ export interface EdgeSettings {
   rateLimit: { max: number; windowSeconds: number }
   loadShedding: { maxEventLoopDelayMs: number; retryAfterSeconds: number }
   mcp: { publicUrl: string; trustProxy: boolean | number | string; allowedOrigins: string[] | '*' }
+  /** TRUST_PROXY: fastify's trustProxy on the REST host (true, a hop count, or addresses). */
+  trustProxy: boolean | number | string
   dashboard: { secureCookies: boolean }
   secrets: { oauth: string; dashboard: string }
 }
@@ -59,6 +62,8 @@ export interface Application {
   webhooks: WebhookCommands
   clips: ClipCommands
   persons: PersonCommands
+  /** Counters shared by the API processes (MongoDB read-model store); null: each process counts in memory. */
+  counters: CounterStore | null
   /** Per-operation limits (domain/limits.ts), one count per credential shared by REST and MCP. */
   limits: OperationLimits
   queries: ReadQueries

@@ -11,7 +11,8 @@ import { demoCaller, type Caller } from '../commands/context.ts'
 import { errorBody } from '../api/errors.ts'
 import { authenticateMcp, unauthorized, type McpAuth } from '../api/http/authentication.ts'
 import { clientErrorHandler, errorHandling, frameworkErrors, handleError } from '../api/http/errorHandling.ts'
-import { limitPerCredential, memoryStore, type RateLimitStore } from '../api/http/rateLimit.ts'
+import { limitPerCredential, memoryStore, storeFor, type RateLimitStore } from '../api/http/rateLimit.ts'
+import { fastifyTrustProxy } from '../api/http/trustProxy.ts'
 import { loadShedding } from '../api/http/loadShedding.ts'
 import { crossOrigin, ownOrigins, type CrossOriginPaths } from '../api/http/crossOrigin.ts'
 import { buildMcpServer } from './server.ts'
@@ -25,7 +26,7 @@ interface Stores {
 const stores = new WeakMap<Application, Stores>()
 function storesOf(s: Application): Stores {
   let l = stores.get(s)
-  if (!l) stores.set(s, (l = { perCredential: memoryStore(), demoPerIp: memoryStore() }))
+  if (!l) stores.set(s, (l = { perCredential: storeFor(s, 'mcp'), demoPerIp: storeFor(s, 'demo') }))
   return l
 }
 
@@ -131,9 +132,6 @@ function demoEndpoint(app: FastifyInstance, s: Application, path: string) {
   })
 }
 
-/** fastify's trustProxy; a hop count becomes the function it stands for. */
-const trustProxy = (t: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) =>
-  typeof t === 'number' ? (_address, hop) => hop < t : t
 
 /** CORS on the REST host (api/http/crossOrigin.ts): the endpoint checks Origin, its documents are open. */
 export const MCP_BASE_CROSS_ORIGIN: CrossOriginPaths = { checked: ['/mcp/stream'], open: ['/mcp/info', '/.well-known/oauth-protected-resource/mcp/stream'] }
@@ -156,7 +154,7 @@ export function mcpBaseRoutes(s: Application) {
  * /demo, the same info at /info, and the resource metadata at /.well-known/oauth-protected-resource.
  */
 export function buildMcpApp(s: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.settings.mcp.trustProxy), frameworkErrors, clientErrorHandler })
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: fastifyTrustProxy(s.settings.mcp.trustProxy), frameworkErrors, clientErrorHandler })
   app.register(errorHandling)
   app.register(loadShedding, s.settings.loadShedding)
   app.register(crossOrigin, { paths: MCP_HOST_CROSS_ORIGIN, allowedOrigins: s.settings.mcp.allowedOrigins, ownOrigins: ownOrigins(s.settings) })

@@ -36,6 +36,12 @@ export interface IndexSpec {
   keys: SortSpec
   unique?: boolean
   name?: string
+  /**
+   * A TTL index (MongoDB): documents go once the date in the one key field is this many seconds
+   * past. The embedded store ignores it (nothing it holds uses it: the shared counters that do
+   * run on MongoDB only), as does FerretDB 1.x, so readers must not rely on expiry to be timely.
+   */
+  expireAfterSeconds?: number
 }
 
 export interface Collection<T extends Doc = Doc> {
@@ -45,6 +51,8 @@ export interface Collection<T extends Doc = Doc> {
   countDocuments(filter?: Filter): Promise<number>
   /** Throws DuplicateKeyError when `_id` or a unique index collides. */
   insertOne(doc: T): Promise<void>
+  /** Inserts `docs` in order, as few round trips as the store allows (MongoDB: one bulk write). Throws DuplicateKeyError at the first collision; the ones before it stay. */
+  insertMany(docs: readonly T[]): Promise<void>
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>
   updateMany(filter: Filter, update: Update): Promise<UpdateResult>
   replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult>
@@ -69,7 +77,8 @@ export interface DocumentStore {
    * batch must therefore not wait for an outside write of the same store (it would wait for
    * itself). Reads are not isolated: readers see a batch's writes before it commits.
    *
-   * When false (MongoDB, and FerretDB, which lacks transactions), `fn` simply runs and each
+   * MongoDB on a replica set (or behind mongos) makes a batch one transaction, and says true.
+   * When false (a standalone MongoDB, and FerretDB, which lacks transactions), `fn` simply runs and each
    * write stands on its own; a failing batch leaves its earlier writes behind, which the
    * projections tolerate because they apply every event idempotently.
    */

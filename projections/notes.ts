@@ -1,7 +1,7 @@
 // The notes read models: `notes` (one document per note, what lists and filters read) and
 // `transcripts` (segments and full text per note). Guarded by stream revision, so re-applying an
 // event changes nothing.
-import type { DocumentStore } from '../ports/documentStore.ts'
+import { DuplicateKeyError, type DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { statusOf, type NoteEvent, type Phase } from '../domain/notes/note.ts'
 import { fullTextOf, speakerStats, type Transcript, type SpeakerStats } from '../domain/notes/transcript.ts'
@@ -148,7 +148,12 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       revision: recorded.revision,
     }
     created.view = JSON.stringify(toNote(created))
-    await notes.replaceOne({ _id: id }, created, { upsert: true })
+    // Insert, not upsert: another instance that created it meanwhile (and maybe moved it on) wins.
+    try {
+      await notes.insertOne(created)
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError)) throw err
+    }
     return
   }
   if (!doc) return
@@ -181,7 +186,13 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       const fullText = fullTextOf(t.segments)
       set.transcriptTokens = uniqueTokens(fullText)
       const transcript: TranscriptDoc = { _id: id, accountId: doc.accountId, ...t, fullText, speakers: speakerStats(t.segments), revision: recorded.revision }
-      await docs.collection<TranscriptDoc>(TRANSCRIPTS).replaceOne({ _id: id }, transcript, { upsert: true })
+      // Guarded by revision: a late writer (another instance, see projections/lease.ts) never
+      // replaces a newer transcript.
+      const transcripts = docs.collection<TranscriptDoc>(TRANSCRIPTS)
+      const r = await transcripts.replaceOne({ _id: id, revision: { $lt: recorded.revision } }, transcript)
+      if (r.matchedCount === 0) await transcripts.insertOne(transcript).catch((err) => {
+        if (!(err instanceof DuplicateKeyError)) throw err
+      })
       break
     }
     case 'TranscriptTextReplaced': {
@@ -196,7 +207,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       })
       const fullText = fullTextOf(segments)
       set.transcriptTokens = uniqueTokens(fullText)
-      await transcripts.updateOne({ _id: id }, { $set: { segments, fullText, revision: recorded.revision } })
+      await transcripts.updateOne({ _id: id, revision: t.revision }, { $set: { segments, fullText, revision: recorded.revision } })
       break
     }
     case 'NoteReady':
@@ -238,5 +249,8 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
     set.searchTokens = uniqueTokens(set.title ?? doc.title, set.description !== undefined ? set.description : doc.description, ...(set.transcriptTokens ?? doc.transcriptTokens))
   }
   set.view = JSON.stringify(toNote({ ...doc, ...set }))
-  await notes.updateOne({ _id: id }, { $set: set })
+  // The revision read above is in the filter: if another instance moved the note on since (a
+  // rolling deploy, a lease taken over from a slow holder), this write matches nothing instead of
+  // putting back an older state. MongoDB applies the filter and the update atomically.
+  await notes.updateOne({ _id: id, revision: doc.revision }, { $set: set })
 }

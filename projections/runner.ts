@@ -71,7 +71,7 @@ const nextTick = Symbol('nextTick')
 /** How late the checkpoint of batches that wrote nothing may be saved. */
 export const CHECKPOINT_LAG_MS = 250
 
-const WRITE_METHODS = new Set(['insertOne', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany', 'createIndex', 'drop'])
+const WRITE_METHODS = new Set(['insertOne', 'insertMany', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany', 'createIndex', 'drop'])
 
 /** The same store, counting the writes made through it. */
 function countingWrites(store: DocumentStore): { store: DocumentStore; writes(): number } {

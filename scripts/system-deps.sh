@@ -21,7 +21,8 @@ if ! "$venv/bin/python" -m pip freeze 2>/dev/null | grep -qxF -e "${contract_too
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${contract_tools[@]}" >&2
 fi
 # sox and flite build the voices of bench/speech-quality.ts (pitch and tempo changes, English voices).
-packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium sox flite)
+# docker-compose: test/compose.test.ts validates docker-compose.yml with `docker-compose config`.
+packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium sox flite docker-compose)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -320,6 +320,10 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     this.write(null, cloneJson(doc))
   }
 
+  async insertMany(docs: readonly T[]): Promise<void> {
+    for (const doc of docs) await this.insertOne(doc)
+  }
+
   async updateOne(filter: Filter, update: Update, { upsert = false }: { upsert?: boolean } = {}): Promise<UpdateResult> {
     for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
     const current = this.query(filter, { limit: 1 })[0]

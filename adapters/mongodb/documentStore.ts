@@ -1,8 +1,8 @@
 // The DocumentStore port on MongoDB (or anything speaking its wire protocol, e.g. FerretDB in
 // tests) through the official `mongodb` driver. This is the only file that imports `mongodb`.
 //
-// Deliberately unused: $text, transactions, change streams (FerretDB 1.x lacks them; see
-// ARCHITECTURE). The port's filters, updates, sorts and projections are MongoDB's own, so they are
+// Deliberately unused: $text, change streams (FerretDB 1.x lacks them; see ARCHITECTURE).
+// Transactions only where the server has them (a replica set: `writeBatch`), never required. The port's filters, updates, sorts and projections are MongoDB's own, so they are
 // passed through unchanged; this file only adapts shapes (results, errors, index options).
 //
 // Two FerretDB 1.x deviations are bridged here so the adapter keeps MongoDB's semantics on the
@@ -17,7 +17,7 @@
 // - a unique-index violation caused by an update comes back as InternalError (code 1)
 //   "... UNIQUE constraint failed: index ..." instead of code 11000; it is mapped to
 //   DuplicateKeyError like the real thing.
-import { MongoClient, MongoServerError, type Collection as MongoCollection, type Db, type Document, type UpdateFilter } from 'mongodb'
+import { MongoClient, MongoServerError, type ClientSession, type Collection as MongoCollection, type Db, type Document, type UpdateFilter } from 'mongodb'
 import {
   DuplicateKeyError,
   type Collection,
@@ -45,7 +45,8 @@ export async function openMongoDocumentStore(url: string, dbName: string): Promi
   try {
     const db = client.db(dbName)
     await db.command({ ping: 1 })
-    return new MongoDocumentStore(client, db, { elemMatchViaAggregation: await isFerretDb1(client) })
+    const ferret = await isFerretDb1(client)
+    return new MongoDocumentStore(client, db, { elemMatchViaAggregation: ferret, transactions: !ferret && (await offersTransactions(client)) })
   } catch (err) {
     await client.close().catch(() => {})
     throw err
@@ -74,27 +75,57 @@ async function isFerretDb1(client: MongoClient): Promise<boolean> {
   }
 }
 
+/** True for a replica-set member or a mongos: servers where multi-document transactions exist (FerretDB 1.x has none). */
+async function offersTransactions(client: MongoClient): Promise<boolean> {
+  try {
+    const hello = await client.db('admin').command({ hello: 1 })
+    return typeof hello.setName === 'string' || hello.msg === 'isdbgrid'
+  } catch {
+    return false
+  }
+}
+
 interface ServerQuirks {
   elemMatchViaAggregation: boolean
+  /** Multi-document transactions: a write batch (a projection batch and its checkpoint) commits as one. */
+  transactions: boolean
 }
 
 class MongoDocumentStore implements DocumentStore {
-  // No multi-document transactions (FerretDB lacks them), so a batch is just its writes, each
-  // standing on its own; the projections' per-event idempotency covers a batch that fails halfway.
-  readonly atomicWriteBatches = false
+  // On a replica set (compose runs MongoDB as one) a write batch is one transaction: a projection
+  // batch and its checkpoint commit together. Without transactions (a standalone server, and
+  // FerretDB, which lacks them) a batch is just its writes, each standing on its own; the
+  // projections' per-event idempotency covers a batch that fails halfway. Only the second path
+  // runs in this repository's tests (FerretDB); the first is untested here.
+  get atomicWriteBatches(): boolean {
+    return this.quirks.transactions
+  }
 
   constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
     private readonly quirks: ServerQuirks,
+    private readonly session?: ClientSession,
   ) {}
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
-    return new MongoDocumentCollection<T>(this.db.collection(name), this.quirks)
+    return new MongoDocumentCollection<T>(this.db.collection(name), this.quirks, this.session)
   }
 
-  writeBatch<R>(fn: (batch: DocumentStore) => Promise<R>): Promise<R> {
-    return fn(this)
+  async writeBatch<R>(fn: (batch: DocumentStore) => Promise<R>): Promise<R> {
+    if (!this.quirks.transactions || this.session) return fn(this)
+    const session = this.client.startSession()
+    try {
+      let result!: R
+      // withTransaction retries the whole batch on a transient error (the projections re-apply
+      // it from scratch: nothing of the aborted attempt stays).
+      await session.withTransaction(async () => {
+        result = await fn(new MongoDocumentStore(this.client, this.db, this.quirks, session))
+      })
+      return result
+    } finally {
+      await session.endSession()
+    }
   }
 
   async close(): Promise<void> {
@@ -106,6 +137,8 @@ class MongoDocumentCollection<T extends Doc> implements Collection<T> {
   constructor(
     private readonly c: MongoCollection<Document>,
     private readonly quirks: ServerQuirks,
+    /** The write batch's transaction, when there is one: every operation runs in it. */
+    private readonly session?: ClientSession,
   ) {}
 
   get name(): string {
@@ -118,7 +151,7 @@ class MongoDocumentCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let cursor = this.c.find(await this.q(filter))
+    let cursor = this.c.find(await this.q(filter), { session: this.session })
     if (options.sort && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort)
     if (options.skip) cursor = cursor.skip(options.skip)
     if (options.limit) cursor = cursor.limit(options.limit)
@@ -129,49 +162,57 @@ class MongoDocumentCollection<T extends Doc> implements Collection<T> {
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {
-    return this.c.countDocuments(await this.q(filter))
+    return this.c.countDocuments(await this.q(filter), { session: this.session })
   }
 
   async insertOne(doc: T): Promise<void> {
-    await this.write(() => this.c.insertOne({ ...doc } as Document))
+    await this.write(() => this.c.insertOne({ ...doc } as Document, { session: this.session }))
+  }
+
+  async insertMany(docs: readonly T[]): Promise<void> {
+    if (docs.length === 0) return
+    // One ordered bulk write (the driver splits it at the server's message size).
+    await this.write(() => this.c.insertMany(docs.map((d) => ({ ...d }) as Document), { ordered: true, session: this.session }))
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
     const f = await this.q(filter)
-    return toUpdateResult(await this.write(() => this.c.updateOne(f, update as UpdateFilter<Document>, { upsert: options.upsert ?? false })))
+    return toUpdateResult(await this.write(() => this.c.updateOne(f, update as UpdateFilter<Document>, { upsert: options.upsert ?? false, session: this.session })))
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     const f = await this.q(filter)
-    return toUpdateResult(await this.write(() => this.c.updateMany(f, update as UpdateFilter<Document>)))
+    return toUpdateResult(await this.write(() => this.c.updateMany(f, update as UpdateFilter<Document>, { session: this.session })))
   }
 
   async replaceOne(filter: Filter, doc: T, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
     const f = await this.q(filter)
-    return toUpdateResult(await this.write(() => this.c.replaceOne(f, { ...doc }, { upsert: options.upsert ?? false })))
+    return toUpdateResult(await this.write(() => this.c.replaceOne(f, { ...doc }, { upsert: options.upsert ?? false, session: this.session })))
   }
 
   async deleteOne(filter: Filter): Promise<{ deletedCount: number }> {
-    const r = await this.c.deleteOne(await this.q(filter))
+    const r = await this.c.deleteOne(await this.q(filter), { session: this.session })
     return { deletedCount: r.deletedCount }
   }
 
   async deleteMany(filter: Filter = {}): Promise<{ deletedCount: number }> {
-    const r = await this.c.deleteMany(await this.q(filter))
+    const r = await this.c.deleteMany(await this.q(filter), { session: this.session })
     return { deletedCount: r.deletedCount }
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
     // The same keys and options again is a no-op on the server (MongoDB and FerretDB alike).
+    // Outside any transaction: MongoDB builds no index on an existing collection inside one.
     await this.c.createIndex(spec.keys, {
       ...(spec.unique ? { unique: true } : {}),
       ...(spec.name ? { name: spec.name } : {}),
+      ...(spec.expireAfterSeconds !== undefined ? { expireAfterSeconds: spec.expireAfterSeconds } : {}),
     })
   }
 
   async drop(): Promise<void> {
     // Documents only: a collection drop would also drop the indexes the port promises to keep.
-    await this.c.deleteMany({})
+    await this.c.deleteMany({}, { session: this.session })
   }
 
   /** The filter as this server needs it (unchanged except for FerretDB 1.x's $elemMatch). */
@@ -188,7 +229,7 @@ class MongoDocumentCollection<T extends Doc> implements Collection<T> {
         { $unwind: '$' + path },
         { $match: elementFilter(path, query) },
         { $group: { _id: '$_id' } },
-      ])
+      ], { session: this.session })
       .toArray()
     return rows.map((r) => r._id)
   }

@@ -11,7 +11,7 @@ import { SignInRequest, type SessionInfo } from '../../contract/dashboard.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import { registerRoute } from '../route.ts'
 import { emptyJsonIsNoBody } from '../http/emptyJson.ts'
-import { countedLimits, counter } from '../http/rateLimit.ts'
+import { countedLimits, counter, storeFor } from '../http/rateLimit.ts'
 import { dashboardSessionsOf } from './session.ts'
 import { DASHBOARD_API, dashboardRoutes } from './routes.ts'
 import { sendBlobWithRanges } from './audio.ts'
@@ -33,9 +33,9 @@ export function dashboard(s: Application) {
     emptyJsonIsNoBody(app)
     // Sign-in attempts: per address and per email, so neither a spray nor one guessed account gets
     // far (@fastify/rate-limit counters, counted by the handler once the body is read).
-    await app.register(countedLimits)
-    const perIp = counter(app, { max: 30, windowSeconds: 600, keyOf: (req) => req.ip })
-    const perEmail = counter(app, { max: 10, windowSeconds: 600, keyOf: (req) => normalizeEmail(String((req.body as { email?: unknown }).email)) })
+    await app.register(countedLimits, { store: storeFor(s, 'dashboard-sign-in') })
+    const perIp = counter(app, { name: 'per-ip', max: 30, windowSeconds: 600, keyOf: (req) => req.ip })
+    const perEmail = counter(app, { name: 'per-email', max: 10, windowSeconds: 600, keyOf: (req) => normalizeEmail(String((req.body as { email?: unknown }).email)) })
 
     const sessionInfo = (auth: DashboardAuth): SessionInfo => ({
       person: { personId: auth.personId, email: auth.email, name: auth.name },

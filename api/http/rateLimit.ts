@@ -8,6 +8,8 @@ import fp from 'fastify-plugin'
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit'
 import { createRequire } from 'node:module'
 import { DomainError } from '../../domain/errors.ts'
+import type { CounterStore } from '../../ports/counterStore.ts'
+import type { Application } from '../../commands/application.ts'
 
 /** A counter store as @fastify/rate-limit takes it (a class it instantiates). */
 export type RateLimitStore = NonNullable<RateLimitPluginOptions['store']>
@@ -26,6 +28,35 @@ export function memoryStore(): RateLimitStore {
     }
   } as unknown as RateLimitStore
 }
+
+/**
+ * A store over shared counters (the read-model store when several API processes run), so the
+ * replicas count together. Every key is prefixed with `namespace`; a child (a route's or a
+ * `counter`'s own counts) adds the `nameSpace` it is created with. Fixed windows, like the
+ * in-memory store.
+ */
+export function sharedStore(counters: CounterStore, namespace: string): RateLimitStore {
+  const make = (ns: string) => ({
+    incr(key: string, cb: (err: Error | null, res?: { current: number; ttl: number }) => void, timeWindow: number) {
+      counters.increment(`${ns}:${key}`, timeWindow).then(
+        (r) => cb(null, { current: r.count, ttl: r.ttlMs }),
+        (err: Error) => cb(err),
+      )
+    },
+    child(params: { nameSpace?: string }) {
+      return make(`${ns}/${params.nameSpace ?? 'child'}`)
+    },
+  })
+  const store = make(namespace)
+  return class {
+    constructor() {
+      return store
+    }
+  } as unknown as RateLimitStore
+}
+
+/** The store for `namespace`: shared when the application has shared counters, else in this process's memory. */
+export const storeFor = (s: Application, namespace: string): RateLimitStore => (s.counters ? sharedStore(s.counters, namespace) : memoryStore())
 
 export interface CredentialLimit {
   max: number
@@ -77,8 +108,9 @@ export const countedLimits = fp<{ store?: RateLimitStore }>(
 export type Counter = (req: FastifyRequest) => Promise<{ ok: true } | { ok: false; retryAfter: number }>
 
 /** One counter with its own counts (a child of the context's store): `max` per `windowSeconds` per `keyOf(req)`. */
-export function counter(app: FastifyInstance, o: { max: number; windowSeconds: number; keyOf: (req: FastifyRequest) => string }): Counter {
-  const limit = app.createRateLimit({ max: o.max, timeWindow: o.windowSeconds * 1000, keyGenerator: o.keyOf })
+export function counter(app: FastifyInstance, o: { name: string; max: number; windowSeconds: number; keyOf: (req: FastifyRequest) => string }): Counter {
+  // `nameSpace` names the counts in a shared store (the same in every process).
+  const limit = app.createRateLimit({ max: o.max, timeWindow: o.windowSeconds * 1000, keyGenerator: o.keyOf, nameSpace: o.name } as Parameters<typeof app.createRateLimit>[0])
   return async (req) => {
     const r = await limit(req)
     if (r.isAllowed || !r.isExceeded) return { ok: true }

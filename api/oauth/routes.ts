@@ -15,7 +15,7 @@ import { AuthorizationRequest, ClientRegistrationRequest, RevocationRequest, Tok
 import { errorBody } from '../errors.ts'
 import { isDomainError } from '../../domain/errors.ts'
 import { sendDomainError } from '../http/errorHandling.ts'
-import { countedLimits, counter } from '../http/rateLimit.ts'
+import { countedLimits, counter, storeFor } from '../http/rateLimit.ts'
 import { consentPage, declinedPage, errorPage } from './consentPage.ts'
 import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, consentSession, randomCookieValue, readConsentSession } from './signing.ts'
 import { cookieSigner, fastifyCookie, setCookie, unsignedCookie } from '../http/cookies.ts'
@@ -104,9 +104,9 @@ export function oauthRoutes(s: Application) {
     // Registration is open to anyone (RFC 7591): counted per IP so it cannot be flooded; sign-in
     // attempts on the consent page likewise.
     // (@fastify/rate-limit counters, counted by the handlers.)
-    await app.register(countedLimits)
-    const registrations = counter(app, { max: 30, windowSeconds: 3600, keyOf: (req) => req.ip })
-    const signIns = counter(app, { max: 30, windowSeconds: 600, keyOf: (req) => req.ip })
+    await app.register(countedLimits, { store: storeFor(s, 'oauth') })
+    const registrations = counter(app, { name: 'registrations', max: 30, windowSeconds: 3600, keyOf: (req) => req.ip })
+    const signIns = counter(app, { name: 'sign-ins', max: 30, windowSeconds: 600, keyOf: (req) => req.ip })
 
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
       try {

@@ -1,0 +1,79 @@
+// Two API processes behind one load balancer count against one limit: the counters live in the
+// read-model store (MongoDB; FerretDB here, which `npm test` starts) when MONGO_URL is set. Before,
+// each process counted in its own memory and two replicas granted twice the limit.
+// MONGO_URL unset: nothing to run here; say so and pass.
+import t from 'tap'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { tempDir } from './support/tmp.ts'
+
+const mongoUrl = process.env.MONGO_URL
+const replicaScript = fileURLToPath(new URL('./support/apiReplica.ts', import.meta.url))
+
+type Replica = { child: ChildProcess; port: number; mcpPort: number; apiKey?: string }
+
+function startReplica(env: Record<string, string>): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', 'tsx', replicaScript], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! })
+    // Other lines (a log line or two) pass by; the replica's answer is the one JSON line with a port.
+    lines.on('line', (line) => {
+      if (line.startsWith('{"port"')) resolve({ child, ...(JSON.parse(line) as Omit<Replica, 'child'>) })
+    })
+    child.once('exit', (code) => reject(new Error(`replica exited with ${code}`)))
+  })
+}
+
+const stop = (r: Replica) =>
+  new Promise<void>((resolve) => {
+    if (r.child.exitCode !== null) return resolve()
+    r.child.once('exit', () => resolve())
+    r.child.kill('SIGTERM')
+  })
+
+if (!mongoUrl) {
+  t.comment('MONGO_URL is not set: the replica tests need MongoDB (npm test starts FerretDB)')
+} else {
+  t.test('two API processes share one per-key limit, and one registration throttle per client address', async (t) => {
+    const tmp = tempDir()
+    const db = `test_replicas_${randomUUID().replace(/-/g, '').slice(0, 10)}`
+    const env = { DATA_DIR: tmp.dir, MONGO_URL: mongoUrl, MONGO_DB: db, RATE_LIMIT_MAX: '6', RATE_LIMIT_WINDOW_SECONDS: '600', TRUST_PROXY: '1' }
+    const a = await startReplica({ ...env, ROLES: 'api,projections', SETUP: '1' })
+    const b = await startReplica({ ...env, ROLES: 'api' })
+    t.teardown(async () => {
+      await Promise.all([stop(a), stop(b)])
+      const { dropMongoDatabase } = await import('../adapters/mongodb/documentStore.ts')
+      await dropMongoDatabase(mongoUrl, db)
+      tmp.remove()
+    })
+
+    // 12 requests alternating between the replicas with one key whose limit is 6.
+    const statuses: number[] = []
+    for (let i = 0; i < 12; i++) {
+      const port = i % 2 === 0 ? a.port : b.port
+      const r = await fetch(`http://127.0.0.1:${port}/v1/notes?limit=1`, { headers: { authorization: `Bearer ${a.apiKey}` } })
+      statuses.push(r.status)
+      if (r.status === 429) t.match(await r.json(), { error: 'rate_limit_exceeded' })
+      else await r.arrayBuffer()
+    }
+    t.same(statuses.filter((s) => s === 200).length, 6, `the limit of 6 holds across both replicas (${statuses.join(' ')})`)
+    t.same(statuses.slice(6), [429, 429, 429, 429, 429, 429])
+
+    // OAuth client registration: 30 per client address per hour, counted by the handler. Behind
+    // the proxy (TRUST_PROXY=1) the address is X-Forwarded-For's: one client through both replicas
+    // is throttled after 30, another client behind the same proxy is not.
+    const register = (port: number, ip: string) =>
+      fetch(`http://127.0.0.1:${port}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+        body: JSON.stringify({ client_name: 'replica test', redirect_uris: ['https://client.example.org/cb'] }),
+      }).then(async (r) => (await r.arrayBuffer(), r.status))
+    const perIp: number[] = []
+    for (let i = 0; i < 32; i++) perIp.push(await register(i % 2 === 0 ? a.port : b.port, '203.0.113.7'))
+    t.equal(perIp.filter((s) => s === 429).length, 2, `one address: 30 registrations across both replicas (${perIp.join(' ')})`)
+    t.same(perIp.slice(30), [429, 429])
+    t.not(await register(b.port, '203.0.113.8'), 429, 'another client behind the same proxy is not throttled')
+  })
+}
