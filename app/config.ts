@@ -20,6 +20,8 @@ export interface Config {
   mongoDb: string
   kafkaBrokers: string[]
   kafkaTopicPrefix: string
+  /** Topics (stream categories, e.g. `note,ask`) on which personal fields are published; none by default. */
+  analyticsPersonalTopics: string[]
   /** Which processes this instance runs: api, projections, workers, forwarder (comma separated). */
   roles: Set<string>
   /** Requests per API key per window (429 beyond). */
@@ -123,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongoDb: env.MONGO_DB ?? 'notes',
     kafkaBrokers: list(env.KAFKA_BROKERS),
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
+    analyticsPersonalTopics: list(env.ANALYTICS_PERSONAL_TOPICS),
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
     importAllowlist: allowlist(env.IMPORT_ALLOW_HOSTS),

@@ -33,7 +33,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
     const { openKafkaPublisher } = await import('../adapters/kafka/kafkaPublisher.ts')
     const { analyticsForwarder } = await import('../projections/analyticsForwarder.ts')
     const publisher = await openKafkaPublisher({ brokers: config.kafkaBrokers, clientId: 'notes-forwarder' })
-    running.push(startProjection(analyticsForwarder(publisher, { topicPrefix: config.kafkaTopicPrefix }), { events, docs }))
+    running.push(startProjection(analyticsForwarder(publisher, { topicPrefix: config.kafkaTopicPrefix, personalTopics: config.analyticsPersonalTopics }), { events, docs }))
     closePublisher = () => publisher.close()
     log(`forwarding events to Kafka at ${config.kafkaBrokers.join(',')} (topics ${config.kafkaTopicPrefix}<category>)`)
   }
