@@ -14,6 +14,16 @@
 // of the listed categories, only their listed fields; personal fields only on the categories in
 // `personalTopics`. Events outside the contract are skipped (the checkpoint still moves past them).
 //
+// Checkpoint: every batch also writes one small state document (`analytics_forwarder`), so the
+// runner saves the checkpoint in the same write as soon as the broker acknowledged the batch. A
+// forwarder that then goes idle has nothing pending (the runner skips checkpoints of write-less
+// batches for up to CHECKPOINT_LAG_MS, which left the last burst unsaved until the next event),
+// and a restart re-publishes at most the batch that was in flight.
+//
+// Kafka down: `startAnalyticsForwarder` wraps the publisher so that connecting and publishing are
+// retried with exponential backoff inside the forwarder, with one log line per state change
+// (connecting, unreachable, connected, publish failing, publishing again), never one per attempt.
+//
 // Delivery is AT-LEAST-ONCE. A crash or a failed publish between the broker's acknowledgement
 // and the checkpoint makes the restarted forwarder publish those events again, so a stream's
 // partition can hold an event twice (the second copy after the first). Consumers must
@@ -22,10 +32,13 @@
 import type { AnalyticsMessage, AnalyticsPublisher } from '../ports/analyticsPublisher.ts'
 import { categoryOf, type EventFilter, type RecordedEvent } from '../ports/eventStore.ts'
 import { ANALYTICS_SCHEMA_VERSION, isPublished, publishedData, publishedMetadata } from '../domain/analytics/contract.ts'
-import type { Projection } from './runner.ts'
+import { startProjection, type Projection, type RunningProjection, type RunOptions } from './runner.ts'
 
 export const ANALYTICS_FORWARDER = 'analytics-forwarder'
 export const DEFAULT_TOPIC_PREFIX = 'notes.events.'
+/** One document per forwarder: the last batch it handed to the broker. */
+export const FORWARDER_STATE = 'analytics_forwarder'
+type ForwarderState = { _id: string; lastEventId: string; position: number; published: number; at: string }
 
 /** The JSON value of every message on the analytics topics (schema `ANALYTICS_SCHEMA_VERSION`). */
 export interface ForwardedEvent {
@@ -88,12 +101,134 @@ export function analyticsForwarder(publisher: AnalyticsPublisher, options: Analy
   return {
     name,
     ...(filter ? { filter } : {}),
-    collections: [],
-    async handle(events) {
+    collections: [FORWARDER_STATE],
+    async handle(events, docs) {
       // Resolves only when every message is acknowledged; a rejection makes the runner retry the
       // same batch (the checkpoint has not moved), which is where duplicates come from.
       const messages = events.map((e) => toAnalyticsMessage(e, topicPrefix, personal)).filter((m) => m !== null)
       if (messages.length > 0) await publisher.publish(messages)
+      // A write makes the runner save the checkpoint with this batch (see the header).
+      const last = events[events.length - 1]!
+      await docs
+        .collection<ForwarderState>(FORWARDER_STATE)
+        .replaceOne({ _id: name }, { _id: name, lastEventId: last.id, position: last.globalPosition, published: messages.length, at: new Date().toISOString() }, { upsert: true })
+    },
+  }
+}
+
+// ---- running against a broker that may be down -----------------------------------------------
+
+export type PublisherState = 'connecting' | 'up' | 'down' | 'closed'
+
+export interface ResilientPublisher extends AnalyticsPublisher {
+  state(): PublisherState
+}
+
+export interface BackoffOptions {
+  /** One line per state change. */
+  log: (message: string) => void
+  initialDelayMs?: number
+  maxDelayMs?: number
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+/**
+ * A publisher that never gives up while open: `connect` is retried with exponential backoff
+ * until a broker answers, and a failed publish is retried the same way (on a fresh connection
+ * when the old one is gone). `publish` resolves once the batch is acknowledged and rejects only
+ * when the publisher is closed, so the runner never sees Kafka's outages.
+ */
+export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, options: BackoffOptions): ResilientPublisher {
+  const { log, initialDelayMs = 500, maxDelayMs = 30_000 } = options
+  let state: PublisherState = 'connecting'
+  let inner: AnalyticsPublisher | null = null
+  let connecting: Promise<AnalyticsPublisher> | null = null
+  const closed = new AbortController()
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      closed.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+    })
+  const become = (next: PublisherState, message: string) => {
+    if (next === state) return
+    state = next
+    log(`analytics forwarder: ${message}`)
+  }
+  const isClosed = () => closed.signal.aborted
+  const ensure = (): Promise<AnalyticsPublisher> =>
+    (connecting ??= (async () => {
+      for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
+        if (isClosed()) throw new Error('analytics publisher is closed')
+        try {
+          const p = await connect()
+          if (isClosed()) {
+            await p.close().catch(() => {})
+            throw new Error('analytics publisher is closed')
+          }
+          inner = p
+          become('up', 'Kafka connected')
+          return p
+        } catch (err) {
+          if (isClosed()) throw err
+          become('down', `Kafka unreachable (${errorText(err)}); retrying with backoff up to ${Math.round(maxDelayMs / 1000)} s, quietly until it answers`)
+          await sleep(delay)
+        }
+      }
+    })())
+  return {
+    state: () => state,
+    async publish(messages) {
+      for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
+        const p = await ensure()
+        try {
+          await p.publish(messages)
+          become('up', 'Kafka publishing again')
+          return
+        } catch (err) {
+          if (isClosed()) throw err
+          become('down', `Kafka publish failing (${errorText(err)}); retrying the batch with backoff up to ${Math.round(maxDelayMs / 1000)} s`)
+          await sleep(delay)
+        }
+      }
+    },
+    async close() {
+      if (isClosed()) return
+      closed.abort()
+      state = 'closed'
+      await inner?.close().catch(() => {})
+    },
+  }
+}
+
+export interface StartForwarderOptions extends AnalyticsForwarderOptions, BackoffOptions {
+  run: RunOptions
+}
+
+/**
+ * Starts the forwarder at once, whether or not Kafka answers: events wait in the log until it
+ * does. `connect` receives the publisher's state so the client library's own per-attempt errors
+ * can be kept quiet while the broker is known to be down. `stop` closes the publisher first, so
+ * a stop during an outage does not wait for Kafka.
+ */
+export function startAnalyticsForwarder(connect: (state: () => PublisherState) => Promise<AnalyticsPublisher>, options: StartForwarderOptions): RunningProjection & { publisher: ResilientPublisher } {
+  const { run, log, initialDelayMs, maxDelayMs, ...forwarderOptions } = options
+  let publisher: ResilientPublisher
+  const getState = () => publisher.state()
+  publisher = resilientPublisher(() => connect(getState), { log, ...(initialDelayMs !== undefined ? { initialDelayMs } : {}), ...(maxDelayMs !== undefined ? { maxDelayMs } : {}) })
+  log('analytics forwarder: connecting to Kafka')
+  const running = startProjection(analyticsForwarder(publisher, forwarderOptions), run)
+  return {
+    ...running,
+    publisher,
+    name: running.name,
+    position: () => running.position(),
+    waitFor: (p, t) => running.waitFor(p, t),
+    done: running.done,
+    async stop() {
+      const stopping = running.stop()
+      await publisher.close()
+      await stopping
     },
   }
 }

@@ -12,7 +12,9 @@ import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts
 import { openKafkaPublisher, readKafkaTopics, type ConsumedMessage } from '../adapters/kafka/kafkaPublisher.ts'
 import { CommandHandler } from '../commands/handleCommand.ts'
 import { creditsStream, ledgerDecider, type CreditCommand } from '../domain/credits/ledger.ts'
-import { analyticsForwarder, ANALYTICS_FORWARDER, topicFor, type ForwardedEvent } from '../projections/analyticsForwarder.ts'
+import { analyticsForwarder, ANALYTICS_FORWARDER, startAnalyticsForwarder, topicFor, type ForwardedEvent } from '../projections/analyticsForwarder.ts'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { readCheckpoint, startProjection, CHECKPOINTS } from '../projections/runner.ts'
 import type { EventStore, RecordedEvent } from '../ports/eventStore.ts'
 import { tempDir } from './support/tmp.ts'
@@ -271,5 +273,104 @@ if (!brokersEnv) {
     const serialized = messages.map((m) => JSON.stringify(m)).join('\n')
     t.same(secrets.filter((s) => serialized.includes(s)), [], 'no secret, hash, password, token or email appears in any key, value or header')
     t.notOk(serialized.includes(`PERSONAL-${run}`) || serialized.includes(`Ada ${run}`) || serialized.includes(`Acme ${run}`), 'no personal content without an opt-in')
+  })
+
+  /** Polls `check` until it is true or the deadline passes. */
+  async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string) {
+    const deadline = Date.now() + timeoutMs
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+
+  t.test('given a burst of events, when the forwarder goes idle, then its checkpoint is already at the last event, and a restart from it re-publishes nothing', async (t) => {
+    const tmp = tempDir()
+    t.teardown(tmp.remove)
+    const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
+    t.teardown(() => events.close())
+    const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
+    t.teardown(() => docs.close())
+    const runId = randomUUID().slice(0, 8)
+    const topicPrefix = newTopicPrefix()
+    const publisher = await openKafkaPublisher({ brokers, clientId })
+    t.teardown(() => publisher.close())
+    const first = startProjection(analyticsForwarder(publisher, { topicPrefix }), { events, docs, batchSize: 4 })
+    t.teardown(() => first.stop())
+    await seedCredits(events, [`a-${runId}`], 6, runId)
+    const burst = await events.readAll({ maxCount: 1e6 })
+    const last = burst[burst.length - 1]!.globalPosition
+    await first.waitFor(last, 60_000)
+    // While it runs and nothing new arrives: this is what a kill -9 now would leave behind.
+    await eventually(async () => (await readCheckpoint(docs, ANALYTICS_FORWARDER)) === last, 5_000, 'idle checkpoint flush')
+    const flushed = await readCheckpoint(docs, ANALYTICS_FORWARDER)
+    t.equal(flushed, last, 'idle: the checkpoint was flushed up to the last forwarded event without a stop or a new event')
+    await first.stop()
+    await docs.collection(CHECKPOINTS).updateOne({ _id: ANALYTICS_FORWARDER }, { $set: { position: flushed } })
+
+    const second = startProjection(analyticsForwarder(publisher, { topicPrefix }), { events, docs })
+    t.teardown(() => second.stop())
+    await events.appendToStream(`credits-a-${runId}`, [{ id: randomUUID(), type: 'CreditPlanChanged', data: { from: 'pro', to: 'power', adjustment: 0, balanceAfter: 0, at: new Date().toISOString() } }])
+    const all = await events.readAll({ maxCount: 1e6 })
+    await second.waitFor(all[all.length - 1]!.globalPosition, 60_000)
+    await second.stop()
+    const messages = await readKafkaTopics({ brokers, clientId, topics: [`${topicPrefix}credits`] })
+    t.equal(messages.length, all.length, `the restart published only the new event: ${messages.length} messages for ${all.length} events, no duplicate`)
+    t.equal(new Set(messages.map((m) => m.headers['event-id'])).size, all.length, 'every event id once')
+  })
+
+  t.test('given Kafka down when the forwarder starts, when Kafka comes up, then the waiting events arrive, with one log line per state change', async (t) => {
+    // A broker of its own (the suite's port + 5), so stopping it disturbs nothing else.
+    const port = Number(brokers[0]!.split(':').pop()) + 5
+    const kafkaSh = (cmd: 'start' | 'stop') =>
+      promisify(execFile)('bash', ['scripts/servers/kafka.sh', cmd], { env: { ...process.env, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(port + 1) }, timeout: 180_000 })
+    await kafkaSh('stop').catch(() => {})
+    t.teardown(() => kafkaSh('stop').catch(() => {}))
+    const downBrokers = [`127.0.0.1:${port}`]
+    const tmp = tempDir()
+    t.teardown(tmp.remove)
+    const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
+    t.teardown(() => events.close())
+    const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
+    t.teardown(() => docs.close())
+    const runId = randomUUID().slice(0, 8)
+    await seedCredits(events, [`a-${runId}`, `b-${runId}`], 4, runId)
+    const stored = await events.readAll({ maxCount: 1e6 })
+    const last = stored[stored.length - 1]!.globalPosition
+    const topicPrefix = newTopicPrefix()
+    const lines: string[] = []
+    let attempts = 0
+    let clientErrorsWhileDown = 0
+    const forwarder = startAnalyticsForwarder(
+      (state) => (
+        attempts++,
+        openKafkaPublisher({
+          brokers: downBrokers,
+          clientId,
+          retries: 1,
+          connectionTimeoutMs: 500,
+          log: () => {
+            if (state() !== 'up') clientErrorsWhileDown++
+          },
+        })
+      ),
+      { topicPrefix, log: (m) => lines.push(m), initialDelayMs: 100, maxDelayMs: 1000, run: { events, docs } },
+    )
+    t.teardown(() => forwarder.stop())
+    await eventually(() => attempts >= 4, 60_000, 'four connection attempts')
+    t.ok(forwarder.position() < stored[0]!.globalPosition, 'nothing forwarded while Kafka is down')
+    t.equal(lines.filter((l) => /unreachable/.test(l)).length, 1, `${attempts} failed attempts, one "unreachable" line (kafkajs' ${clientErrorsWhileDown} per-attempt errors kept quiet)`)
+    const started = Date.now()
+    await kafkaSh('start')
+    await forwarder.waitFor(last, 120_000)
+    t.pass(`all ${stored.length} events forwarded ${Date.now() - started} ms after Kafka was started`)
+    await forwarder.stop()
+    const messages = await readKafkaTopics({ brokers: downBrokers, clientId, topics: [`${topicPrefix}credits`] })
+    t.equal(new Set(messages.map((m) => m.headers['event-id'])).size, stored.length, 'every stored event arrived')
+    t.same(
+      lines.map((l) => l.replace(/\(.*\).*$/, '')),
+      ['analytics forwarder: connecting to Kafka', 'analytics forwarder: Kafka unreachable ', 'analytics forwarder: Kafka connected'],
+      'log: one line per state change',
+    )
   })
 }
