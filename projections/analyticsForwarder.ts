@@ -176,6 +176,8 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
         }
       }
     })())
+  // Connect at once, not at the first event: an outage shows in the log even while idle.
+  void ensure().catch(() => {})
   return {
     state: () => state,
     async publish(messages) {
