@@ -22,6 +22,8 @@ export interface Config {
   mongoDb: string
   kafkaBrokers: string[]
   kafkaTopicPrefix: string
+  /** Topics (stream categories, e.g. `note,ask`) on which personal fields are published; none by default. */
+  analyticsPersonalTopics: string[]
   /** Which processes this instance runs: api, projections, workers, forwarder (comma separated). */
   roles: Set<string>
   /** Requests per API key per window (429 beyond). */
@@ -154,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongoDb: env.MONGO_DB ?? 'notes',
     kafkaBrokers: list(env.KAFKA_BROKERS),
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
+    analyticsPersonalTopics: list(env.ANALYTICS_PERSONAL_TOPICS),
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     leaseTtlSeconds: int(env.LEASE_TTL_SECONDS, 30, 'LEASE_TTL_SECONDS') || 30,

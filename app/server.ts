@@ -42,10 +42,22 @@ export async function startService(config: Config, log: (msg: string) => void = 
   let closePublisher = async () => {}
   if (config.roles.has('forwarder') && config.kafkaBrokers.length > 0) {
     const { openKafkaPublisher } = await import('../adapters/kafka/kafkaPublisher.ts')
-    const { analyticsForwarder } = await import('../projections/analyticsForwarder.ts')
-    const publisher = await openKafkaPublisher({ brokers: config.kafkaBrokers, clientId: 'notes-forwarder' })
-    running.push(startProjection(lease(analyticsForwarder(publisher, { topicPrefix: config.kafkaTopicPrefix })), { events, docs }))
-    closePublisher = () => publisher.close()
+    const { startAnalyticsForwarder } = await import('../projections/analyticsForwarder.ts')
+    // Starts even when Kafka is down: it retries with backoff and logs each state change once;
+    // kafkajs' own per-attempt errors are dropped while the broker is known to be unreachable.
+    const forwarder = startAnalyticsForwarder(
+      (state) =>
+        openKafkaPublisher({
+          brokers: config.kafkaBrokers,
+          clientId: 'notes-forwarder',
+          log: (level, message) => {
+            if (state() === 'up') console.error(`[kafkajs] ${level}: ${message}`)
+          },
+        }),
+      { topicPrefix: config.kafkaTopicPrefix, personalTopics: config.analyticsPersonalTopics, log, run: { events, docs }, wrap: lease },
+    )
+    running.push(forwarder)
+    closePublisher = () => forwarder.publisher.close()
     log(`forwarding events to Kafka at ${config.kafkaBrokers.join(',')} (topics ${config.kafkaTopicPrefix}<category>)`)
   }
   const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: systemResolver, projections: running, contentKeys })

@@ -7,7 +7,22 @@
 // '-'), e.g. `notes.events.credits` for `credits-<accountId>`. Characters Kafka does not allow
 // in a topic name (anything but [a-zA-Z0-9._-]) become '_'.
 // Key: the stream name, so all events of a stream land in one partition, in revision order.
-// Value: JSON `ForwardedEvent` (below). Headers: `event-id`, `event-type`.
+// Value: JSON `ForwardedEvent` (below). Headers: `event-id` (the dedup key), `event-type`,
+// `schema-version`.
+//
+// What is published is the contract in domain/analytics/contract.ts: only the listed event types
+// of the listed categories, only their listed fields; personal fields only on the categories in
+// `personalTopics`. Events outside the contract are skipped (the checkpoint still moves past them).
+//
+// Checkpoint: every batch also writes one small state document (`analytics_forwarder`), so the
+// runner saves the checkpoint in the same write as soon as the broker acknowledged the batch. A
+// forwarder that then goes idle has nothing pending (the runner skips checkpoints of write-less
+// batches for up to CHECKPOINT_LAG_MS, which left the last burst unsaved until the next event),
+// and a restart re-publishes at most the batch that was in flight.
+//
+// Kafka down: `startAnalyticsForwarder` wraps the publisher so that connecting and publishing are
+// retried with exponential backoff inside the forwarder, with one log line per state change
+// (connecting, unreachable, connected, publish failing, publishing again), never one per attempt.
 //
 // Delivery is AT-LEAST-ONCE. A crash or a failed publish between the broker's acknowledgement
 // and the checkpoint makes the restarted forwarder publish those events again, so a stream's
@@ -16,13 +31,18 @@
 // one they processed); after that they see exactly the stored events, in stream order.
 import type { AnalyticsMessage, AnalyticsPublisher } from '../ports/analyticsPublisher.ts'
 import { categoryOf, type EventFilter, type RecordedEvent } from '../ports/eventStore.ts'
-import type { Projection } from './runner.ts'
+import { ANALYTICS_SCHEMA_VERSION, isPublished, publishedData, publishedMetadata } from '../domain/analytics/contract.ts'
+import { startProjection, type Projection, type RunningProjection, type RunOptions } from './runner.ts'
 
 export const ANALYTICS_FORWARDER = 'analytics-forwarder'
 export const DEFAULT_TOPIC_PREFIX = 'notes.events.'
+/** One document per forwarder: the last batch it handed to the broker. */
+export const FORWARDER_STATE = 'analytics_forwarder'
+type ForwarderState = { _id: string; lastEventId: string; position: number; published: number; at: string }
 
-/** The JSON value of every message on the analytics topics (schema version 1). */
+/** The JSON value of every message on the analytics topics (schema `ANALYTICS_SCHEMA_VERSION`). */
 export interface ForwardedEvent {
+  schemaVersion: number
   /** The event's id (UUID): the deduplication key. */
   eventId: string
   type: string
@@ -44,41 +64,175 @@ export interface AnalyticsForwarderOptions {
   filter?: EventFilter
   /** Checkpoint name (default `analytics-forwarder`); give each forwarder of one store its own. */
   name?: string
+  /** Stream categories (topics without the prefix) whose personal fields are published. */
+  personalTopics?: ReadonlySet<string> | readonly string[]
 }
 
 /** Kafka topic names allow [a-zA-Z0-9._-], at most 249 characters. */
 export const topicFor = (topicPrefix: string, streamName: string): string =>
   (topicPrefix + categoryOf(streamName)).replace(/[^a-zA-Z0-9._-]/g, '_').slice(0, 249)
 
-export function toAnalyticsMessage(event: RecordedEvent, topicPrefix = DEFAULT_TOPIC_PREFIX): AnalyticsMessage {
+/** The message for an event, or null when the contract does not publish it. */
+export function toAnalyticsMessage(event: RecordedEvent, topicPrefix = DEFAULT_TOPIC_PREFIX, personalTopics: ReadonlySet<string> = new Set()): AnalyticsMessage | null {
+  const category = categoryOf(event.streamName)
+  if (!isPublished(category, event.type)) return null
   const value: ForwardedEvent = {
+    schemaVersion: ANALYTICS_SCHEMA_VERSION,
     eventId: event.id,
     type: event.type,
     stream: event.streamName,
     revision: event.revision,
     globalPosition: event.globalPosition,
     recordedAt: event.recordedAt,
-    data: event.data,
-    metadata: event.metadata,
+    data: publishedData(event.type, event.data, personalTopics.has(category)),
+    metadata: publishedMetadata(event.metadata),
   }
   return {
     topic: topicFor(topicPrefix, event.streamName),
     key: event.streamName,
     value: JSON.stringify(value),
-    headers: { 'event-id': event.id, 'event-type': event.type },
+    headers: { 'event-id': event.id, 'event-type': event.type, 'schema-version': String(ANALYTICS_SCHEMA_VERSION) },
   }
 }
 
 export function analyticsForwarder(publisher: AnalyticsPublisher, options: AnalyticsForwarderOptions = {}): Projection {
   const { topicPrefix = DEFAULT_TOPIC_PREFIX, filter, name = ANALYTICS_FORWARDER } = options
+  const personal = new Set(options.personalTopics ?? [])
   return {
     name,
     ...(filter ? { filter } : {}),
-    collections: [],
-    async handle(events) {
+    collections: [FORWARDER_STATE],
+    async handle(events, docs) {
       // Resolves only when every message is acknowledged; a rejection makes the runner retry the
       // same batch (the checkpoint has not moved), which is where duplicates come from.
-      await publisher.publish(events.map((e) => toAnalyticsMessage(e, topicPrefix)))
+      const messages = events.map((e) => toAnalyticsMessage(e, topicPrefix, personal)).filter((m) => m !== null)
+      if (messages.length > 0) await publisher.publish(messages)
+      // A write makes the runner save the checkpoint with this batch (see the header).
+      const last = events[events.length - 1]!
+      await docs
+        .collection<ForwarderState>(FORWARDER_STATE)
+        .replaceOne({ _id: name }, { _id: name, lastEventId: last.id, position: last.globalPosition, published: messages.length, at: new Date().toISOString() }, { upsert: true })
+    },
+  }
+}
+
+// ---- running against a broker that may be down -----------------------------------------------
+
+export type PublisherState = 'connecting' | 'up' | 'down' | 'closed'
+
+export interface ResilientPublisher extends AnalyticsPublisher {
+  state(): PublisherState
+}
+
+export interface BackoffOptions {
+  /** One line per state change. */
+  log: (message: string) => void
+  initialDelayMs?: number
+  maxDelayMs?: number
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+/**
+ * A publisher that never gives up while open: `connect` is retried with exponential backoff
+ * until a broker answers, and a failed publish is retried the same way (on a fresh connection
+ * when the old one is gone). `publish` resolves once the batch is acknowledged and rejects only
+ * when the publisher is closed, so the runner never sees Kafka's outages.
+ */
+export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, options: BackoffOptions): ResilientPublisher {
+  const { log, initialDelayMs = 500, maxDelayMs = 30_000 } = options
+  let state: PublisherState = 'connecting'
+  let inner: AnalyticsPublisher | null = null
+  let connecting: Promise<AnalyticsPublisher> | null = null
+  const closed = new AbortController()
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      closed.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+    })
+  const become = (next: PublisherState, message: string) => {
+    if (next === state) return
+    state = next
+    log(`analytics forwarder: ${message}`)
+  }
+  const isClosed = () => closed.signal.aborted
+  const ensure = (): Promise<AnalyticsPublisher> =>
+    (connecting ??= (async () => {
+      for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
+        if (isClosed()) throw new Error('analytics publisher is closed')
+        try {
+          const p = await connect()
+          if (isClosed()) {
+            await p.close().catch(() => {})
+            throw new Error('analytics publisher is closed')
+          }
+          inner = p
+          become('up', 'Kafka connected')
+          return p
+        } catch (err) {
+          if (isClosed()) throw err
+          become('down', `Kafka unreachable (${errorText(err)}); retrying with backoff up to ${Math.round(maxDelayMs / 1000)} s, quietly until it answers`)
+          await sleep(delay)
+        }
+      }
+    })())
+  // Connect at once, not at the first event: an outage shows in the log even while idle.
+  void ensure().catch(() => {})
+  return {
+    state: () => state,
+    async publish(messages) {
+      for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
+        const p = await ensure()
+        try {
+          await p.publish(messages)
+          become('up', 'Kafka publishing again')
+          return
+        } catch (err) {
+          if (isClosed()) throw err
+          become('down', `Kafka publish failing (${errorText(err)}); retrying the batch with backoff up to ${Math.round(maxDelayMs / 1000)} s`)
+          await sleep(delay)
+        }
+      }
+    },
+    async close() {
+      if (isClosed()) return
+      closed.abort()
+      state = 'closed'
+      await inner?.close().catch(() => {})
+    },
+  }
+}
+
+export interface StartForwarderOptions extends AnalyticsForwarderOptions, BackoffOptions {
+  run: RunOptions
+  /** Wraps the projection before it runs (the lease that lets one of several instances write). */
+  wrap?: (projection: Projection) => Projection
+}
+
+/**
+ * Starts the forwarder at once, whether or not Kafka answers: events wait in the log until it
+ * does. `connect` receives the publisher's state so the client library's own per-attempt errors
+ * can be kept quiet while the broker is known to be down. `stop` closes the publisher first, so
+ * a stop during an outage does not wait for Kafka.
+ */
+export function startAnalyticsForwarder(connect: (state: () => PublisherState) => Promise<AnalyticsPublisher>, options: StartForwarderOptions): RunningProjection & { publisher: ResilientPublisher } {
+  const { run, log, initialDelayMs, maxDelayMs, wrap = (p) => p, ...forwarderOptions } = options
+  let publisher: ResilientPublisher
+  const getState = () => publisher.state()
+  publisher = resilientPublisher(() => connect(getState), { log, ...(initialDelayMs !== undefined ? { initialDelayMs } : {}), ...(maxDelayMs !== undefined ? { maxDelayMs } : {}) })
+  log('analytics forwarder: connecting to Kafka')
+  const running = startProjection(wrap(analyticsForwarder(publisher, forwarderOptions)), run)
+  return {
+    ...running,
+    publisher,
+    name: running.name,
+    position: () => running.position(),
+    waitFor: (p, t) => running.waitFor(p, t),
+    done: running.done,
+    async stop() {
+      const stopping = running.stop()
+      await publisher.close()
+      await stopping
     },
   }
 }

@@ -12,10 +12,18 @@ import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts
 import { openKafkaPublisher, readKafkaTopics, type ConsumedMessage } from '../adapters/kafka/kafkaPublisher.ts'
 import { CommandHandler } from '../commands/handleCommand.ts'
 import { creditsStream, ledgerDecider, type CreditCommand } from '../domain/credits/ledger.ts'
-import { analyticsForwarder, ANALYTICS_FORWARDER, topicFor, type ForwardedEvent } from '../projections/analyticsForwarder.ts'
+import { analyticsForwarder, ANALYTICS_FORWARDER, startAnalyticsForwarder, topicFor, type ForwardedEvent } from '../projections/analyticsForwarder.ts'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { readCheckpoint, startProjection, CHECKPOINTS } from '../projections/runner.ts'
 import type { EventStore, RecordedEvent } from '../ports/eventStore.ts'
 import { tempDir } from './support/tmp.ts'
+import { ANALYTICS_SCHEMA_VERSION, EVENT_FIELDS, METADATA_FIELDS, TOPICS, publishedData, publishedMetadata } from '../domain/analytics/contract.ts'
+import { AccountCommands } from '../commands/accounts.ts'
+import { PersonCommands } from '../commands/persons.ts'
+import { CreditCommands } from '../commands/credits.ts'
+import { OAuthGrants } from '../commands/oauthGrants.ts'
+import { sampleEvents, schemaValidator } from './support/analytics.ts'
 
 const brokersEnv = process.env.KAFKA_BROKERS
 
@@ -48,14 +56,15 @@ if (!brokersEnv) {
   }
 
   const expectedPayload = (e: RecordedEvent): ForwardedEvent => ({
+    schemaVersion: ANALYTICS_SCHEMA_VERSION,
     eventId: e.id,
     type: e.type,
     stream: e.streamName,
     revision: e.revision,
     globalPosition: e.globalPosition,
     recordedAt: e.recordedAt,
-    data: e.data,
-    metadata: e.metadata,
+    data: publishedData(e.type, e.data, false),
+    metadata: publishedMetadata(e.metadata),
   })
 
   const parse = (m: ConsumedMessage): ForwardedEvent => JSON.parse(m.value ?? 'null') as ForwardedEvent
@@ -91,7 +100,7 @@ if (!brokersEnv) {
     for (const m of messages) {
       const p = parse(m)
       const e = storedById.get(p.eventId)
-      if (!e || m.key !== e.streamName || m.topic !== topicFor(topicPrefix, e.streamName) || m.headers['event-id'] !== e.id || m.headers['event-type'] !== e.type) {
+      if (!e || m.key !== e.streamName || m.topic !== topicFor(topicPrefix, e.streamName) || m.headers['event-id'] !== e.id || m.headers['event-type'] !== e.type || m.headers['schema-version'] !== String(ANALYTICS_SCHEMA_VERSION)) {
         badEnvelope++
         if (badEnvelope <= 3) t.fail('message envelope matches the stored event', { found: m, stored: e })
       }
@@ -122,7 +131,7 @@ if (!brokersEnv) {
     const runId = randomUUID().slice(0, 8)
     await seedCredits(events, [`a-${runId}`, `b-${runId}`, `c-${runId}`], 12, runId)
     // A second category, written straight to the store: it goes to its own topic.
-    await events.appendToStream(`notes-${runId}`, [{ id: randomUUID(), type: 'NoteCreated', data: { title: 'x' } }])
+    await events.appendToStream(`note-${runId}`, [{ id: randomUUID(), type: 'NoteCreated', data: { noteId: runId, title: 'x' } }])
     const stored = await events.readAll({ maxCount: 1e6 })
     const last = stored[stored.length - 1]!.globalPosition
 
@@ -136,7 +145,7 @@ if (!brokersEnv) {
     t.equal(await readCheckpoint(docs, ANALYTICS_FORWARDER), last, 'the checkpoint is at the last forwarded event')
 
     const creditsTopic = `${topicPrefix}credits`
-    const notesTopic = `${topicPrefix}notes`
+    const notesTopic = `${topicPrefix}note`
     const messages = await readKafkaTopics({ brokers, clientId, topics: [creditsTopic, notesTopic] })
     t.equal(messages.filter((m) => m.topic === notesTopic).length, 1, `the notes event is on ${notesTopic}`)
     t.equal(
@@ -203,5 +212,165 @@ if (!brokersEnv) {
     )
     t.equal(messages.length, stored.length + 8, 'and nothing else was duplicated')
     checkMessages(t, messages, stored, topicPrefix)
+  })
+
+  t.test('given accounts, keys, people and sessions made through the services and one event of every type, when forwarded, then every message validates against its schema, carries only allowlisted fields, and no secret, hash or email leaves', async (t) => {
+    const tmp = tempDir()
+    t.teardown(tmp.remove)
+    const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
+    t.teardown(() => events.close())
+    const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
+    t.teardown(() => docs.close())
+    const run = randomUUID().slice(0, 8)
+    const handler = new CommandHandler(events)
+    const credits = new CreditCommands(handler)
+    const accounts = new AccountCommands(handler, credits, new OAuthGrants(events, handler))
+    const persons = new PersonCommands(handler, credits, { sessionSeconds: 3600 })
+    const email = `owner-${run}@example.com`
+    const password = `pw-${run}-correct horse`
+    const { accountId } = await accounts.openAccount({ name: `Acme ${run}`, email, plan: 'pro' })
+    const key = await accounts.createApiKey(accountId, 'ci')
+    await accounts.revokeApiKey(accountId, key.keyId)
+    await persons.register({ accountId, email, password, name: `Ada ${run}` })
+    const signedIn = await persons.signIn(email, password, { userAgent: `agent-${run}` })
+    t.ok(signedIn, 'signed in')
+    await persons.signOut(signedIn!.token)
+    await persons.setPassword(email, `${password}-2`)
+    for (const e of sampleEvents(run)) await events.appendToStream(e.stream, [{ id: randomUUID(), type: e.type, data: e.data }])
+    const stored = await events.readAll({ maxCount: 1e6 })
+    // What the store holds and must stay there: every hash and email the services wrote.
+    const secrets = [email, password, key.apiKey, key.apiKey.slice('nk_'.length + key.keyId.length + 1), signedIn!.token, `SECRET-${run}`, `leak-${run}@`]
+    for (const e of stored) for (const f of ['passwordHash', 'secretHash', 'email', 'personId']) if (typeof e.data[f] === 'string') secrets.push(e.data[f] as string)
+    t.ok(secrets.length > 10, `${secrets.length} secret values to look for`)
+
+    const topicPrefix = newTopicPrefix()
+    const publisher = await openKafkaPublisher({ brokers, clientId })
+    t.teardown(() => publisher.close())
+    const forwarder = startProjection(analyticsForwarder(publisher, { topicPrefix }), { events, docs })
+    t.teardown(() => forwarder.stop())
+    await forwarder.waitFor(stored[stored.length - 1]!.globalPosition, 60_000)
+    await forwarder.stop()
+
+    const expectedTopics = [...new Set(stored.map((e) => e.streamName.split('-')[0]!).filter((c) => TOPICS[c]))].map((c) => topicPrefix + c)
+    const messages = await readKafkaTopics({ brokers, clientId, topics: expectedTopics })
+    const published = stored.filter((e) => TOPICS[e.streamName.split('-')[0]!]?.includes(e.type as never))
+    t.equal(messages.length, published.length, `one message per published event (${published.length} of ${stored.length} stored)`)
+    const validate = schemaValidator()
+    let invalid = 0
+    let outside = 0
+    for (const m of messages) {
+      const v = parse(m)
+      const errors = validate(v)
+      if (errors.length > 0 && invalid++ < 3) t.fail(`${v.type} validates against its schema`, { errors })
+      const extra = [
+        ...Object.keys(v.data).filter((k) => !(k in (EVENT_FIELDS as Record<string, object>)[v.type]!)),
+        ...Object.keys(v.metadata).filter((k) => !(k in METADATA_FIELDS)),
+      ]
+      if (extra.length > 0 && outside++ < 3) t.fail(`${v.type}: fields outside the allowlist`, { extra })
+    }
+    t.equal(invalid, 0, 'every message validates against contract/analytics/<type>.schema.json')
+    t.equal(outside, 0, 'no message carries a field outside the allowlist')
+    const serialized = messages.map((m) => JSON.stringify(m)).join('\n')
+    t.same(secrets.filter((s) => serialized.includes(s)), [], 'no secret, hash, password, token or email appears in any key, value or header')
+    t.notOk(serialized.includes(`PERSONAL-${run}`) || serialized.includes(`Ada ${run}`) || serialized.includes(`Acme ${run}`), 'no personal content without an opt-in')
+  })
+
+  /** Polls `check` until it is true or the deadline passes. */
+  async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string) {
+    const deadline = Date.now() + timeoutMs
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+
+  t.test('given a burst of events, when the forwarder goes idle, then its checkpoint is already at the last event, and a restart from it re-publishes nothing', async (t) => {
+    const tmp = tempDir()
+    t.teardown(tmp.remove)
+    const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
+    t.teardown(() => events.close())
+    const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
+    t.teardown(() => docs.close())
+    const runId = randomUUID().slice(0, 8)
+    const topicPrefix = newTopicPrefix()
+    const publisher = await openKafkaPublisher({ brokers, clientId })
+    t.teardown(() => publisher.close())
+    const first = startProjection(analyticsForwarder(publisher, { topicPrefix }), { events, docs, batchSize: 4 })
+    t.teardown(() => first.stop())
+    await seedCredits(events, [`a-${runId}`], 6, runId)
+    const burst = await events.readAll({ maxCount: 1e6 })
+    const last = burst[burst.length - 1]!.globalPosition
+    await first.waitFor(last, 60_000)
+    // While it runs and nothing new arrives: this is what a kill -9 now would leave behind.
+    await eventually(async () => (await readCheckpoint(docs, ANALYTICS_FORWARDER)) === last, 5_000, 'idle checkpoint flush')
+    const flushed = await readCheckpoint(docs, ANALYTICS_FORWARDER)
+    t.equal(flushed, last, 'idle: the checkpoint was flushed up to the last forwarded event without a stop or a new event')
+    await first.stop()
+    await docs.collection(CHECKPOINTS).updateOne({ _id: ANALYTICS_FORWARDER }, { $set: { position: flushed } })
+
+    const second = startProjection(analyticsForwarder(publisher, { topicPrefix }), { events, docs })
+    t.teardown(() => second.stop())
+    await events.appendToStream(`credits-a-${runId}`, [{ id: randomUUID(), type: 'CreditPlanChanged', data: { from: 'pro', to: 'power', adjustment: 0, balanceAfter: 0, at: new Date().toISOString() } }])
+    const all = await events.readAll({ maxCount: 1e6 })
+    await second.waitFor(all[all.length - 1]!.globalPosition, 60_000)
+    await second.stop()
+    const messages = await readKafkaTopics({ brokers, clientId, topics: [`${topicPrefix}credits`] })
+    t.equal(messages.length, all.length, `the restart published only the new event: ${messages.length} messages for ${all.length} events, no duplicate`)
+    t.equal(new Set(messages.map((m) => m.headers['event-id'])).size, all.length, 'every event id once')
+  })
+
+  t.test('given Kafka down when the forwarder starts, when Kafka comes up, then the waiting events arrive, with one log line per state change', async (t) => {
+    // A broker of its own (the suite's port + 5), so stopping it disturbs nothing else.
+    const port = Number(brokers[0]!.split(':').pop()) + 5
+    const kafkaSh = (cmd: 'start' | 'stop') =>
+      promisify(execFile)('bash', ['scripts/servers/kafka.sh', cmd], { env: { ...process.env, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(port + 1) }, timeout: 180_000 })
+    await kafkaSh('stop').catch(() => {})
+    t.teardown(() => kafkaSh('stop').catch(() => {}))
+    const downBrokers = [`127.0.0.1:${port}`]
+    const tmp = tempDir()
+    t.teardown(tmp.remove)
+    const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
+    t.teardown(() => events.close())
+    const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
+    t.teardown(() => docs.close())
+    const runId = randomUUID().slice(0, 8)
+    await seedCredits(events, [`a-${runId}`, `b-${runId}`], 4, runId)
+    const stored = await events.readAll({ maxCount: 1e6 })
+    const last = stored[stored.length - 1]!.globalPosition
+    const topicPrefix = newTopicPrefix()
+    const lines: string[] = []
+    let attempts = 0
+    let clientErrorsWhileDown = 0
+    const forwarder = startAnalyticsForwarder(
+      (state) => (
+        attempts++,
+        openKafkaPublisher({
+          brokers: downBrokers,
+          clientId,
+          retries: 1,
+          connectionTimeoutMs: 500,
+          log: () => {
+            if (state() !== 'up') clientErrorsWhileDown++
+          },
+        })
+      ),
+      { topicPrefix, log: (m) => lines.push(m), initialDelayMs: 100, maxDelayMs: 1000, run: { events, docs } },
+    )
+    t.teardown(() => forwarder.stop())
+    await eventually(() => attempts >= 4, 60_000, 'four connection attempts')
+    t.ok(forwarder.position() < stored[0]!.globalPosition, 'nothing forwarded while Kafka is down')
+    t.equal(lines.filter((l) => /unreachable/.test(l)).length, 1, `${attempts} failed attempts, one "unreachable" line (kafkajs' ${clientErrorsWhileDown} per-attempt errors kept quiet)`)
+    const started = Date.now()
+    await kafkaSh('start')
+    await forwarder.waitFor(last, 120_000)
+    t.pass(`all ${stored.length} events forwarded ${Date.now() - started} ms after Kafka was started`)
+    await forwarder.stop()
+    const messages = await readKafkaTopics({ brokers: downBrokers, clientId, topics: [`${topicPrefix}credits`] })
+    t.equal(new Set(messages.map((m) => m.headers['event-id'])).size, stored.length, 'every stored event arrived')
+    t.same(
+      lines.map((l) => l.replace(/\(.*\).*$/, '')),
+      ['analytics forwarder: connecting to Kafka', 'analytics forwarder: Kafka unreachable ', 'analytics forwarder: Kafka connected'],
+      'log: one line per state change',
+    )
   })
 }

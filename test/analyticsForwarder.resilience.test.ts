@@ -1,0 +1,75 @@
+// The forwarder's wrapper around a broker that may be down, with a fake publisher (no Kafka):
+// connection and publish failures are retried with backoff, logged once per state change, and a
+// close during an outage ends at once. test/kafka.forwarder.test.ts does it with a real broker.
+import t from 'tap'
+import { resilientPublisher } from '../projections/analyticsForwarder.ts'
+import type { AnalyticsMessage, AnalyticsPublisher } from '../ports/analyticsPublisher.ts'
+
+const msg: AnalyticsMessage = { topic: 't', key: 'k', value: '{}' }
+
+function fakeBroker() {
+  let up = false
+  let failPublishes = 0
+  const sent: AnalyticsMessage[][] = []
+  let connects = 0
+  const connect = async (): Promise<AnalyticsPublisher> => {
+    connects++
+    if (!up) throw new Error('ECONNREFUSED')
+    return {
+      async publish(messages) {
+        if (failPublishes > 0) (failPublishes--, await Promise.reject(new Error('broker gone')))
+        sent.push([...messages])
+      },
+      async close() {},
+    }
+  }
+  return { connect, sent, start: () => (up = true), failNext: (n: number) => (failPublishes = n), connects: () => connects }
+}
+
+async function eventually(check: () => boolean, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('not within deadline')
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+t.test('given the broker down at start, when it comes up, then the waiting publish goes through and the log has one line per state change', async (t) => {
+  const broker = fakeBroker()
+  const lines: string[] = []
+  const p = resilientPublisher(broker.connect, { log: (l) => lines.push(l), initialDelayMs: 1, maxDelayMs: 4 })
+  t.teardown(() => p.close())
+  const published = p.publish([msg])
+  await eventually(() => broker.connects() >= 10)
+  t.equal(p.state(), 'down')
+  t.equal(lines.length, 1, `${broker.connects()} failed connects, one log line`)
+  broker.start()
+  await published
+  t.same(broker.sent, [[msg]], 'published once the broker answered')
+  t.match(lines, [/Kafka unreachable \(ECONNREFUSED\)/, /Kafka connected/])
+})
+
+t.test('given failing publishes, then the batch is retried until acknowledged, with one line for the failure and one for the recovery', async (t) => {
+  const broker = fakeBroker()
+  broker.start()
+  const lines: string[] = []
+  const p = resilientPublisher(broker.connect, { log: (l) => lines.push(l), initialDelayMs: 1, maxDelayMs: 4 })
+  t.teardown(() => p.close())
+  await p.publish([msg])
+  broker.failNext(5)
+  await p.publish([msg, msg])
+  t.same(broker.sent, [[msg], [msg, msg]], 'the failed batch was published whole once it went through')
+  t.match(lines, [/Kafka connected/, /Kafka publish failing \(broker gone\)/, /Kafka publishing again/])
+  t.equal(lines.length, 3, '5 failed attempts, 2 lines')
+})
+
+t.test('given the broker down, when the publisher is closed, then the waiting publish rejects at once', async (t) => {
+  const broker = fakeBroker()
+  const p = resilientPublisher(broker.connect, { log: () => {}, initialDelayMs: 1000, maxDelayMs: 1000 })
+  const published = p.publish([msg])
+  await eventually(() => broker.connects() >= 1)
+  const started = Date.now()
+  await p.close()
+  await t.rejects(published, /closed/)
+  t.ok(Date.now() - started < 500, 'no wait for the backoff')
+})
