@@ -5,9 +5,12 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
+import { DomainError } from '../domain/errors.ts'
 import type { Application } from '../commands/application.ts'
 import { restAuthentication } from './http/authentication.ts'
 import { errorHandling, frameworkErrors } from './http/errorHandling.ts'
+import { loadShedding } from './http/loadShedding.ts'
+import { crossOrigin, ownOrigins, type CrossOriginPaths } from './http/crossOrigin.ts'
 import { registerRoute, defineRoute, type RouteDef } from './route.ts'
 import { buildOpenApi } from './openapi.ts'
 import { featureRoutes } from './routes/index.ts'
@@ -18,7 +21,31 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger']
   /** More routes on this host, under the same error handling (app/http.ts mounts MCP's). */
   mounts?: FastifyPluginAsync[]
+  /** The mounts' paths for CORS (api/http/crossOrigin.ts), beside the OAuth server's own. */
+  crossOriginPaths?: CrossOriginPaths
 }
+
+/** The OAuth server's paths a browser-based MCP client calls, and its public metadata. */
+export const OAUTH_CROSS_ORIGIN: CrossOriginPaths = {
+  checked: ['/oauth/register', '/oauth/token', '/oauth/revoke'],
+  open: ['/.well-known/oauth-authorization-server'],
+}
+
+const ReadinessBody = z.object({
+  status: z.literal('ready'),
+  version: z.string(),
+  eventStore: z.object({ reachable: z.boolean(), latencyMs: z.number().nullable(), error: z.string().nullable() }),
+  projections: z.array(z.object({ name: z.string(), position: z.number(), behind: z.number(), behindAtLeast: z.boolean(), inThisProcess: z.boolean() })),
+  speech: z.object({
+    engine: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    state: z.enum(['ready', 'preparing', 'unavailable', 'remote']),
+    summary: z.string(),
+    reason: z.string().nullable(),
+    details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  }),
+})
 
 export function allRoutes(s: Application): RouteDef[] {
   const contract: RouteDef[] = []
@@ -53,6 +80,41 @@ export function allRoutes(s: Application): RouteDef[] {
       handle: async () => ({ status: 'ok' as const, version: s.settings.version, projections: s.projectionPositions() }),
     }),
   ]
+  meta.push(
+    defineRoute({
+      operationId: 'getLiveness',
+      method: 'GET',
+      path: '/healthz',
+      tag: 'meta',
+      summary: 'Alive (never shed under load)',
+      extension: true,
+      public: true,
+      invalidCode: 'invalid_request',
+      response: { status: 200, schema: z.object({ status: z.literal('ok'), version: z.string(), uptimeSeconds: z.number() }), description: 'The process answers.' },
+      errors: [],
+      handle: async () => ({ status: 'ok' as const, version: s.settings.version, uptimeSeconds: Math.round(process.uptime()) }),
+    }),
+    defineRoute({
+      operationId: 'getReadiness',
+      method: 'GET',
+      path: '/readyz',
+      tag: 'meta',
+      summary: 'Ready: event store reachable, projection lag, speech engine build and instruction set',
+      extension: true,
+      public: true,
+      invalidCode: 'invalid_request',
+      response: { status: 200, schema: ReadinessBody, description: 'The process can serve; what it serves with.' },
+      errors: ['service_unavailable'],
+      handle: async () => {
+        const r = await s.readiness()
+        const { ready, ...checks } = r
+        if (!ready) {
+          throw new DomainError('service_unavailable', `Not ready: the event store does not answer (${r.eventStore.error}).`, { retryAfter: s.settings.loadShedding.retryAfterSeconds, status: 'not_ready', version: s.settings.version, ...checks })
+        }
+        return { status: 'ready' as const, version: s.settings.version, ...checks }
+      },
+    }),
+  )
   contract.push(...featureRoutes(s), ...meta)
   const openapi = buildOpenApi(contract, { version: s.settings.version, serverUrl: s.settings.publicBaseUrl })
   return contract
@@ -66,11 +128,22 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
     frameworkErrors,
   })
   app.register(errorHandling)
+  app.register(loadShedding, s.settings.loadShedding)
+  app.register(crossOrigin, {
+    paths: {
+      checked: [...OAUTH_CROSS_ORIGIN.checked, ...(options.crossOriginPaths?.checked ?? [])],
+      open: [...OAUTH_CROSS_ORIGIN.open, ...(options.crossOriginPaths?.open ?? [])],
+    },
+    allowedOrigins: s.settings.mcp.allowedOrigins,
+    ownOrigins: ownOrigins(s.settings),
+  })
   const routes = allRoutes(s)
   // What fastify really serves, so a test can hold the contract against it.
   const served: { method: string; url: string }[] = []
   app.decorate('servedRoutes', served)
   app.addHook('onRoute', (r) => {
+    // Hidden routes are plumbing, not operations (the CORS preflight route of @fastify/cors).
+    if ((r.schema as { hide?: boolean } | undefined)?.hide) return
     for (const method of [r.method].flat()) if (method !== 'HEAD') served.push({ method, url: r.url })
   })
 

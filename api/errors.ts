@@ -34,6 +34,8 @@ const STATUS: Record<ErrorCode, number> = {
   not_signed_in: 401,
   invalid_credentials: 401,
   csrf_check_failed: 403,
+  origin_not_allowed: 403,
+  service_unavailable: 503,
 }
 
 export const statusOf = (code: ErrorCode): number => STATUS[code]

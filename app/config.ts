@@ -24,6 +24,8 @@ export interface Config {
   roles: Set<string>
   /** Requests per API key per window (429 beyond). */
   rateLimit: { max: number; windowSeconds: number }
+  /** Load shedding (README, "Health and load shedding"): 503 while the event loop lags more than this (0: off). */
+  loadShedding: { maxEventLoopDelayMs: number; retryAfterSeconds: number }
   /** Non-public hosts, IPs or IPv4 CIDRs that imports may reach (self-hosting, tests). */
   importAllowlist: string[]
   uploadUrlTtlSeconds: number
@@ -40,7 +42,7 @@ export interface Config {
    * MCP_PUBLIC_URL (how clients reach it; default http://<host>:<MCP_PORT>), MCP_TRUST_PROXY
    * (fastify trustProxy: true, a hop count, or addresses; the demo limit counts per client IP).
    */
-  mcp: { port: number; host: string; publicUrl: string; trustProxy: boolean | number | string }
+  mcp: { port: number; host: string; publicUrl: string; trustProxy: boolean | number | string; allowedOrigins: string[] | '*' }
   /** Signs the OAuth consent page's CSRF tokens and sign-in cookie; generated into DATA_DIR when unset. */
   oauthSigningSecret: string | null
   /** Transcripts, translations, speakers and voice profiles (README, "Transcripts, translations, speakers and voices"). */
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
+    loadShedding: { maxEventLoopDelayMs: int(env.MAX_EVENT_LOOP_DELAY_MS, 1000, 'MAX_EVENT_LOOP_DELAY_MS'), retryAfterSeconds: int(env.LOAD_SHED_RETRY_AFTER_SECONDS, 10, 'LOAD_SHED_RETRY_AFTER_SECONDS') || 10 },
     importAllowlist: allowlist(env.IMPORT_ALLOW_HOSTS),
     uploadUrlTtlSeconds: int(env.UPLOAD_URL_TTL_SECONDS, 3600, 'UPLOAD_URL_TTL_SECONDS') || 3600,
     uploadSigningSecret: env.UPLOAD_SIGNING_SECRET || null,
@@ -176,7 +179,28 @@ function mcpConfig(env: NodeJS.ProcessEnv, port: number, host: string, shownHost
     host: mcpHost,
     publicUrl: (env.MCP_PUBLIC_URL ?? `http://${shown}:${mcpPort}`).replace(/\/+$/, ''),
     trustProxy: trust === '' || trust === 'false' ? false : trust === 'true' ? true : /^\d+$/.test(trust) ? Number(trust) : trust,
+    allowedOrigins: allowedOriginsOf(env.MCP_ALLOWED_ORIGINS),
   }
+}
+
+/**
+ * MCP_ALLOWED_ORIGINS: the browser origins (scheme://host[:port], comma separated) that may call
+ * the MCP endpoints and the OAuth endpoints a browser client uses, besides the service's own and
+ * loopback ones; `*` allows any origin.
+ */
+function allowedOriginsOf(v: string | undefined): string[] | '*' {
+  const list = (v ?? '').split(',').map((o) => o.trim()).filter(Boolean)
+  if (list.includes('*')) return '*'
+  return list.map((o) => {
+    let u: URL
+    try {
+      u = new URL(o)
+    } catch {
+      throw new Error(`MCP_ALLOWED_ORIGINS: ${JSON.stringify(o)} is not an origin (scheme://host[:port])`)
+    }
+    if (u.origin === 'null' || u.pathname !== '/' || u.search || u.hash) throw new Error(`MCP_ALLOWED_ORIGINS: ${JSON.stringify(o)} is not an origin (scheme://host[:port])`)
+    return u.origin
+  })
 }
 
 function languageEngineOf(env: NodeJS.ProcessEnv): 'local' | 'remote' {

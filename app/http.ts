@@ -4,14 +4,14 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import type { Application } from '../commands/application.ts'
 import { buildApp } from '../api/buildApp.ts'
-import { buildMcpApp, mcpBaseRoutes } from '../mcp/http.ts'
+import { buildMcpApp, mcpBaseRoutes, MCP_BASE_CROSS_ORIGIN } from '../mcp/http.ts'
 
 export interface HttpOptions {
   logger?: FastifyServerOptions['logger']
 }
 
 /** {base_url}: REST, OAuth, the dashboard, and the MCP endpoint on the same host. */
-export const buildRestHost = (s: Application, options: HttpOptions = {}): FastifyInstance => buildApp(s, { ...options, mounts: [mcpBaseRoutes(s)] })
+export const buildRestHost = (s: Application, options: HttpOptions = {}): FastifyInstance => buildApp(s, { ...options, mounts: [mcpBaseRoutes(s)], crossOriginPaths: MCP_BASE_CROSS_ORIGIN })
 
 /** {mcp_url}: the MCP server at its root and the public demo. */
 export const buildMcpHost = (s: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance => buildMcpApp(s, options)

@@ -40,6 +40,7 @@ import { AuthorizedClients } from '../readmodels/authorizedClients.ts'
 import { creditAudit } from '../readmodels/creditAudit.ts'
 import { readQueries } from '../readmodels/queries.ts'
 import type { Application } from '../commands/application.ts'
+import { readinessOf } from './readiness.ts'
 
 /** The application (commands/application.ts) and what the workers, scripts and tests use besides. */
 export interface Services extends Application {
@@ -97,6 +98,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       version: VERSION,
       publicBaseUrl: config.publicBaseUrl,
       rateLimit: config.rateLimit,
+      loadShedding: config.loadShedding,
       mcp: config.mcp,
       dashboard: config.dashboard,
       secrets: {
@@ -107,6 +109,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     queries,
     audit: creditAudit({ events: deps.events, docs: deps.docs, sync }),
     projectionPositions: () => deps.projections.map((p) => ({ name: p.name, position: p.position() })),
+    readiness: readinessOf({ events: deps.events, docs: deps.docs, projections: deps.projections, engine: ingest.engine }),
     events: deps.events,
     docs: deps.docs,
     handler,

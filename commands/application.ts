@@ -23,12 +23,23 @@ import type { OperationLimits } from './operationLimits.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
 
 /** What the edges need of the configuration; secrets already resolved (configured or kept in DATA_DIR). */
+/** GET /readyz: whether this process can serve, and what it serves with. */
+export interface Readiness {
+  ready: boolean
+  eventStore: { reachable: boolean; latencyMs: number | null; error: string | null }
+  /** Each read model's projection: its checkpoint, and how many events of the log it has yet to apply (counted up to `LAG_CAP`). */
+  projections: { name: string; position: number; behind: number; behindAtLeast: boolean; inThisProcess: boolean }[]
+  /** The speech engine: for local engines the build, instruction set, model and threads (the start banner's line). */
+  speech: { engine: string; provider: string; model: string; state: 'ready' | 'preparing' | 'unavailable' | 'remote'; summary: string; reason: string | null; details: Record<string, string | number | boolean | null> }
+}
+
 export interface EdgeSettings {
   version: string
   publicBaseUrl: string
   /** The per-credential request limit of REST and MCP. */
   rateLimit: { max: number; windowSeconds: number }
-  mcp: { publicUrl: string; trustProxy: boolean | number | string }
+  loadShedding: { maxEventLoopDelayMs: number; retryAfterSeconds: number }
+  mcp: { publicUrl: string; trustProxy: boolean | number | string; allowedOrigins: string[] | '*' }
   dashboard: { secureCookies: boolean }
   secrets: { oauth: string; dashboard: string }
 }
@@ -65,4 +76,6 @@ export interface Application {
   uploads: SignedUploadTarget | null
   /** Each running projection and the global position it has applied (GET /health). */
   projectionPositions(): { name: string; position: number }[]
+  /** GET /readyz. */
+  readiness(): Promise<Readiness>
 }

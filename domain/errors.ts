@@ -32,6 +32,9 @@ export type ErrorCode =
   | 'internal_error'
   | 'audio_unavailable'
   | 'consent_requires_app'
+  // The HTTP kit (README, "Browser clients (CORS)" and "Health and load shedding"):
+  | 'origin_not_allowed'
+  | 'service_unavailable'
   // The web dashboard (README, "Web dashboard"):
   | 'not_signed_in'
   | 'invalid_credentials'

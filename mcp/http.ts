@@ -12,6 +12,8 @@ import { errorBody } from '../api/errors.ts'
 import { authenticateMcp, unauthorized, type McpAuth } from '../api/http/authentication.ts'
 import { errorHandling, frameworkErrors } from '../api/http/errorHandling.ts'
 import { limitPerCredential, memoryStore, type RateLimitStore } from '../api/http/rateLimit.ts'
+import { loadShedding } from '../api/http/loadShedding.ts'
+import { crossOrigin, ownOrigins, type CrossOriginPaths } from '../api/http/crossOrigin.ts'
 import { buildMcpServer } from './server.ts'
 import { DEMO_LIMIT, mcpInfo, mcpUrls, protectedResourceMetadata } from './info.ts'
 
@@ -35,6 +37,8 @@ declare module 'fastify' {
 
 /** Hands the request to a fresh stateless MCP server acting for `caller`. */
 async function serve(s: Application, req: FastifyRequest, reply: FastifyReply, caller: (requestId: string) => Caller, credential: string, demo: boolean) {
+  // Headers the hooks set (CORS) go out on the raw response the transport writes.
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value)
   reply.hijack()
   const log = (err: unknown, msg: string) => req.log.error({ err }, msg)
   const server = buildMcpServer(s, { caller, credential, demo, log })
@@ -115,6 +119,11 @@ function demoEndpoint(app: FastifyInstance, s: Application, path: string) {
 const trustProxy = (t: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) =>
   typeof t === 'number' ? (_address, hop) => hop < t : t
 
+/** CORS on the REST host (api/http/crossOrigin.ts): the endpoint checks Origin, its documents are open. */
+export const MCP_BASE_CROSS_ORIGIN: CrossOriginPaths = { checked: ['/mcp/stream'], open: ['/mcp/info', '/.well-known/oauth-protected-resource/mcp/stream'] }
+/** CORS on the {mcp_url} listener. */
+const MCP_HOST_CROSS_ORIGIN: CrossOriginPaths = { checked: ['/', '/demo'], open: ['/info', '/.well-known/oauth-protected-resource'] }
+
 /** On the REST host: POST /mcp/stream, GET /mcp/info, and the stream's resource metadata. */
 export function mcpBaseRoutes(s: Application) {
   return async (app: FastifyInstance) => {
@@ -132,6 +141,8 @@ export function mcpBaseRoutes(s: Application) {
 export function buildMcpApp(s: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: trustProxy(s.settings.mcp.trustProxy), frameworkErrors })
   app.register(errorHandling)
+  app.register(loadShedding, s.settings.loadShedding)
+  app.register(crossOrigin, { paths: MCP_HOST_CROSS_ORIGIN, allowedOrigins: s.settings.mcp.allowedOrigins, ownOrigins: ownOrigins(s.settings) })
   const u = mcpUrls(s)
   mcpEndpoint(app, s, '/', u.mcp, u.mcpResourceMetadata)
   demoEndpoint(app, s, '/demo')

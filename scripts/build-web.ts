@@ -5,6 +5,8 @@
 // temporary directory that replaces web/dist at the end, under a lock directory, so processes
 // starting side by side (tests) neither clash nor serve half a build.
 import { createHash } from 'node:crypto'
+import { promisify } from 'node:util'
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
@@ -87,6 +89,20 @@ async function withLock<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+// Text assets also as .br and .gz beside them, served by @fastify/static (`preCompressed`) to a
+// browser that accepts them: written once here instead of compressed on every request.
+const COMPRESSIBLE = /\.(js|css|svg|html|json|map)$/
+const brotli = promisify(brotliCompress)
+const gz = promisify(gzip)
+async function precompress(dir: string) {
+  for (const f of await files(dir).catch(() => [] as string[])) {
+    if (!COMPRESSIBLE.test(f)) continue
+    const raw = await readFile(f)
+    await writeFile(`${f}.br`, await brotli(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }))
+    await writeFile(`${f}.gz`, await gz(raw, { level: 9 }))
+  }
+}
+
 /** Builds web/dist unless it is up to date; says which. */
 export async function buildWeb(o: { force?: boolean; log?: (m: string) => void } = {}): Promise<'built' | 'fresh'> {
   const log = o.log ?? (() => {})
@@ -99,6 +115,7 @@ export async function buildWeb(o: { force?: boolean; log?: (m: string) => void }
     const started = Date.now()
     try {
       await build(viteConfig(tmp))
+      await precompress(join(tmp, 'assets'))
       await writeFile(join(tmp, HASH_FILE), hash + '\n')
       const old = `${WEB_DIST}.old-${process.pid}`
       if (existsSync(WEB_DIST)) await rename(WEB_DIST, old)

@@ -1,7 +1,7 @@
 // The web dashboard on {base_url}: the front end at /app (static files built from web/), its
 // JSON endpoints at /app/api, sign-in and sign-out. Registered by api/buildApp.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import cookie from '@fastify/cookie'
+import { fastifyCookie } from '../http/cookies.ts'
 import { randomUUID } from 'node:crypto'
 import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
@@ -10,7 +10,7 @@ import type { DashboardAuth } from '../../commands/persons.ts'
 import { SignInRequest, type SessionInfo } from '../../contract/dashboard.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import { registerRoute } from '../route.ts'
-import { FixedWindowLimiter } from '../../commands/operationLimits.ts'
+import { countedLimits, counter } from '../http/rateLimit.ts'
 import { dashboardSessionsOf } from './session.ts'
 import { DASHBOARD_API, dashboardRoutes } from './routes.ts'
 import { sendBlobWithRanges } from './audio.ts'
@@ -27,11 +27,13 @@ const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store
 export function dashboard(s: Application) {
   const sessions = dashboardSessionsOf(s)
   return async (app: FastifyInstance) => {
-    // Cookies parsed by @fastify/cookie (first of a repeated name wins; a malformed escape is kept as sent).
-    await app.register(cookie)
-    // Sign-in attempts: per address and per email, so neither a spray nor one guessed account gets far.
-    const perIp = new FixedWindowLimiter(30, 600)
-    const perEmail = new FixedWindowLimiter(10, 600)
+    // Cookies parsed and signed by @fastify/cookie (first of a repeated name wins; a malformed escape is kept as sent).
+    await app.register(fastifyCookie, { secret: sessions.cookieSigner })
+    // Sign-in attempts: per address and per email, so neither a spray nor one guessed account gets
+    // far (@fastify/rate-limit counters, counted by the handler once the body is read).
+    await app.register(countedLimits)
+    const perIp = counter(app, { max: 30, windowSeconds: 600, keyOf: (req) => req.ip })
+    const perEmail = counter(app, { max: 10, windowSeconds: 600, keyOf: (req) => normalizeEmail(String((req.body as { email?: unknown }).email)) })
 
     const sessionInfo = (auth: DashboardAuth): SessionInfo => ({
       person: { personId: auth.personId, email: auth.email, name: auth.name },
@@ -56,11 +58,8 @@ export function dashboard(s: Application) {
         sessions.checkCsrf(req, null)
         const body = SignInRequest.safeParse(req.body ?? {})
         if (!body.success) throw new DomainError('invalid_request', 'Send email and password.')
-        for (const [limiter, key] of [
-          [perIp, req.ip],
-          [perEmail, normalizeEmail(body.data.email)],
-        ] as const) {
-          const hit = limiter.hit(key)
+        for (const limiter of [perIp, perEmail]) {
+          const hit = await limiter(req)
           if (!hit.ok) throw new DomainError('rate_limit_exceeded', `Too many sign-in attempts; try again in ${hit.retryAfter} s.`, { retryAfter: hit.retryAfter })
         }
         const signed = await s.persons.signIn(body.data.email, body.data.password, { userAgent: req.headers['user-agent'] ?? null })

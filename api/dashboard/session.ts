@@ -7,6 +7,10 @@
 // also under the `__Host-` prefix. On plain-http localhost it goes without Secure, or browsers
 // would not send it back.
 //
+// Not signed: the value is itself a 256-bit secret checked against its hash on every request, so
+// a signature would add nothing, and clients (the suite too) read the token from the cookie as
+// is. The pre-session cookie is signed with @fastify/cookie (api/http/cookies.ts).
+//
 // CSRF: every POST, PUT, PATCH and DELETE under /app/api carries `X-CSRF-Token`, an HMAC of the
 // session id (signed in) or of a random pre-session cookie (the sign-in form itself, against
 // login CSRF), which only a page of our own origin can read from GET /app/api/session. A forged
@@ -19,6 +23,7 @@ import { parseSessionToken } from '../../domain/accounts/session.ts'
 import type { Application } from '../../commands/application.ts'
 import type { DashboardAuth } from '../../commands/persons.ts'
 import { Signer } from '../oauth/signing.ts'
+import { cookieSigner, setCookie, unsignedCookie, type CookieSigner } from '../http/cookies.ts'
 
 export const CSRF_HEADER = 'x-csrf-token'
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -32,11 +37,6 @@ export interface DashboardCookies {
 export const cookieNames = (secure: boolean): DashboardCookies =>
   secure ? { session: '__Host-notes_session', preSession: '__Host-notes_presession', secure } : { session: 'notes_session', preSession: 'notes_presession', secure }
 
-// fastify adds each `set-cookie` header to the ones already set (re-sending those sent a cookie twice).
-export function setCookie(reply: FastifyReply, name: string, value: string, o: { maxAgeSeconds: number; sameSite: 'Lax' | 'Strict'; secure: boolean }) {
-  reply.header('set-cookie', `${name}=${encodeURIComponent(value)}; Path=/; Max-Age=${Math.max(0, Math.floor(o.maxAgeSeconds))}; HttpOnly; SameSite=${o.sameSite}${o.secure ? '; Secure' : ''}`)
-}
-
 const perServices = new WeakMap<Application, DashboardSessions>()
 /** One per service instance: the dashboard and the OAuth consent page read the same sessions. */
 export function dashboardSessionsOf(s: Application): DashboardSessions {
@@ -47,18 +47,26 @@ export function dashboardSessionsOf(s: Application): DashboardSessions {
 
 export class DashboardSessions {
   readonly cookies: DashboardCookies
+  /** The CSRF tokens' HMAC (tokens in a header, not cookies). */
   private readonly signer: Signer
+  /** The cookies' signatures (@fastify/cookie). */
+  readonly cookieSigner: CookieSigner
   private readonly origins: Set<string>
 
   constructor(private readonly s: Application) {
     this.cookies = cookieNames(s.settings.dashboard.secureCookies)
     this.signer = new Signer(s.settings.secrets.dashboard)
+    this.cookieSigner = cookieSigner(s.settings.secrets.dashboard)
     this.origins = new Set([new URL(s.settings.publicBaseUrl).origin])
   }
 
   /** The session cookie's value, if any. */
   token(req: FastifyRequest): string | undefined {
     return req.cookies[this.cookies.session]
+  }
+
+  private set(reply: FastifyReply, name: string, value: string, maxAgeSeconds: number, sameSite: 'Lax' | 'Strict', signed: boolean) {
+    setCookie(reply, name, value !== '' && signed ? this.cookieSigner.sign(value) : value, { path: '/', maxAgeSeconds, sameSite, secure: this.cookies.secure })
   }
 
   /** The signed-in person of this request, or null. Reads the cookie only: an Authorization header is never a dashboard credential. */
@@ -73,10 +81,10 @@ export class DashboardSessions {
 
   /** The anonymous token of the sign-in form, bound to a pre-session cookie (set here when missing). */
   preSessionCsrf(req: FastifyRequest, reply: FastifyReply): string {
-    let value = req.cookies[this.cookies.preSession]
+    let value = unsignedCookie(this.cookieSigner, req.cookies[this.cookies.preSession])
     if (!value || !/^[A-Za-z0-9_-]{43}$/.test(value)) {
       value = randomBytes(32).toString('base64url')
-      setCookie(reply, this.cookies.preSession, value, { maxAgeSeconds: 3600, sameSite: 'Strict', secure: this.cookies.secure })
+      this.set(reply, this.cookies.preSession, value, 3600, 'Strict', true)
     }
     return this.signer.mac('dashboard-presession', value)
   }
@@ -93,7 +101,7 @@ export class DashboardSessions {
     const ok = auth
       ? this.signer.matches(given, 'dashboard-csrf', auth.sessionId)
       : (() => {
-          const pre = req.cookies[this.cookies.preSession]
+          const pre = unsignedCookie(this.cookieSigner, req.cookies[this.cookies.preSession])
           return !!pre && this.signer.matches(given, 'dashboard-presession', pre)
         })()
     if (!ok) throw new DomainError('csrf_check_failed', 'The CSRF token does not match this session; reload the page.')
@@ -107,13 +115,13 @@ export class DashboardSessions {
   }
 
   startSession(reply: FastifyReply, token: string, expiresAt: string) {
-    setCookie(reply, this.cookies.session, token, { maxAgeSeconds: (Date.parse(expiresAt) - Date.now()) / 1000, sameSite: 'Lax', secure: this.cookies.secure })
+    this.set(reply, this.cookies.session, token, (Date.parse(expiresAt) - Date.now()) / 1000, 'Lax', false)
     // The pre-session cookie has done its job.
-    setCookie(reply, this.cookies.preSession, '', { maxAgeSeconds: 0, sameSite: 'Strict', secure: this.cookies.secure })
+    this.set(reply, this.cookies.preSession, '', 0, 'Strict', true)
   }
 
   endSession(reply: FastifyReply) {
-    setCookie(reply, this.cookies.session, '', { maxAgeSeconds: 0, sameSite: 'Lax', secure: this.cookies.secure })
+    this.set(reply, this.cookies.session, '', 0, 'Lax', false)
   }
 
   /** Whether the cookie is shaped like a session token at all (to tell "signed out" from "never signed in"). */

@@ -11,7 +11,7 @@ import { errorBody, statusOf } from '../errors.ts'
 const CLIENT_STREAM_ERRORS = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'ECONNABORTED', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH'])
 
 export function sendDomainError(reply: FastifyReply, err: DomainError) {
-  if (err.code === 'rate_limit_exceeded' && typeof err.extra.retryAfter === 'number') reply.header('Retry-After', String(err.extra.retryAfter))
+  if ((err.code === 'rate_limit_exceeded' || err.code === 'service_unavailable') && typeof err.extra.retryAfter === 'number') reply.header('Retry-After', String(err.extra.retryAfter))
   return reply.code(statusOf(err.code)).send(errorBody(err.code, err.message, err.extra))
 }
 

@@ -61,3 +61,27 @@ export const limitPerCredential = fp<CredentialLimit>(
   },
   { name: 'notes-credential-limit' },
 )
+
+/**
+ * Limits a handler counts itself, when it decides a request counts (a sign-in attempt, not every
+ * page view), on @fastify/rate-limit's stores through its `createRateLimit`: register
+ * `countedLimits` in the context, then make each counter with `counter`.
+ */
+export const countedLimits = fp<{ store?: RateLimitStore }>(
+  async (app: FastifyInstance, o) => {
+    await app.register(rateLimit, { global: false, cache: MEMORY_KEYS, ...(o.store ? { store: o.store } : {}) })
+  },
+  { name: 'notes-counted-limits' },
+)
+
+export type Counter = (req: FastifyRequest) => Promise<{ ok: true } | { ok: false; retryAfter: number }>
+
+/** One counter with its own counts (a child of the context's store): `max` per `windowSeconds` per `keyOf(req)`. */
+export function counter(app: FastifyInstance, o: { max: number; windowSeconds: number; keyOf: (req: FastifyRequest) => string }): Counter {
+  const limit = app.createRateLimit({ max: o.max, timeWindow: o.windowSeconds * 1000, keyGenerator: o.keyOf })
+  return async (req) => {
+    const r = await limit(req)
+    if (r.isAllowed || !r.isExceeded) return { ok: true }
+    return { ok: false, retryAfter: Math.max(1, r.ttlInSeconds) }
+  }
+}

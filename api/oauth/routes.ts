@@ -4,7 +4,6 @@
 // rotation) and revocation (RFC 7009). Errors here are OAuth's `{ error, error_description }`,
 // which OAuth clients parse, not the REST error body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import fastifyCookie from '@fastify/cookie'
 import { z } from 'zod'
 import type { Application } from '../../commands/application.ts'
 import { isOAuthError, OAuthError } from '../../domain/oauth/errors.ts'
@@ -14,9 +13,12 @@ import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../domain/oauth/client.ts'
 import type { PresentedClient, ValidAuthorization } from '../../commands/oauth.ts'
 import { AuthorizationRequest, ClientRegistrationRequest, RevocationRequest, TokenRequest, type AuthorizationServerMetadata } from '../../contract/oauth.ts'
 import { errorBody } from '../errors.ts'
-import { FixedWindowLimiter } from '../../commands/operationLimits.ts'
+import { isDomainError } from '../../domain/errors.ts'
+import { sendDomainError } from '../http/errorHandling.ts'
+import { countedLimits, counter } from '../http/rateLimit.ts'
 import { consentPage, declinedPage, errorPage } from './consentPage.ts'
-import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, cookie, randomCookieValue } from './signing.ts'
+import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, consentSession, randomCookieValue, readConsentSession } from './signing.ts'
+import { cookieSigner, fastifyCookie, setCookie, unsignedCookie } from '../http/cookies.ts'
 import { dashboardSessionsOf } from '../dashboard/session.ts'
 
 export function authorizationServerMetadata(s: Application): AuthorizationServerMetadata {
@@ -95,13 +97,16 @@ interface Approver {
 
 export function oauthRoutes(s: Application) {
   return async (app: FastifyInstance) => {
-    await app.register(fastifyCookie)
     const signer = new Signer(s.settings.secrets.oauth)
+    const cookies = cookieSigner(s.settings.secrets.oauth)
+    await app.register(fastifyCookie, { secret: cookies })
     const secure = s.settings.publicBaseUrl.startsWith('https:')
     // Registration is open to anyone (RFC 7591): counted per IP so it cannot be flooded; sign-in
     // attempts on the consent page likewise.
-    const registrations = new FixedWindowLimiter(30, 3600)
-    const signIns = new FixedWindowLimiter(30, 600)
+    // (@fastify/rate-limit counters, counted by the handlers.)
+    await app.register(countedLimits)
+    const registrations = counter(app, { max: 30, windowSeconds: 3600, keyOf: (req) => req.ip })
+    const signIns = counter(app, { max: 30, windowSeconds: 600, keyOf: (req) => req.ip })
 
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
       try {
@@ -112,6 +117,8 @@ export function oauthRoutes(s: Application) {
     })
 
     app.setErrorHandler((err, req, reply) => {
+      // The HTTP kit's refusals before the route (an Origin not allowed) keep the spec's body.
+      if (isDomainError(err)) return sendDomainError(reply, err)
       if (isOAuthError(err)) {
         if (err.status === 401 && /^Basic/i.test(req.headers.authorization ?? '')) reply.header('WWW-Authenticate', 'Basic realm="oauth"')
         return reply.code(err.status).header('cache-control', 'no-store').send({ error: err.code, error_description: err.message })
@@ -125,7 +132,7 @@ export function oauthRoutes(s: Application) {
     app.get('/.well-known/oauth-authorization-server', async () => authorizationServerMetadata(s))
 
     app.post('/oauth/register', async (req, reply) => {
-      const hit = registrations.hit(req.ip)
+      const hit = await registrations(req)
       if (!hit.ok) return reply.code(429).header('Retry-After', String(hit.retryAfter)).send(errorBody('rate_limit_exceeded', 'Too many client registrations from this address.', { retryAfter: hit.retryAfter }))
       const body = parse(ClientRegistrationRequest, req.body, 'invalid_client_metadata')
       const registered = await s.oauth.registerClient(body)
@@ -141,7 +148,7 @@ export function oauthRoutes(s: Application) {
     const sessionOf = async (req: FastifyRequest): Promise<Approver | null> => {
       const person = await dashboardSessions.authenticate(req)
       if (person) return { accountId: person.accountId, person: { name: person.name, email: person.email }, approvedBy: { kind: 'person', personId: person.personId } }
-      const session = signer.readSession(req.cookies[SESSION_COOKIE], Date.now())
+      const session = readConsentSession(cookies, req.cookies[SESSION_COOKIE], Date.now())
       return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? { accountId: session.accountId, person: null, approvedBy: { kind: 'api_key', keyId: session.keyId } } : null
     }
 
@@ -154,10 +161,10 @@ export function oauthRoutes(s: Application) {
     }
 
     const showConsent = async (req: FastifyRequest, reply: FastifyReply, request: ValidAuthorization, signedIn: Approver | null, error: string | null) => {
-      let csrfCookie = req.cookies[CSRF_COOKIE]
+      let csrfCookie = unsignedCookie(cookies, req.cookies[CSRF_COOKIE])
       if (!csrfCookie || csrfCookie.length < 43) {
         csrfCookie = randomCookieValue()
-        reply.header('set-cookie', cookie(CSRF_COOKIE, csrfCookie, { maxAgeSeconds: 3600, sameSite: 'Strict', secure }))
+        setCookie(reply, CSRF_COOKIE, cookies.sign(csrfCookie), { path: '/oauth', maxAgeSeconds: 3600, sameSite: 'Strict', secure })
       }
       const account = signedIn ? ((await s.oauth.accountName(signedIn.accountId)) ?? 'your account') : null
       const signedInAs = signedIn ? (signedIn.person ? `${signedIn.person.name} (${signedIn.person.email}), account ${account}` : account) : null
@@ -185,7 +192,7 @@ export function oauthRoutes(s: Application) {
       const checked = await s.oauth.checkAuthorizationRequest(f)
       if (!checked.ok) return html(reply, 400, errorPage(checked.description, checked.error))
       const request = checked.request
-      const csrfCookie = req.cookies[CSRF_COOKIE]
+      const csrfCookie = unsignedCookie(cookies, req.cookies[CSRF_COOKIE])
       // A form not served by us to this browser for this very request: refused without a redirect.
       if (!csrfCookie || !f.csrf || !signer.matches(f.csrf, 'csrf', csrfCookie, request.client.clientId, request.codeChallenge)) {
         return html(reply, 403, errorPage('The form expired or did not come from this page (CSRF check failed). Start the authorization again from the application.'))
@@ -199,13 +206,13 @@ export function oauthRoutes(s: Application) {
       }
       if (f.decision !== 'approve') return html(reply, 400, errorPage('Choose Approve or Deny.'))
       if (!signedIn) {
-        const hit = signIns.hit(req.ip)
+        const hit = await signIns(req)
         if (!hit.ok) return html(reply, 429, errorPage(`Too many sign-in attempts; try again in ${hit.retryAfter} seconds.`))
         const key = f.api_key?.trim()
         const auth = key ? await s.accounts.authenticate(key) : null
         if (!auth) return showConsent(req, reply, request, null, key ? 'That API key is not valid. Copy it again from the dashboard’s key page.' : 'Sign in to the dashboard first (or give the account’s API key).')
         signedIn = { accountId: auth.accountId, person: null, approvedBy: { kind: 'api_key', keyId: auth.keyId } }
-        reply.header('set-cookie', cookie(SESSION_COOKIE, signer.session(auth.accountId, auth.keyId, Date.now()), { maxAgeSeconds: SESSION_SECONDS, sameSite: 'Lax', secure }))
+        setCookie(reply, SESSION_COOKIE, cookies.sign(consentSession(auth.accountId, auth.keyId, Date.now())), { path: '/oauth', maxAgeSeconds: SESSION_SECONDS, sameSite: 'Lax', secure })
       }
       const { redirect } = await s.oauth.approve(signedIn.accountId, request, signedIn.approvedBy)
       return reply.header('cache-control', 'no-store').redirect(redirect, 302)

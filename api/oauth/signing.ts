@@ -1,7 +1,10 @@
-// The consent page's CSRF token and sign-in cookie, both HMAC-signed with the deployment's OAuth
-// signing secret. The CSRF token is bound to a random cookie (double submit, SameSite=Strict)
-// and to the authorization request it was shown for.
+// The consent page's CSRF token and its API-key sign-in cookie. The CSRF token is an HMAC (with
+// the deployment's OAuth signing secret) bound to a random cookie (double submit,
+// SameSite=Strict) and to the authorization request it was shown for: a token in a form field,
+// not a cookie, so it stays a MAC here. The cookies themselves are signed by @fastify/cookie
+// (api/http/cookies.ts); the sign-in cookie carries its own expiry, checked on every read.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { unsignedCookie, type CookieSigner } from '../http/cookies.ts'
 
 export const CSRF_COOKIE = 'oauth_csrf'
 export const SESSION_COOKIE = 'oauth_session'
@@ -24,24 +27,19 @@ export class Signer {
   csrfToken(cookie: string, clientId: string, codeChallenge: string) {
     return this.mac('csrf', cookie, clientId, codeChallenge)
   }
+}
 
-  session(accountId: string, keyId: string, nowMs: number): string {
-    const exp = Math.floor(nowMs / 1000) + SESSION_SECONDS
-    return `${accountId}.${keyId}.${exp}.${this.mac('session', accountId, keyId, String(exp))}`
-  }
+/** The sign-in cookie's value before signing: who, and until when. */
+export function consentSession(accountId: string, keyId: string, nowMs: number): string {
+  return `${accountId}.${keyId}.${Math.floor(nowMs / 1000) + SESSION_SECONDS}`
+}
 
-  /** The signed-in account, when the cookie is ours and not expired. */
-  readSession(value: string | undefined, nowMs: number): { accountId: string; keyId: string } | null {
-    const [accountId, keyId, exp, mac, ...rest] = (value ?? '').split('.')
-    if (!accountId || !keyId || !exp || !mac || rest.length > 0) return null
-    if (!this.matches(mac, 'session', accountId, keyId, exp)) return null
-    if (Number(exp) * 1000 <= nowMs) return null
-    return { accountId, keyId }
-  }
+/** The signed-in account, when the cookie is ours (signature) and not expired. */
+export function readConsentSession(signer: CookieSigner, raw: string | undefined, nowMs: number): { accountId: string; keyId: string } | null {
+  const [accountId, keyId, exp, ...rest] = (unsignedCookie(signer, raw) ?? '').split('.')
+  if (!accountId || !keyId || !exp || rest.length > 0 || !/^\d+$/.test(exp)) return null
+  if (Number(exp) * 1000 <= nowMs) return null
+  return { accountId, keyId }
 }
 
 export const randomCookieValue = () => randomBytes(32).toString('base64url')
-
-export function cookie(name: string, value: string, o: { maxAgeSeconds: number; sameSite: 'Strict' | 'Lax'; secure: boolean }) {
-  return `${name}=${encodeURIComponent(value)}; Path=/oauth; Max-Age=${o.maxAgeSeconds}; HttpOnly; SameSite=${o.sameSite}${o.secure ? '; Secure' : ''}`
-}
