@@ -4,7 +4,7 @@ import type { Config } from './config.ts'
 import { openDocumentStore, openEventStore } from './infrastructure.ts'
 import { createServices, type Services } from './services.ts'
 import { startWorkers, type RunningWorker } from './workers.ts'
-import { startProjection, type RunningProjection } from '../projections/runner.ts'
+import { startProjection, type RunOptions, type RunningProjection } from '../projections/runner.ts'
 import { READ_MODEL_PROJECTIONS } from './projections.ts'
 import { buildMcpHost, buildRestHost } from './http.ts'
 import { seedDemoDataset } from './demoDataset.ts'
@@ -25,15 +25,26 @@ export async function startService(config: Config, log: (msg: string) => void = 
   const events = await openEventStore(config)
   const docs = await openDocumentStore(config)
   const running: RunningProjection[] = []
+  // Every loop is supervised (projections/runner.ts): failures are logged and retried with a
+  // jittered backoff; one that cannot recover within LOOP_GIVE_UP_SECONDS ends the process with a
+  // non-zero code, so the supervisor (compose's restart policy, systemd, Kubernetes) starts it afresh.
+  const supervision: Pick<RunOptions, 'giveUpMs' | 'onGiveUp' | 'onError'> = {
+    giveUpMs: config.loopGiveUpSeconds * 1000,
+    onError: (err, name) => log(`[loop ${name}] failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
+    onGiveUp: (err, name) => {
+      log(`[loop ${name}] could not recover within ${config.loopGiveUpSeconds} s, exiting: ${err instanceof Error ? err.message : String(err)}`)
+      process.exit(70)
+    },
+  }
   if (config.roles.has('projections')) {
-    for (const p of READ_MODEL_PROJECTIONS) running.push(startProjection(p, { events, docs }))
+    for (const p of READ_MODEL_PROJECTIONS) running.push(startProjection(p, { events, docs, ...supervision }))
   }
   let closePublisher = async () => {}
   if (config.roles.has('forwarder') && config.kafkaBrokers.length > 0) {
     const { openKafkaPublisher } = await import('../adapters/kafka/kafkaPublisher.ts')
     const { analyticsForwarder } = await import('../projections/analyticsForwarder.ts')
     const publisher = await openKafkaPublisher({ brokers: config.kafkaBrokers, clientId: 'notes-forwarder' })
-    running.push(startProjection(analyticsForwarder(publisher, { topicPrefix: config.kafkaTopicPrefix }), { events, docs }))
+    running.push(startProjection(analyticsForwarder(publisher, { topicPrefix: config.kafkaTopicPrefix }), { events, docs, ...supervision }))
     closePublisher = () => publisher.close()
     log(`forwarding events to Kafka at ${config.kafkaBrokers.join(',')} (topics ${config.kafkaTopicPrefix}<category>)`)
   }

@@ -46,11 +46,21 @@ export interface EsdbTestServerOptions {
    * 30 s by default. Shorter here so every test run interleaves system events with user events.
    */
   statsIntervalMs?: number
+  /** Port to listen on (default: any free one), so a test can start the server after its clients. */
+  port?: number
 }
 
 export interface EsdbTestServer {
   connectionString: string
+  port: number
   stop(): Promise<void>
+  /**
+   * Stops listening, cancelling every call (clients see UNAVAILABLE, as when a node goes down),
+   * but keeps the log: `restart()` serves it again on the same port, as a node that restarts
+   * on its database does.
+   */
+  crash(): Promise<void>
+  restart(): Promise<void>
 }
 
 const SERVER_VERSION = '23.10.0'
@@ -733,28 +743,31 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   writeSystemEvent(log, `$$${STATS_STREAM}`, '$metadata', { $maxAge: 86400 })
   writeSystemEvent(log, STATS_STREAM, '$statsCollected', { 'proc-startTime': new Date().toISOString() })
 
-  const server = new grpc.Server()
-  server.addService(streamsGrpc.StreamsService, {
-    read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => void handleRead(log, call),
-    append: (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
-      handleAppend(log, call, callback),
-    batchAppend: (call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => handleBatchAppend(log, call),
-  })
-  if (options.serverFeatures ?? true) {
-    server.addService(serverFeaturesGrpc.ServerFeaturesService, {
-      getSupportedMethods: (_call: unknown, callback: grpc.sendUnaryData<SupportedMethods>) =>
-        callback(null, supportedMethods()),
-    })
-  }
   const instanceId = randomUUID()
-  let port = 0
-  server.addService(gossipGrpc.GossipService, {
-    read: (_call: unknown, callback: grpc.sendUnaryData<ClusterInfo>) => callback(null, clusterInfo(instanceId, port)),
-  })
-
-  port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  )
+  let port = options.port ?? 0
+  const listen = async (): Promise<grpc.Server> => {
+    const server = new grpc.Server()
+    server.addService(streamsGrpc.StreamsService, {
+      read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => void handleRead(log, call),
+      append: (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
+        handleAppend(log, call, callback),
+      batchAppend: (call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => handleBatchAppend(log, call),
+    })
+    if (options.serverFeatures ?? true) {
+      server.addService(serverFeaturesGrpc.ServerFeaturesService, {
+        getSupportedMethods: (_call: unknown, callback: grpc.sendUnaryData<SupportedMethods>) =>
+          callback(null, supportedMethods()),
+      })
+    }
+    server.addService(gossipGrpc.GossipService, {
+      read: (_call: unknown, callback: grpc.sendUnaryData<ClusterInfo>) => callback(null, clusterInfo(instanceId, port)),
+    })
+    port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    )
+    return server
+  }
+  let server: grpc.Server | null = await listen()
   const stats = setInterval(
     () => writeSystemEvent(log, STATS_STREAM, '$statsCollected', { 'proc-cpu': Math.random() }),
     options.statsIntervalMs ?? 250,
@@ -763,10 +776,19 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
 
   return {
     connectionString: `esdb://127.0.0.1:${port}?tls=false`,
+    port,
     async stop() {
       clearInterval(stats)
       // Live subscriptions never end by themselves: cancel every call rather than wait for them.
-      server.forceShutdown()
+      server?.forceShutdown()
+      server = null
+    },
+    async crash() {
+      server?.forceShutdown()
+      server = null
+    },
+    async restart() {
+      if (!server) server = await listen()
     },
   }
 }
