@@ -54,9 +54,18 @@ export async function startService(config: Config, log: (msg: string) => void = 
   const mcpApp = config.roles.has('api') ? buildMcpHost(services, { logger: { level: config.logLevel } }) : null
   if (app && mcpApp) {
     // The demo endpoint's sample library, written once; later starts find it and change nothing.
-    await seedDemoDataset(services)
-    await app.listen({ port: config.port, host: config.host })
-    await mcpApp.listen({ port: config.mcp.port, host: config.mcp.host })
+    try {
+      await seedDemoDataset(services)
+      await app.listen({ port: config.port, host: config.host })
+      await mcpApp.listen({ port: config.mcp.port, host: config.mcp.host })
+    } catch (err) {
+      // A start that fails ends what it started, so the process exits instead of lingering.
+      await Promise.allSettled([app.close(), mcpApp.close(), ...workers.map((w) => w.stop()), ...running.map((p) => p.stop())])
+      await closePublisher().catch(() => {})
+      await events.close().catch(() => {})
+      await docs.close().catch(() => {})
+      throw err
+    }
   }
   return {
     services,

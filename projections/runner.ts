@@ -257,16 +257,26 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
     position: () => position,
     status: () => status,
     async waitFor(target, timeoutMs = 10_000) {
-      if (initialised && position >= target) return
-      await new Promise<void>((resolve, reject) => {
-        const w = { target, resolve: () => (clearTimeout(timer), resolve()) }
-        const timer = setTimeout(() => {
-          waiters.delete(w)
-          reject(new Error(`projection ${projection.name} did not reach position ${target} within ${timeoutMs} ms (at ${position}, ${status.state}${status.lastError ? `: ${status.lastError}` : ''})`))
-        }, timeoutMs)
-        waiters.add(w)
-        if (initialised) wake()
-      })
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        if (initialised && position >= target) return
+        // A filtered projection never sees the events it does not follow, so its position may
+        // stay below `target` for good: it has caught up when nothing it follows lies in
+        // (position, target].
+        if (initialised && projection.filter) {
+          const [next] = await events.readAll({ after: position, maxCount: 1, filter: projection.filter }).catch(() => [undefined])
+          if (next === undefined ? status.state === 'running' : next.globalPosition > target) return
+        }
+        const left = deadline - Date.now()
+        if (left <= 0) throw new Error(`projection ${projection.name} did not reach position ${target} within ${timeoutMs} ms (at ${position}, ${status.state}${status.lastError ? `: ${status.lastError}` : ''})`)
+        await new Promise<void>((resolve) => {
+          const w = { target, resolve: () => (clearTimeout(timer), waiters.delete(w), resolve()) }
+          // Woken by the batch that reaches the target, or re-checked after a short while.
+          const timer = setTimeout(w.resolve, Math.min(left, projection.filter ? 100 : left))
+          waiters.add(w)
+          if (initialised) wake()
+        })
+      }
     },
     async stop() {
       ac.abort()
