@@ -5,13 +5,18 @@ import type { EventStore } from '../ports/eventStore.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
+import { withClaimCheck } from '../adapters/claimCheck/eventStore.ts'
+import { createBlobStore } from './blobStore.ts'
 
 export async function openEventStore(config: Config): Promise<EventStore> {
+  // Large payloads (transcripts with word timings) go to the blob store, the event keeps a claim
+  // check: EventStoreDB refuses appends over 1 MiB, and SQLite rows stay small the same way.
+  const { blobs } = createBlobStore(config, () => new Date())
   if (config.esdbUrl) {
     const { openEsdbEventStore } = await import('../adapters/esdb/eventStore.ts')
-    return openEsdbEventStore(config.esdbUrl)
+    return withClaimCheck(openEsdbEventStore(config.esdbUrl), blobs)
   }
-  return openSqliteEventStore({ path: join(config.dataDir, 'events.db') })
+  return withClaimCheck(openSqliteEventStore({ path: join(config.dataDir, 'events.db') }), blobs)
 }
 
 export async function openDocumentStore(config: Config): Promise<DocumentStore> {
