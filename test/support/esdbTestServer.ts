@@ -621,7 +621,8 @@ async function read(
       await send(call, new streamsPb.ReadResp().setStreamNotFound(notFound), signal)
       return undefined
     }
-    events = selectStreamEvents(stored, stream, backwards, count)
+    const keep = retention(log, name)
+    events = keep ? selectStreamEvents(stored, stream, backwards, stored.length).filter(keep).slice(0, count) : selectStreamEvents(stored, stream, backwards, count)
   } else if (all) {
     const position = all.getPosition()
     if (position && !log.isValidPosition(Number(position.getCommitPosition()))) {
@@ -633,6 +634,30 @@ async function read(
   }
   for (const event of events) await send(call, eventResponse(event, structuredIds), signal)
   return undefined
+}
+
+/**
+ * The events of a stream that its metadata still lets reads return. EventStoreDB docs, "Stream
+ * metadata" (developers.eventstore.com/server/v23.10/streams.html#stream-metadata): `$maxCount`
+ * "sets a sliding window based on the number of items in the stream. When data reaches a certain
+ * length it disappears automatically from the stream"; `$maxAge` "sets a sliding window based on
+ * dates. When data reaches a certain age it disappears automatically from the stream" (seconds).
+ * The metadata is the latest `$metadata` event of `$$<stream>`. Such events are only removed
+ * from disk (and from $all) by a scavenge, which this server never runs, so $all reads still
+ * return them, as a real server's do until it scavenges.
+ */
+function retention(log: EventLog, name: string): ((e: StoredEvent) => boolean) | null {
+  const meta = log.stream(`$$${name}`)?.at(-1)
+  if (!meta || meta.type !== '$metadata') return null
+  let parsed: { $maxCount?: number; $maxAge?: number }
+  try {
+    parsed = JSON.parse(Buffer.from(meta.data).toString('utf8'))
+  } catch {
+    return null
+  }
+  const minRevision = typeof parsed.$maxCount === 'number' ? log.lastRevision(name) - parsed.$maxCount + 1 : -Infinity
+  const oldest = typeof parsed.$maxAge === 'number' ? Date.now() - parsed.$maxAge * 1000 : -Infinity
+  return (e) => e.revision >= minRevision && e.created.getTime() >= oldest
 }
 
 interface SubscriptionSource {
