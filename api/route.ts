@@ -57,6 +57,16 @@ export interface RouteDef<P extends Schema = Schema, Q extends Schema = Schema, 
   handle(input: HandlerInput<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<z.infer<R> | string>
 }
 
+/**
+ * The same definition (schemas, handler, errors) served under another prefix: the dashboard
+ * mounts REST routes under /app/api, where the session authenticates instead of an API key.
+ * The operation gets a `dashboard` id and tag of its own, so both can sit in one document.
+ */
+export function mountedAt(r: RouteDef, from: string, to: string): RouteDef {
+  if (!r.path.startsWith(from)) throw new Error(`${r.operationId}: ${r.path} is not under ${from}`)
+  return { ...r, path: to + r.path.slice(from.length), operationId: `dashboard${r.operationId[0]!.toUpperCase()}${r.operationId.slice(1)}`, tag: 'dashboard' }
+}
+
 // Types stay precise at the definition while the registry holds routes of every shape.
 export const defineRoute = <P extends Schema, Q extends Schema, B extends Schema, R extends Schema>(r: RouteDef<P, Q, B, R>) => r as unknown as RouteDef
 

@@ -146,7 +146,10 @@ export function buildMcpApp(s: Application, options: { logger?: boolean | { leve
   const u = mcpUrls(s)
   mcpEndpoint(app, s, '/', u.mcp, u.mcpResourceMetadata)
   demoEndpoint(app, s, '/demo')
-  app.get('/info', async () => mcpInfo(s))
-  app.get('/.well-known/oauth-protected-resource', async () => protectedResourceMetadata(s, u.mcp))
+  // Registered as a plugin, so after the kit's plugins above (CORS reads each route as it is added).
+  app.register(async (docs) => {
+    docs.get('/info', async () => mcpInfo(s))
+    docs.get('/.well-known/oauth-protected-resource', async () => protectedResourceMetadata(s, u.mcp))
+  })
   return app
 }

@@ -6,11 +6,11 @@ import { z } from 'zod'
 import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { cycleOf } from '../../domain/credits/plans.ts'
-import { defineRoute, type RouteDef } from '../route.ts'
+import { defineRoute, mountedAt, type RouteDef } from '../route.ts'
 import { AccountStatus } from '../../contract/account.ts'
 import { ListNotesQuery, NoteIdParams, NoteList } from '../../contract/notes.ts'
 import { Transcript, VoiceProfileParams, VoiceProfilePatch, VoiceProfiles } from '../../contract/transcripts.ts'
-import { CreateWebhookRequest, RotatedSecret, WebhookDeliveryList, WebhookEndpointWithSecret, WebhookIdParams, WebhookList, WebhookTestQueued } from '../../contract/webhooks.ts'
+import { webhookRoutes } from '../routes/webhooks.ts'
 import {
   AcceptConsentRequest,
   ApiKeyList,
@@ -192,85 +192,8 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       handle: ({ caller, params }) => s.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
     }),
 
-    // ---- integrations (webhooks) ---------------------------------------------------------------
-    defineRoute({
-      ...common,
-      operationId: 'dashboardListWebhooks',
-      method: 'GET',
-      path: `${DASHBOARD_API}/webhooks`,
-      tag: 'dashboard',
-      summary: 'Webhook endpoints (Power plan)',
-      response: { status: 200, schema: WebhookList, description: 'The endpoints.' },
-      errors: ['tier_upgrade_required'],
-      handle: ({ caller }) => s.webhooks.list(caller),
-    }),
-    defineRoute({
-      ...common,
-      operationId: 'dashboardCreateWebhook',
-      method: 'POST',
-      path: `${DASHBOARD_API}/webhooks`,
-      tag: 'dashboard',
-      summary: 'Add an endpoint; its signing secret is in this answer only',
-      body: CreateWebhookRequest,
-      response: { status: 201, schema: WebhookEndpointWithSecret, description: 'The endpoint and its secret.' },
-      errors: ['invalid_request', 'tier_upgrade_required'],
-      handle: ({ caller, body }) => s.webhooks.create(caller, body),
-    }),
-    defineRoute({
-      ...common,
-      operationId: 'dashboardDeleteWebhook',
-      method: 'DELETE',
-      path: `${DASHBOARD_API}/webhooks/:id`,
-      tag: 'dashboard',
-      summary: 'Remove an endpoint',
-      params: WebhookIdParams,
-      notFound: true,
-      response: { status: 200, schema: z.object({ deleted: z.literal(true), id: z.uuid() }), description: 'Removed.' },
-      errors: ['not_found'],
-      async handle({ caller, params }) {
-        await s.webhooks.remove(caller, params.id)
-        return { deleted: true as const, id: params.id }
-      },
-    }),
-    defineRoute({
-      ...common,
-      operationId: 'dashboardRotateWebhook',
-      method: 'POST',
-      path: `${DASHBOARD_API}/webhooks/:id/rotate`,
-      tag: 'dashboard',
-      summary: 'A new signing secret (shown once); the old one keeps signing for the grace period',
-      params: WebhookIdParams,
-      notFound: true,
-      response: { status: 200, schema: RotatedSecret, description: 'The new secret.' },
-      errors: ['not_found'],
-      handle: ({ caller, params }) => s.webhooks.rotate(caller, params.id),
-    }),
-    defineRoute({
-      ...common,
-      operationId: 'dashboardWebhookDeliveries',
-      method: 'GET',
-      path: `${DASHBOARD_API}/webhooks/:id/deliveries`,
-      tag: 'dashboard',
-      summary: 'The delivery log: every try with its status code, error and the start of the answer',
-      params: WebhookIdParams,
-      notFound: true,
-      response: { status: 200, schema: WebhookDeliveryList, description: 'Newest first.' },
-      errors: ['not_found'],
-      handle: ({ caller, params }) => s.webhooks.deliveries(caller, params.id),
-    }),
-    defineRoute({
-      ...common,
-      operationId: 'dashboardTestWebhook',
-      method: 'POST',
-      path: `${DASHBOARD_API}/webhooks/:id/test`,
-      tag: 'dashboard',
-      summary: 'Send a test event (webhook.test)',
-      params: WebhookIdParams,
-      notFound: true,
-      response: { status: 202, schema: WebhookTestQueued, description: 'Queued.' },
-      errors: ['not_found'],
-      handle: ({ caller, params }) => s.webhooks.sendTest(caller, params.id),
-    }),
+    // ---- integrations (webhooks): the REST route definitions themselves, under the session ----
+    ...webhookRoutes(s).map((r) => mountedAt(r, '/v1', DASHBOARD_API)),
 
     // ---- biometric consent and voice profiles --------------------------------------------------
     defineRoute({

@@ -6,12 +6,20 @@
 // not affected, and paths not listed (REST, the dashboard) get no CORS headers, as before.
 // Bearer tokens only, never cookies: no Access-Control-Allow-Credentials.
 //
-// One registration per listener, choosing by path: @fastify/cors adds an `OPTIONS *` route to
-// the context it is registered in, so a second registration on the same host would clash.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+// One registration per listener (@fastify/cors adds an `OPTIONS *` route to the context it is
+// registered in, so a second one on the same host would clash), off by default; the listed
+// paths get their CORS options in their route config, which the plugin merges per request.
+import type { FastifyInstance, FastifySchema } from 'fastify'
 import fp from 'fastify-plugin'
 import cors, { type FastifyCorsOptions } from '@fastify/cors'
 import { DomainError } from '../../domain/errors.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** @fastify/cors per route: its options, or false for none. */
+    cors?: FastifyCorsOptions | false
+  }
+}
 
 export interface CrossOriginPaths {
   /** Exact paths whose callers' Origin must be allowed (MCP endpoints, OAuth endpoints). */
@@ -39,14 +47,9 @@ export function originAllowed(origin: string, o: Pick<CrossOriginOptions, 'allow
   return o.ownOrigins.includes(origin) || o.allowedOrigins.includes(origin) || LOOPBACK.test(origin)
 }
 
-const OFF: FastifyCorsOptions = { origin: false }
-const pathOf = (req: FastifyRequest) => req.url.split('?')[0]!
-
 export const crossOrigin = fp<CrossOriginOptions>(
   async (app: FastifyInstance, o) => {
-    const checked = new Set(o.paths.checked)
-    const open = new Set(o.paths.open)
-    const checkedOptions: FastifyCorsOptions = {
+    const checked: FastifyCorsOptions = {
       origin: (origin, cb) => {
         if (origin === undefined) return cb(null, false)
         if (originAllowed(origin, o)) return cb(null, origin)
@@ -56,20 +59,22 @@ export const crossOrigin = fp<CrossOriginOptions>(
       allowedHeaders: ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
       exposedHeaders: ['www-authenticate', 'retry-after', 'mcp-session-id'],
       maxAge: 600,
-      strictPreflight: false,
     }
-    const openOptions: FastifyCorsOptions = { origin: '*', methods: ['GET'], maxAge: 600, strictPreflight: false }
-    // Routes not listed are left alone: no Vary: Origin either (a delegator counts as dynamic).
+    const open: FastifyCorsOptions = { origin: '*', methods: ['GET'], maxAge: 600 }
+    const optionsOf = new Map<string, FastifyCorsOptions>([...o.paths.checked.map((p) => [p, checked] as const), ...o.paths.open.map((p) => [p, open] as const)])
+    // Each route's CORS in its own config (the plugin merges it over the defaults below), so a
+    // route not listed costs one check and gets no header, not even Vary: Origin.
     app.addHook('onRoute', (r) => {
-      if (checked.has(r.url) || open.has(r.url) || (r.method === 'OPTIONS' && (r.url === '*' || r.url === '/*'))) return
-      r.config = { ...(r.config ?? {}), cors: false } as typeof r.config
+      if (r.config?.cors !== undefined) return
+      r.config = { ...(r.config ?? {}), cors: optionsOf.get(r.url) ?? false } as typeof r.config
     })
-    await app.register(cors, {
-      delegator: (req, cb) => {
-        const path = pathOf(req)
-        cb(null, checked.has(path) ? checkedOptions : open.has(path) ? openOptions : OFF)
-      },
-    })
+    // Defaults: off. The plugin's own `OPTIONS *` route then answers 404 as before.
+    await app.register(cors, { origin: false, strictPreflight: false })
+    // The preflights of the listed paths: the plugin's hook answers them (204, or 403 for an
+    // Origin not allowed); without Origin they are 404 as before. Hidden: plumbing, not operations.
+    for (const [path, options] of optionsOf) {
+      app.options(path, { schema: { hide: true } as FastifySchema, config: { cors: options } }, (_req, reply) => reply.callNotFound())
+    }
   },
   { name: 'notes-cross-origin' },
 )

@@ -11,6 +11,8 @@ const SIGNING =
   '`webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the base64-decoded part of the secret after `whsec_`; ' +
   'during a rotation the header carries one signature per valid secret, space separated. Any 2xx answer is a delivery; anything else is retried with exponential backoff and jitter over about a day.'
 
+const Deleted = z.object({ deleted: z.literal(true), id: z.uuid() })
+
 export const webhookRoutes = (s: Application): RouteDef[] => [
   defineRoute({
     operationId: 'createWebhook',
@@ -48,7 +50,7 @@ export const webhookRoutes = (s: Application): RouteDef[] => [
     params: WebhookIdParams,
     notFound: true,
     invalidCode: 'invalid_request',
-    response: { status: 200, schema: z.object({ deleted: z.literal(true), id: z.uuid() }), description: 'Removed.' },
+    response: { status: 200, schema: Deleted, description: 'Removed.' },
     errors: ['not_found'],
     async handle({ caller, params }) {
       await s.webhooks.remove(caller, params.id)

@@ -67,7 +67,9 @@ export interface TestService {
 
 export async function testService(options: TestServiceOptions = {}): Promise<TestService> {
   const tmp = tempDir()
-  const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '3000', RATE_LIMIT_MAX: '100000', ...options.env })
+  // Like the rate limit, load shedding is off unless a test asks: suites run engines in this very
+  // process on a loaded machine, where a busy event loop is expected and must not turn into 503s.
+  const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '3000', RATE_LIMIT_MAX: '100000', MAX_EVENT_LOOP_DELAY_MS: '0', ...options.env })
   const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
   let docs: DocumentStore
   let dropMongo = async () => {}
