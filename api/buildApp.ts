@@ -38,7 +38,19 @@ const ReadinessBody = z.object({
   status: z.literal('ready'),
   version: z.string(),
   eventStore: z.object({ reachable: z.boolean(), latencyMs: z.number().nullable(), error: z.string().nullable() }),
-  projections: z.array(z.object({ name: z.string(), position: z.number(), behind: z.number(), behindAtLeast: z.boolean(), inThisProcess: z.boolean() })),
+  projections: z.array(
+    z.object({
+      name: z.string(),
+      position: z.number(),
+      behind: z.number(),
+      behindAtLeast: z.boolean(),
+      inThisProcess: z.boolean(),
+      /** The supervised loop's state in this process (null when another process runs it). */
+      state: z.enum(['starting', 'running', 'retrying', 'failed', 'stopped']).nullable(),
+      retries: z.number(),
+      lastError: z.string().nullable(),
+    }),
+  ),
   speech: z.object({
     engine: z.string(),
     provider: z.string(),
@@ -112,7 +124,9 @@ export function allRoutes(s: Application): RouteDef[] {
         const r = await s.readiness()
         const { ready, ...checks } = r
         if (!ready) {
-          throw new DomainError('service_unavailable', `Not ready: the event store does not answer (${r.eventStore.error}).`, { retryAfter: s.settings.loadShedding.retryAfterSeconds, status: 'not_ready', version: s.settings.version, ...checks })
+          const failed = r.projections.filter((p) => p.state === 'failed').map((p) => p.name)
+          const why = r.eventStore.reachable ? `projections failed: ${failed.join(', ')}` : `the event store does not answer (${r.eventStore.error})`
+          throw new DomainError('service_unavailable', `Not ready: ${why}.`, { retryAfter: s.settings.loadShedding.retryAfterSeconds, status: 'not_ready', version: s.settings.version, ...checks })
         }
         return { status: 'ready' as const, version: s.settings.version, ...checks }
       },

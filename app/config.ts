@@ -42,6 +42,8 @@ export interface Config {
   s3: S3Config | null
   /** Seeds a demo pro account on a fresh data directory and prints its key. */
   seedDemo: boolean
+  /** LOOP_GIVE_UP_SECONDS: how long a supervised loop (projection, forwarder) may fail without progress before the process exits non-zero. */
+  loopGiveUpSeconds: number
   logLevel: string
   /** An OpenAI-compatible chat endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); null: local engines only. */
   llm: { baseUrl: string; apiKey: string | null; model: string } | null
@@ -167,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadSigningSecret: env.UPLOAD_SIGNING_SECRET || null,
     s3: loadS3Config(env),
     seedDemo: env.SEED_DEMO !== '0',
+    loopGiveUpSeconds: int(env.LOOP_GIVE_UP_SECONDS, 300, 'LOOP_GIVE_UP_SECONDS') || 300,
     logLevel: env.LOG_LEVEL ?? 'info',
     mcp: mcpConfig(env, port, host, shownHost),
     oauthSigningSecret: env.OAUTH_SIGNING_SECRET || null,

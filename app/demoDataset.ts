@@ -13,13 +13,17 @@ import type { CommandHandler } from '../commands/handleCommand.ts'
 import type { AccountCommands } from '../commands/accounts.ts'
 import type { TranscriptCommands } from '../commands/transcripts.ts'
 import { demoCaller } from '../commands/context.ts'
+import type { EventStore } from '../ports/eventStore.ts'
 
+/** How long seeding waits for a rebuild of the read models it reads. */
+const REBUILD_WAIT_MS = 10 * 60_000
 const FOLDERS_CREATED_AT = '2026-02-01T00:00:00.000Z'
 
 export interface DemoDatasetDeps {
   handler: CommandHandler
   accounts: AccountCommands
   sync: ReadModelSync
+  events: EventStore
   /** Speaker names go through the same command as PATCH /v1/notes/{id}/speakers/{label}. */
   transcriptFeatures: { transcripts: TranscriptCommands }
 }
@@ -38,6 +42,11 @@ export async function seedDemoDataset(d: DemoDatasetDeps): Promise<{ accountId: 
   }
   // Folder note counts read the notes model: both must be there before the first demo call.
   await Promise.all([d.sync.waitFor('folders', folderPosition), d.sync.waitFor('notes', notePosition)])
+  // The speaker names below read the notes and speakers models. When the notes were seeded by an
+  // earlier start, nothing was appended now, and after a lost read-model store those models are
+  // still being rebuilt from the log: wait until they hold the demo notes' streams.
+  const seeded = Math.max(-1, ...(await Promise.all(DEMO_NOTES.map(async (n) => (await d.events.readStream(noteStream.of(n.noteId))).events.at(-1)?.globalPosition ?? -1))))
+  if (seeded >= 0) await Promise.all(['notes', 'speakers', 'folders'].map((name) => d.sync.caughtUp(name, seeded, REBUILD_WAIT_MS)))
   let analysisPosition: number | null = null
   for (const note of DEMO_NOTES) {
     // The command waits for the speakers read model itself.

@@ -8,17 +8,24 @@ import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts
 import { openSqliteContentKeys } from '../adapters/sqlite/contentKeys.ts'
 import { shreddingEventStore } from '../adapters/crypto/shreddingEventStore.ts'
 import type { ContentKeyStore } from '../ports/contentKeys.ts'
+import { withClaimCheck } from '../adapters/claimCheck/eventStore.ts'
+import { createBlobStore } from './blobStore.ts'
 
 /**
  * The event store, with each note's content sealed under the note's own key (crypto-shredding:
- * adapters/crypto/shreddingEventStore.ts). The keys live in DATA_DIR/keys.db, outside the log.
+ * adapters/crypto/shreddingEventStore.ts; the keys live in DATA_DIR/keys.db, outside the log),
+ * and then large payloads (transcripts with word timings) moved to the blob store behind a claim
+ * check: EventStoreDB refuses appends over 1 MiB, and SQLite rows stay small the same way. The
+ * order matters: what the claim check puts in the blob store is already sealed, so deleting a
+ * note's key makes those blobs unreadable too.
  */
 export async function openEventStore(config: Config, keys: ContentKeyStore = openContentKeys(config)): Promise<EventStore> {
+  const { blobs } = createBlobStore(config, () => new Date())
   if (config.esdbUrl) {
     const { openEsdbEventStore } = await import('../adapters/esdb/eventStore.ts')
-    return shreddingEventStore(openEsdbEventStore(config.esdbUrl), keys)
+    return shreddingEventStore(withClaimCheck(openEsdbEventStore(config.esdbUrl), blobs), keys)
   }
-  return shreddingEventStore(openSqliteEventStore({ path: join(config.dataDir, 'events.db') }), keys)
+  return shreddingEventStore(withClaimCheck(openSqliteEventStore({ path: join(config.dataDir, 'events.db') }), blobs), keys)
 }
 
 /** The note content keys (ports/contentKeys.ts): back this file up with the event log, or the notes cannot be read. */

@@ -34,7 +34,8 @@ export function readinessOf(deps: { events: EventStore; docs: DocumentStore; pro
             const position = running ? running.position() : await readCheckpoint(deps.docs, name)
             // What it has yet to apply: the events after its position that it follows.
             const ahead = await deps.events.readAll({ after: position, maxCount: LAG_CAP, filter: filters.get(name) })
-            return { name, position, behind: ahead.length, behindAtLeast: ahead.length === LAG_CAP, inThisProcess: !!running }
+            const st = running?.status()
+            return { name, position, behind: ahead.length, behindAtLeast: ahead.length === LAG_CAP, inThisProcess: !!running, state: st?.state ?? null, retries: st?.retries ?? 0, lastError: st?.lastError ?? null }
           }),
         ),
         STORE_DEADLINE_MS,
@@ -48,6 +49,8 @@ export function readinessOf(deps: { events: EventStore; docs: DocumentStore; pro
     const speech: Readiness['speech'] = st
       ? { engine: e.engine, provider: e.provider, model: e.model, state: st.state, summary: st.summary, reason: st.reason, details: st.details }
       : { engine: e.engine, provider: e.provider, model: e.model, state: 'remote', summary: `${e.engine} (${e.provider}), model ${e.model}`, reason: null, details: {} }
-    return { ready: eventStore.reachable, eventStore, projections, speech }
+    // A loop that gave up makes the process unready (its supervisor restarts it); one that is retrying is reported, not failed.
+    const failed = deps.projections.some((p) => p.status().state === 'failed')
+    return { ready: eventStore.reachable && !failed, eventStore, projections, speech }
   }
 }

@@ -4,7 +4,7 @@ import type { Config } from './config.ts'
 import { openContentKeys, openDocumentStore, openEventStore } from './infrastructure.ts'
 import { createServices, type Services } from './services.ts'
 import { startWorkers, type RunningWorker } from './workers.ts'
-import { startProjection, type Projection, type RunningProjection } from '../projections/runner.ts'
+import { startProjection, type Projection, type RunOptions, type RunningProjection } from '../projections/runner.ts'
 import { leased, type Leased } from '../projections/lease.ts'
 import { READ_MODEL_PROJECTIONS } from './projections.ts'
 import { buildMcpHost, buildRestHost } from './http.ts'
@@ -36,8 +36,19 @@ export async function startService(config: Config, log: (msg: string) => void = 
     leases.push(l)
     return l.projection
   }
+  // Every loop is supervised (projections/runner.ts): failures are logged and retried with a
+  // jittered backoff; one that cannot recover within LOOP_GIVE_UP_SECONDS ends the process with a
+  // non-zero code, so the supervisor (compose's restart policy, systemd, Kubernetes) starts it afresh.
+  const supervision: Pick<RunOptions, 'giveUpMs' | 'onGiveUp' | 'onError'> = {
+    giveUpMs: config.loopGiveUpSeconds * 1000,
+    onError: (err, name) => log(`[loop ${name}] failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
+    onGiveUp: (err, name) => {
+      log(`[loop ${name}] could not recover within ${config.loopGiveUpSeconds} s, exiting: ${err instanceof Error ? err.message : String(err)}`)
+      process.exit(70)
+    },
+  }
   if (config.roles.has('projections')) {
-    for (const p of READ_MODEL_PROJECTIONS) running.push(startProjection(lease(p), { events, docs }))
+    for (const p of READ_MODEL_PROJECTIONS) running.push(startProjection(lease(p), { events, docs, ...supervision }))
   }
   let closePublisher = async () => {}
   if (config.roles.has('forwarder') && config.kafkaBrokers.length > 0) {
@@ -54,7 +65,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
             if (state() === 'up') console.error(`[kafkajs] ${level}: ${message}`)
           },
         }),
-      { topicPrefix: config.kafkaTopicPrefix, personalTopics: config.analyticsPersonalTopics, log, run: { events, docs }, wrap: lease },
+      { topicPrefix: config.kafkaTopicPrefix, personalTopics: config.analyticsPersonalTopics, log, run: { events, docs, ...supervision }, wrap: lease },
     )
     running.push(forwarder)
     closePublisher = () => forwarder.publisher.close()
@@ -66,9 +77,18 @@ export async function startService(config: Config, log: (msg: string) => void = 
   const mcpApp = config.roles.has('api') ? buildMcpHost(services, { logger: { level: config.logLevel } }) : null
   if (app && mcpApp) {
     // The demo endpoint's sample library, written once; later starts find it and change nothing.
-    await seedDemoDataset(services)
-    await app.listen({ port: config.port, host: config.host })
-    await mcpApp.listen({ port: config.mcp.port, host: config.mcp.host })
+    try {
+      await seedDemoDataset(services)
+      await app.listen({ port: config.port, host: config.host })
+      await mcpApp.listen({ port: config.mcp.port, host: config.mcp.host })
+    } catch (err) {
+      // A start that fails ends what it started, so the process exits instead of lingering.
+      await Promise.allSettled([app.close(), mcpApp.close(), ...workers.map((w) => w.stop()), ...running.map((p) => p.stop())])
+      await closePublisher().catch(() => {})
+      await events.close().catch(() => {})
+      await docs.close().catch(() => {})
+      throw err
+    }
   }
   return {
     services,

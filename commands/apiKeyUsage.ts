@@ -8,6 +8,11 @@ import { apiKeyUsageStream, type ApiKeyUsed } from '../domain/accounts/apiKey.ts
 import type { EventStore } from '../ports/eventStore.ts'
 
 const REMEMBERED_KEYS = 50_000
+/**
+ * Only the latest use matters (the projection keeps the newest time): where the store supports
+ * it, a usage stream keeps its last few events for 30 days, and older ones are scavenged.
+ */
+export const USAGE_RETENTION = { maxCount: 10, maxAgeSeconds: 30 * 24 * 3600 }
 
 export class ApiKeyUsage {
   private readonly recorded = new Map<string, number>()
@@ -24,6 +29,8 @@ export class ApiKeyUsage {
     const now = this.clock()
     const last = this.recorded.get(keyId)
     if (last !== undefined && now.getTime() - last < this.intervalMs) return
+    // Once per key and process (and again after the key falls out of the memory): cheap and idempotent.
+    if (last === undefined) this.events.setStreamRetention?.(apiKeyUsageStream.of(keyId), USAGE_RETENTION).catch((err: unknown) => this.log(`[api-key-usage] could not set the retention of ${keyId}: ${(err as Error).message}`))
     this.recorded.delete(keyId)
     this.recorded.set(keyId, now.getTime())
     if (this.recorded.size > REMEMBERED_KEYS) this.recorded.delete(this.recorded.keys().next().value!)

@@ -29,7 +29,7 @@ export interface Readiness {
   ready: boolean
   eventStore: { reachable: boolean; latencyMs: number | null; error: string | null }
   /** Each read model's projection: its checkpoint, and how many events of the log it has yet to apply (counted up to `LAG_CAP`). */
-  projections: { name: string; position: number; behind: number; behindAtLeast: boolean; inThisProcess: boolean }[]
+  projections: { name: string; position: number; behind: number; behindAtLeast: boolean; inThisProcess: boolean; state: 'starting' | 'running' | 'retrying' | 'failed' | 'stopped' | null; retries: number; lastError: string | null }[]
   /** The speech engine: for local engines the build, instruction set, model and threads (the start banner's line). */
   speech: { engine: string; provider: string; model: string; state: 'ready' | 'preparing' | 'unavailable' | 'remote'; summary: string; reason: string | null; details: Record<string, string | number | boolean | null> }
 }

@@ -1,5 +1,6 @@
 // Credit commands: thin wrappers that put the ledger decider behind the command handler.
 import { randomUUID } from 'node:crypto'
+import { derivedEventId } from './handleCommand.ts'
 import { creditsStream, ledgerDecider, type CreditCommand, type CreditEvent, type LedgerState } from '../domain/credits/ledger.ts'
 import type { Plan } from '../domain/credits/plans.ts'
 import type { CommandHandler, HandleResult } from './handleCommand.ts'
@@ -28,14 +29,15 @@ export class CreditCommands {
 
   /** Charges `cost` credits; throws DomainError insufficient_credits when they are not there. */
   charge(accountId: string, c: { operation: string; cost: number; noteId?: string | null; requestId?: string; chargeId?: string }) {
-    const chargeId = c.chargeId ?? randomUUID()
+    // From the request when there is one: a retried request names the same charge, which the ledger applies once.
+    const chargeId = c.chargeId ?? (c.requestId ? derivedEventId('charge', c.requestId, { operation: c.operation, cost: c.cost, noteId: c.noteId ?? null }, 0) : randomUUID())
     return this.run(accountId, { type: 'ChargeCredits', chargeId, operation: c.operation, cost: c.cost, noteId: c.noteId ?? null, requestId: c.requestId ?? null }, c.requestId).then(
       (r) => ({ ...r, chargeId }),
     )
   }
 
   reserve(accountId: string, c: { operation: string; amount: number; noteId?: string | null; requestId?: string; reservationId?: string }) {
-    const reservationId = c.reservationId ?? randomUUID()
+    const reservationId = c.reservationId ?? (c.requestId ? derivedEventId('reserve', c.requestId, { operation: c.operation, amount: c.amount, noteId: c.noteId ?? null }, 0) : randomUUID())
     return this.run(accountId, { type: 'ReserveCredits', reservationId, operation: c.operation, amount: c.amount, noteId: c.noteId ?? null, requestId: c.requestId ?? null }, c.requestId).then(
       (r) => ({ ...r, reservationId }),
     )

@@ -1,9 +1,16 @@
 // The generic command handler: read the stream, fold it, decide, append at the expected
 // revision. Commands on the same stream are queued inside this process so they never race
-// each other; across processes optimistic concurrency decides and a conflict is retried a
-// bounded number of times on fresh state.
-import { randomUUID } from 'node:crypto'
+// each other; across processes optimistic concurrency decides and a conflict is retried on
+// fresh state with a jittered backoff until a deadline (then 503 service_unavailable with
+// Retry-After: a conflict is never a 500).
+//
+// Event ids are derived from the command when it carries an idempotency key (the
+// Idempotency-Key header, else the request id): the same command retried (by the client after
+// a timeout, or by this loop) proposes the same ids, and the store turns a re-append of stored
+// ids into a no-op, so it applies once.
+import { createHash, randomUUID } from 'node:crypto'
 import type { Decider, DomainEvent } from '../domain/decider.ts'
+import { DomainError } from '../domain/errors.ts'
 import { WrongExpectedRevisionError, toDomainEvent, type EventStore } from '../ports/eventStore.ts'
 
 export interface HandleResult<Event extends DomainEvent, State> {
@@ -18,6 +25,34 @@ export interface HandleResult<Event extends DomainEvent, State> {
 export interface HandleOptions {
   /** Stored with every appended event (request id, actor, ...). */
   metadata?: Record<string, unknown>
+  /** Derives the event ids from the command; defaults to `metadata.requestId` when it is a string. */
+  idempotencyKey?: string
+}
+
+/** How long a command keeps retrying optimistic-concurrency conflicts before answering 503. */
+export const CONFLICT_DEADLINE_MS = 10_000
+/** The Retry-After (seconds) of the 503 when the deadline passes. */
+export const CONFLICT_RETRY_AFTER_SECONDS = 1
+
+/** The command without its clock, in a canonical form: a retried command gives the same text. */
+const canonical = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(canonical).join(',')}]`
+    : v && typeof v === 'object'
+      ? `{${Object.keys(v)
+          .filter((k) => k !== 'now')
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+          .join(',')}}`
+      : String(JSON.stringify(v))
+
+/** A UUID (version 8, name-based on SHA-256) for the `index`-th event of a command. */
+export function derivedEventId(streamName: string, key: string, command: unknown, index: number): string {
+  const h = createHash('sha256').update(`${streamName}\0${key}\0${canonical(command)}\0${index}`).digest()
+  h[6] = (h[6]! & 0x0f) | 0x80
+  h[8] = (h[8]! & 0x3f) | 0x80
+  const x = h.subarray(0, 16).toString('hex')
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`
 }
 
 interface Cached<State> {
@@ -34,7 +69,7 @@ export class CommandHandler {
 
   constructor(
     private readonly store: EventStore,
-    private readonly options: { maxRetries?: number; cacheSize?: number } = {},
+    private readonly options: { /** Conflict retries at most (default: until the deadline). */ maxRetries?: number; conflictDeadlineMs?: number; cacheSize?: number } = {},
   ) {}
 
   handle<Command, Event extends DomainEvent, State>(
@@ -67,7 +102,9 @@ export class CommandHandler {
     decider: Decider<Command, Event, State>,
     opts: HandleOptions,
   ): Promise<HandleResult<Event, State>> {
-    const maxRetries = this.options.maxRetries ?? 5
+    const maxRetries = this.options.maxRetries ?? Infinity
+    const deadline = Date.now() + (this.options.conflictDeadlineMs ?? CONFLICT_DEADLINE_MS)
+    const key = opts.idempotencyKey ?? (typeof opts.metadata?.requestId === 'string' ? opts.metadata.requestId : undefined)
     for (let attempt = 0; ; attempt++) {
       const { revision, state } = await this.refresh(streamName, decider)
       const events = decider.decide(command, state)
@@ -75,17 +112,33 @@ export class CommandHandler {
       try {
         const result = await this.store.appendToStream(
           streamName,
-          events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, ...(opts.metadata ? { metadata: opts.metadata } : {}) })),
+          events.map((e, i) => ({
+            id: key ? derivedEventId(streamName, key, command, i) : randomUUID(),
+            type: e.type,
+            data: e.data,
+            ...(opts.metadata ? { metadata: opts.metadata } : {}),
+          })),
           { expectedRevision: revision === -1 ? 'no_stream' : revision },
         )
+        if (result.nextExpectedRevision !== revision + events.length) {
+          // The store already had these ids (a retried command): nothing new was written, so
+          // read back what is there rather than fold the proposed events twice.
+          this.cacheOf(decider).delete(streamName)
+          const stored = await this.refresh(streamName, decider)
+          return { events: [], state: stored.state, revision: stored.revision, position: result.lastGlobalPosition }
+        }
         let next = state
         for (const e of events) next = decider.evolve(next, e)
         this.remember(decider, streamName, { revision: result.nextExpectedRevision, state: next })
         return { events, state: next, revision: result.nextExpectedRevision, position: result.lastGlobalPosition }
       } catch (err) {
-        if (!(err instanceof WrongExpectedRevisionError) || attempt >= maxRetries) throw err
-        // Another process wrote first: back off a little (with jitter) and decide again.
-        await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt))
+        if (!(err instanceof WrongExpectedRevisionError)) throw err
+        // Another process wrote first: back off (full jitter, doubling up to 250 ms) and decide again.
+        const wait = Math.random() * Math.min(250, 5 * 2 ** attempt)
+        if (attempt >= maxRetries || Date.now() + wait > deadline) {
+          throw new DomainError('service_unavailable', `Stream ${streamName} is busy with concurrent writes; retry shortly.`, { retryAfter: CONFLICT_RETRY_AFTER_SECONDS })
+        }
+        await new Promise((r) => setTimeout(r, wait))
       }
     }
   }

@@ -89,6 +89,13 @@ export interface EventStore {
    */
   subscribeToAll(options?: SubscribeOptions): AsyncIterable<RecordedEvent>
 
+  /**
+   * Retention for streams whose events are disposable (EventStoreDB stream metadata `$maxCount`
+   * and `$maxAge`: older events stop being returned by stream reads and are removed by
+   * scavenging). Optional: stores without it keep every event.
+   */
+  setStreamRetention?(streamName: string, retention: { maxCount?: number; maxAgeSeconds?: number }): Promise<void>
+
   close(): Promise<void>
 }
 

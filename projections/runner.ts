@@ -49,20 +49,41 @@ export interface RunOptions {
   events: EventStore
   docs: DocumentStore
   batchSize?: number
-  /** Called when a batch fails; the runner waits and retries the same batch. */
+  /** Called on every failure (the loop then backs off and resumes from its last applied event). */
   onError?: (err: unknown, projection: string) => void
   /** For tests: stop after this many events have been applied. */
   stopAfter?: number
+  /**
+   * How long the loop may keep failing without applying anything before it gives up
+   * (LOOP_GIVE_UP_SECONDS). Default 300 s.
+   */
+  giveUpMs?: number
+  /** Called once when the loop gives up; the service ends the process so its supervisor restarts it. */
+  onGiveUp?: (err: unknown, projection: string) => void
+  /** Backoff bounds (jittered, doubling): defaults 100 ms and 5 s. */
+  backoff?: { initialMs: number; maxMs: number }
+}
+
+/** What a supervised loop reports to /readyz. */
+export type LoopState = 'starting' | 'running' | 'retrying' | 'failed' | 'stopped'
+export interface LoopStatus {
+  state: LoopState
+  /** When it entered this state (ISO 8601). */
+  since: string
+  /** Failures since it last ran cleanly. */
+  retries: number
+  lastError: string | null
 }
 
 export interface RunningProjection {
   readonly name: string
   /** Position of the last applied event. */
   position(): GlobalPosition
+  status(): LoopStatus
   /** Resolves once the projection has applied everything up to `position` (inclusive). */
   waitFor(position: GlobalPosition, timeoutMs?: number): Promise<void>
   stop(): Promise<void>
-  /** Settles when the loop ends (stopped, or `stopAfter` reached). */
+  /** Settles when the loop ends (stopped, gave up, or `stopAfter` reached). */
   readonly done: Promise<void>
 }
 
@@ -70,6 +91,20 @@ const nextTick = Symbol('nextTick')
 
 /** How late the checkpoint of batches that wrote nothing may be saved. */
 export const CHECKPOINT_LAG_MS = 250
+export const DEFAULT_GIVE_UP_MS = 300_000
+
+/** Full-jitter exponential backoff: a random wait up to min(max, initial * 2^attempt). */
+export const jitteredBackoff = (attempt: number, initialMs: number, maxMs: number): number =>
+  Math.round(Math.random() * Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 20)))
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    const done = () => (clearTimeout(timer), signal?.removeEventListener('abort', done), resolve())
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
+  })
 
 const WRITE_METHODS = new Set(['insertOne', 'insertMany', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany', 'createIndex', 'drop'])
 
@@ -92,30 +127,73 @@ function countingWrites(store: DocumentStore): { store: DocumentStore; writes():
   return { store: counted, writes: () => writes }
 }
 
+/**
+ * Runs a projection under supervision: any failure (the event store or the document store not
+ * answering, a subscription cut, a batch that throws) is logged, the loop waits a jittered
+ * backoff and resumes from the last applied event, opening a fresh subscription (the clients
+ * reconnect on a new call). Nothing is skipped: the next subscription starts right after the
+ * last event whose batch committed. A loop that keeps failing for `giveUpMs` without applying
+ * anything reports `failed` and calls `onGiveUp`.
+ */
 export function startProjection(projection: Projection, options: RunOptions): RunningProjection {
-  const { events, docs, batchSize = 500, onError = defaultOnError, stopAfter } = options
+  const { events, docs, batchSize = 500, onError = defaultOnError, stopAfter, giveUpMs = DEFAULT_GIVE_UP_MS, onGiveUp } = options
+  const { initialMs, maxMs } = options.backoff ?? { initialMs: 100, maxMs: 5000 }
   const ac = new AbortController()
   let position: GlobalPosition = START
   let applied = 0
+  let status: LoopStatus = { state: 'starting', since: new Date().toISOString(), retries: 0, lastError: null }
+  const enter = (state: LoopState, patch: Partial<LoopStatus> = {}) => {
+    status = { ...status, ...patch, ...(status.state === state ? {} : { state, since: new Date().toISOString() }) }
+  }
   const waiters = new Set<{ target: GlobalPosition; resolve: () => void }>()
   const wake = () => {
     for (const w of waiters) if (position >= w.target) (waiters.delete(w), w.resolve())
   }
-  let ready!: () => void
-  const started = new Promise<void>((r) => (ready = r))
+  let initialised = false
+  /** Marks the loop healthy again: it reached the stores, or applied a batch. */
+  const healthy = () => enter('running', { retries: 0 })
 
-  const loop = async () => {
-    await initCheckpoint(docs, projection.name)
-    await projection.setup?.(docs)
-    position = await readCheckpoint(docs, projection.name)
-    savedPosition = position
-    ready()
+  // A batch that wrote nothing (most projections ignore most events) need not move the
+  // checkpoint at once: re-applying it after a crash changes nothing either. Its checkpoint is
+  // saved with the next batch that writes, after CHECKPOINT_LAG_MS at the latest, and on stop.
+  let savedPosition: GlobalPosition = START
+  let savedAt = 0
+  const apply = async (batch: RecordedEvent[]) => {
+    const last = batch[batch.length - 1]!.globalPosition
+    await docs.writeBatch(async (tx) => {
+      const counted = countingWrites(tx)
+      await projection.handle(batch, counted.store)
+      if (counted.writes() > 0 || Date.now() - savedAt >= CHECKPOINT_LAG_MS) {
+        await saveCheckpoint(tx, projection.name, last)
+        savedPosition = last
+        savedAt = Date.now()
+      }
+    })
+  }
+
+  /** One subscription, from the last applied event; returns when stopped or `stopAfter` is reached, throws on any failure. */
+  const runOnce = async (): Promise<void> => {
+    if (!initialised) {
+      await initCheckpoint(docs, projection.name)
+      await projection.setup?.(docs)
+      position = await readCheckpoint(docs, projection.name)
+      savedPosition = position
+      initialised = true
+      wake()
+    }
+    // The event store answers before the loop counts as running (a subscription to a store that
+    // is down may only fail on its first read).
+    await events.readAll({ after: position, maxCount: 1, filter: projection.filter })
+    healthy()
     const iterator = events.subscribeToAll({ after: position, filter: projection.filter, signal: ac.signal, batchSize })[Symbol.asyncIterator]()
     let pending = iterator.next()
     try {
       while (!ac.signal.aborted) {
         const first = await pending
-        if (first.done) break
+        if (first.done) {
+          if (ac.signal.aborted) return
+          throw new Error('the event store ended the subscription')
+        }
         const batch = [first.value]
         // Take whatever is already available, without waiting for more: small batches when
         // live, large ones when catching up.
@@ -129,64 +207,76 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
           if (r === nextTick || r.done) break
           batch.push(r.value)
         }
-        await applyWithRetry(batch)
+        await apply(batch)
         applied += batch.length
         position = batch[batch.length - 1]!.globalPosition
+        if (status.state !== 'running') healthy()
         wake()
-        if (stopAfter !== undefined && applied >= stopAfter) break
+        if (stopAfter !== undefined && applied >= stopAfter) return
       }
     } finally {
-      ac.abort()
-      await iterator.return?.()
-      if (position > savedPosition) await saveCheckpoint(docs, projection.name, position).catch((err) => onError(err, projection.name))
+      // A pending read of a broken subscription may reject later: nothing waits for it any more.
+      pending.catch(() => {})
+      await Promise.resolve(iterator.return?.()).catch(() => {})
     }
   }
 
-  // A batch that wrote nothing (most projections ignore most events) need not move the
-  // checkpoint at once: re-applying it after a crash changes nothing either. Its checkpoint is
-  // saved with the next batch that writes, after CHECKPOINT_LAG_MS at the latest, and on stop.
-  let savedPosition: GlobalPosition = START
-  let savedAt = 0
-  const applyWithRetry = async (batch: RecordedEvent[]) => {
-    const last = batch[batch.length - 1]!.globalPosition
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await docs.writeBatch(async (tx) => {
-          const counted = countingWrites(tx)
-          await projection.handle(batch, counted.store)
-          if (counted.writes() > 0 || Date.now() - savedAt >= CHECKPOINT_LAG_MS) {
-            await saveCheckpoint(tx, projection.name, last)
-            savedPosition = last
-            savedAt = Date.now()
+  const supervise = async () => {
+    let failingSince: number | null = null
+    let attempt = 0
+    try {
+      while (!ac.signal.aborted) {
+        const before = applied
+        try {
+          await runOnce()
+          return
+        } catch (err) {
+          if (ac.signal.aborted) return
+          if (applied > before) (failingSince = null, (attempt = 0))
+          failingSince ??= Date.now()
+          onError(err, projection.name)
+          enter('retrying', { retries: status.retries + 1, lastError: err instanceof Error ? err.message : String(err) })
+          if (Date.now() - failingSince >= giveUpMs) {
+            enter('failed')
+            onGiveUp?.(err, projection.name)
+            return
           }
-        })
-        return
-      } catch (err) {
-        if (ac.signal.aborted) throw err
-        onError(err, projection.name)
-        await new Promise((r) => setTimeout(r, Math.min(5000, 50 * 2 ** attempt)))
+          await sleep(jitteredBackoff(attempt++, initialMs, maxMs), ac.signal)
+        }
       }
+    } finally {
+      if (initialised && position > savedPosition) await saveCheckpoint(docs, projection.name, position).catch((err) => onError(err, projection.name))
+      if (status.state !== 'failed') enter('stopped')
     }
   }
 
-  const done = loop().catch((err) => {
-    if (!ac.signal.aborted) onError(err, projection.name)
-  })
+  const done = supervise()
 
   return {
     name: projection.name,
     position: () => position,
+    status: () => status,
     async waitFor(target, timeoutMs = 10_000) {
-      await started
-      if (position >= target) return
-      await new Promise<void>((resolve, reject) => {
-        const w = { target, resolve: () => (clearTimeout(timer), resolve()) }
-        const timer = setTimeout(() => {
-          waiters.delete(w)
-          reject(new Error(`projection ${projection.name} did not reach position ${target} within ${timeoutMs} ms (at ${position})`))
-        }, timeoutMs)
-        waiters.add(w)
-      })
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        if (initialised && position >= target) return
+        // A filtered projection never sees the events it does not follow, so its position may
+        // stay below `target` for good: it has caught up when nothing it follows lies in
+        // (position, target].
+        if (initialised && projection.filter) {
+          const [next] = await events.readAll({ after: position, maxCount: 1, filter: projection.filter }).catch(() => [undefined])
+          if (next === undefined ? status.state === 'running' : next.globalPosition > target) return
+        }
+        const left = deadline - Date.now()
+        if (left <= 0) throw new Error(`projection ${projection.name} did not reach position ${target} within ${timeoutMs} ms (at ${position}, ${status.state}${status.lastError ? `: ${status.lastError}` : ''})`)
+        await new Promise<void>((resolve) => {
+          const w = { target, resolve: () => (clearTimeout(timer), waiters.delete(w), resolve()) }
+          // Woken by the batch that reaches the target, or re-checked after a short while.
+          const timer = setTimeout(w.resolve, Math.min(left, projection.filter ? 100 : left))
+          waiters.add(w)
+          if (initialised) wake()
+        })
+      }
     },
     async stop() {
       ac.abort()

@@ -12,6 +12,12 @@ import { readCheckpoint } from './runner.ts'
 export interface ReadModelSync {
   /** Resolves once projection `name` has applied the event at `position` (or after the timeout). */
   waitFor(name: string, position: number | null): Promise<void>
+  /**
+   * Resolves once projection `name` has applied the event at `position`; rejects after
+   * `timeoutMs`. For start-up work that reads a read model (demo seeding), which after a lost
+   * read-model store must wait for the rebuild, however long, rather than read a stale model.
+   */
+  caughtUp(name: string, position: number, timeoutMs: number): Promise<void>
 }
 
 type Waiter = { position: number; resolve: () => void }
@@ -53,6 +59,15 @@ export function readModelSync(docs: DocumentStore, running: readonly RunningProj
       // short wait on it, the shared checkpoint is what counts.
       if (local && (await local.waitFor(position, Math.min(timeoutMs, 1000)).then(() => true, () => false))) return
       await viaCheckpoint(name, position, Math.max(0, deadline - Date.now()))
+    },
+    async caughtUp(name, position, waitMs) {
+      const local = running.find((p) => p.name === name)
+      if (local) return local.waitFor(position, waitMs)
+      const deadline = Date.now() + waitMs
+      while ((await readCheckpoint(docs, name)) < position) {
+        if (Date.now() > deadline) throw new Error(`projection ${name} did not reach position ${position} within ${waitMs} ms`)
+        await new Promise((r) => setTimeout(r, Math.max(pollMs, 100)))
+      }
     },
   }
 }

@@ -49,7 +49,7 @@ t.test('GET /healthz and GET /readyz', async (t) => {
   t.equal(body.status, 'ready')
   t.same([body.eventStore.reachable, body.eventStore.error, typeof body.eventStore.latencyMs], [true, null, 'number'])
   t.same(body.projections.map((p: { name: string }) => p.name).sort(), READ_MODEL_PROJECTIONS.map((p) => p.name).sort(), 'every read model')
-  for (const p of body.projections) t.same([p.behind, p.behindAtLeast, p.inThisProcess, typeof p.position], [0, false, true, 'number'], `${p.name} caught up`)
+  for (const p of body.projections) t.same([p.behind, p.behindAtLeast, p.inThisProcess, typeof p.position, p.state, p.retries, p.lastError], [0, false, true, 'number', 'running', 0, null], `${p.name} caught up, its loop running`)
   const engine = s.services.ingest.engine
   t.same([body.speech.engine, body.speech.provider, body.speech.model], [engine.engine, engine.provider, engine.model])
   if (engine.status) t.equal(body.speech.summary, engine.status().summary, 'the start banner’s line: engine build, instruction set, model, threads')

@@ -53,6 +53,10 @@ export function openEsdbEventStore(connectionString: string): EventStore {
     readAll: (options) => readAll(client, options),
     subscribeToAll: (options = {}) =>
       subscribeToAll(client, { ...options, signal: options.signal ? AbortSignal.any([options.signal, closing.signal]) : closing.signal }),
+    async setStreamRetention(streamName, { maxCount, maxAgeSeconds }) {
+      // Written to the metadata stream `$$<stream>` as a `$metadata` event (client.setStreamMetadata).
+      await client.setStreamMetadata(streamName, { ...(maxCount !== undefined ? { maxCount } : {}), ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}) })
+    },
     async close() {
       closing.abort()
       await client.dispose()

@@ -37,7 +37,11 @@ export const restAuthentication = fp<RestAuthOptions>(
         reply.header('WWW-Authenticate', 'Bearer realm="notes-api"')
         throw new DomainError('invalid_api_key', token ? 'The API key is not valid (revoked, mistyped, or not an API key).' : 'Send an API key as "Authorization: Bearer <API_KEY>".')
       }
-      req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: auth.keyId, requestId: String(req.id ?? randomUUID()), via: 'rest' }
+      // An Idempotency-Key names the request across the client's retries: commands derive their
+      // event ids (and charge ids) from it, so a retried request applies once.
+      const key = req.headers['idempotency-key']
+      const idempotencyKey = typeof key === 'string' && /^[\x21-\x7e]{1,200}$/.test(key) ? `idem:${auth.accountId}:${key}` : null
+      req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: auth.keyId, requestId: idempotencyKey ?? String(req.id ?? randomUUID()), via: 'rest' }
     })
     await v1.register(limitPerCredential, {
       max: s.settings.rateLimit.max,

@@ -46,11 +46,21 @@ export interface EsdbTestServerOptions {
    * 30 s by default. Shorter here so every test run interleaves system events with user events.
    */
   statsIntervalMs?: number
+  /** Port to listen on (default: any free one), so a test can start the server after its clients. */
+  port?: number
 }
 
 export interface EsdbTestServer {
   connectionString: string
+  port: number
   stop(): Promise<void>
+  /**
+   * Stops listening, cancelling every call (clients see UNAVAILABLE, as when a node goes down),
+   * but keeps the log: `restart()` serves it again on the same port, as a node that restarts
+   * on its database does.
+   */
+  crash(): Promise<void>
+  restart(): Promise<void>
 }
 
 const SERVER_VERSION = '23.10.0'
@@ -611,7 +621,8 @@ async function read(
       await send(call, new streamsPb.ReadResp().setStreamNotFound(notFound), signal)
       return undefined
     }
-    events = selectStreamEvents(stored, stream, backwards, count)
+    const keep = retention(log, name)
+    events = keep ? selectStreamEvents(stored, stream, backwards, stored.length).filter(keep).slice(0, count) : selectStreamEvents(stored, stream, backwards, count)
   } else if (all) {
     const position = all.getPosition()
     if (position && !log.isValidPosition(Number(position.getCommitPosition()))) {
@@ -623,6 +634,30 @@ async function read(
   }
   for (const event of events) await send(call, eventResponse(event, structuredIds), signal)
   return undefined
+}
+
+/**
+ * The events of a stream that its metadata still lets reads return. EventStoreDB docs, "Stream
+ * metadata" (developers.eventstore.com/server/v23.10/streams.html#stream-metadata): `$maxCount`
+ * "sets a sliding window based on the number of items in the stream. When data reaches a certain
+ * length it disappears automatically from the stream"; `$maxAge` "sets a sliding window based on
+ * dates. When data reaches a certain age it disappears automatically from the stream" (seconds).
+ * The metadata is the latest `$metadata` event of `$$<stream>`. Such events are only removed
+ * from disk (and from $all) by a scavenge, which this server never runs, so $all reads still
+ * return them, as a real server's do until it scavenges.
+ */
+function retention(log: EventLog, name: string): ((e: StoredEvent) => boolean) | null {
+  const meta = log.stream(`$$${name}`)?.at(-1)
+  if (!meta || meta.type !== '$metadata') return null
+  let parsed: { $maxCount?: number; $maxAge?: number }
+  try {
+    parsed = JSON.parse(Buffer.from(meta.data).toString('utf8'))
+  } catch {
+    return null
+  }
+  const minRevision = typeof parsed.$maxCount === 'number' ? log.lastRevision(name) - parsed.$maxCount + 1 : -Infinity
+  const oldest = typeof parsed.$maxAge === 'number' ? Date.now() - parsed.$maxAge * 1000 : -Infinity
+  return (e) => e.revision >= minRevision && e.created.getTime() >= oldest
 }
 
 interface SubscriptionSource {
@@ -733,28 +768,31 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   writeSystemEvent(log, `$$${STATS_STREAM}`, '$metadata', { $maxAge: 86400 })
   writeSystemEvent(log, STATS_STREAM, '$statsCollected', { 'proc-startTime': new Date().toISOString() })
 
-  const server = new grpc.Server()
-  server.addService(streamsGrpc.StreamsService, {
-    read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => void handleRead(log, call),
-    append: (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
-      handleAppend(log, call, callback),
-    batchAppend: (call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => handleBatchAppend(log, call),
-  })
-  if (options.serverFeatures ?? true) {
-    server.addService(serverFeaturesGrpc.ServerFeaturesService, {
-      getSupportedMethods: (_call: unknown, callback: grpc.sendUnaryData<SupportedMethods>) =>
-        callback(null, supportedMethods()),
-    })
-  }
   const instanceId = randomUUID()
-  let port = 0
-  server.addService(gossipGrpc.GossipService, {
-    read: (_call: unknown, callback: grpc.sendUnaryData<ClusterInfo>) => callback(null, clusterInfo(instanceId, port)),
-  })
-
-  port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  )
+  let port = options.port ?? 0
+  const listen = async (): Promise<grpc.Server> => {
+    const server = new grpc.Server()
+    server.addService(streamsGrpc.StreamsService, {
+      read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => void handleRead(log, call),
+      append: (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
+        handleAppend(log, call, callback),
+      batchAppend: (call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => handleBatchAppend(log, call),
+    })
+    if (options.serverFeatures ?? true) {
+      server.addService(serverFeaturesGrpc.ServerFeaturesService, {
+        getSupportedMethods: (_call: unknown, callback: grpc.sendUnaryData<SupportedMethods>) =>
+          callback(null, supportedMethods()),
+      })
+    }
+    server.addService(gossipGrpc.GossipService, {
+      read: (_call: unknown, callback: grpc.sendUnaryData<ClusterInfo>) => callback(null, clusterInfo(instanceId, port)),
+    })
+    port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    )
+    return server
+  }
+  let server: grpc.Server | null = await listen()
   const stats = setInterval(
     () => writeSystemEvent(log, STATS_STREAM, '$statsCollected', { 'proc-cpu': Math.random() }),
     options.statsIntervalMs ?? 250,
@@ -763,10 +801,19 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
 
   return {
     connectionString: `esdb://127.0.0.1:${port}?tls=false`,
+    port,
     async stop() {
       clearInterval(stats)
       // Live subscriptions never end by themselves: cancel every call rather than wait for them.
-      server.forceShutdown()
+      server?.forceShutdown()
+      server = null
+    },
+    async crash() {
+      server?.forceShutdown()
+      server = null
+    },
+    async restart() {
+      if (!server) server = await listen()
     },
   }
 }
