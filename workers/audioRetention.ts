@@ -5,6 +5,7 @@
 // freed. Both are idempotent, so notes deleted recently are swept again in case a run died
 // between the event and the deletion.
 import { uploadKey } from '../commands/notes.ts'
+import { startPeriodicSweep } from './periodicSweep.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { CommandHandler } from '../commands/handleCommand.ts'
@@ -28,25 +29,22 @@ const BATCH = 200
 export function startAudioRetention(d: AudioRetentionDeps) {
   const clock = d.clock ?? (() => new Date())
   const log = d.log ?? (() => {})
-  let timer: NodeJS.Timeout | null = null
-  let running: Promise<void> = Promise.resolve()
-  let stopped = false
 
   /** One pass: expires what is due, then finishes deletions of the last day. Returns the notes expired. */
-  async function runOnce(): Promise<number> {
+  async function pass(stopped: () => boolean): Promise<number> {
     const now = clock()
     const cutoff = new Date(now.getTime() - d.retentionDays * DAY).toISOString()
     const notes = d.docs.collection<NoteDoc>(NOTES)
     const due = await notes.find({ audioDeletedAt: null, keepAudio: false, audioStoredAt: { $lt: cutoff } }, { limit: BATCH, projection: { accountId: 1 } })
     let expired = 0
     for (const n of due) {
-      if (stopped) break
+      if (stopped()) break
       const r = await d.handler.handle(noteStream.of(n._id), { type: 'ExpireAudio', accountId: n.accountId, cutoff, now: now.toISOString() }, noteDecider)
       if (r.events.length > 0) expired++
       await purge(n._id, n.accountId)
     }
     const recent = await notes.find({ audioDeletedAt: { $gte: new Date(now.getTime() - DAY).toISOString() } }, { limit: BATCH, projection: { accountId: 1 } })
-    for (const n of recent) if (!stopped) await purge(n._id, n.accountId)
+    for (const n of recent) if (!stopped()) await purge(n._id, n.accountId)
     return expired
   }
 
@@ -58,25 +56,5 @@ export function startAudioRetention(d: AudioRetentionDeps) {
     await d.handler.handle(usageStream.of(accountId), { type: 'FreeStorage', noteId, reason: 'audio retention window ended', now: clock().toISOString() }, usageDecider)
   }
 
-  const tick = () => {
-    running = runOnce()
-      .then((n) => {
-        if (n > 0) log(`[audio-retention] deleted the audio of ${n} note(s) past ${d.retentionDays} days`)
-      })
-      .catch((err) => log(`[audio-retention] pass failed: ${(err as Error).message}`))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, d.checkEveryMs)
-      })
-  }
-  timer = setTimeout(tick, Math.min(d.checkEveryMs, 5000))
-
-  return {
-    name: 'audio-retention',
-    runOnce,
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running
-    },
-  }
+  return startPeriodicSweep({ name: 'audio-retention', everyMs: d.checkEveryMs, firstAfterMs: 5000, pass, describe: (n) => `deleted the audio of ${n} note(s) past ${d.retentionDays} days`, log })
 }

@@ -4,6 +4,7 @@
 // the ledger read model; what is released is decided on the ledger stream itself (the release is
 // idempotent and refused for a hold that was captured meanwhile), so two sweepers, or a sweeper
 // racing the owner, never give credits back twice.
+import { startPeriodicSweep } from './periodicSweep.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { CommandHandler } from '../commands/handleCommand.ts'
 import type { CreditCommands } from '../commands/credits.ts'
@@ -27,16 +28,13 @@ const BATCH = 500
 export function startHoldSweeper(d: HoldSweeperDeps) {
   const clock = d.clock ?? (() => new Date())
   const log = d.log ?? (() => {})
-  let timer: NodeJS.Timeout | null = null
-  let running: Promise<void> = Promise.resolve()
-  let stopped = false
 
   /** One pass; returns the holds released. */
-  async function runOnce(): Promise<number> {
+  async function pass(stopped: () => boolean): Promise<number> {
     const accounts = await d.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).find({ reserved: { $gt: 0 } }, { limit: BATCH, projection: { _id: 1 } })
     let released = 0
     for (const { _id: accountId } of accounts) {
-      if (stopped) break
+      if (stopped()) break
       const { state } = await d.credits.state(accountId)
       const existing = new Set<string>()
       for (const noteId of ownerNotesToCheck(state.reservations)) {
@@ -58,23 +56,5 @@ export function startHoldSweeper(d: HoldSweeperDeps) {
     return released
   }
 
-  const tick = () => {
-    running = runOnce()
-      .catch((err) => log(`[credit-holds] pass failed: ${(err as Error).message}`))
-      .then(() => {})
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, d.checkEveryMs)
-      })
-  }
-  timer = setTimeout(tick, Math.min(d.checkEveryMs, 1000))
-
-  return {
-    name: 'credit-holds',
-    runOnce,
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running
-    },
-  }
+  return startPeriodicSweep({ name: 'credit-holds', everyMs: d.checkEveryMs, firstAfterMs: 1000, pass, log })
 }

@@ -8,6 +8,7 @@
 // pass that dies halfway is finished by the next one. A pass that throws is logged and the loop
 // goes on (it is supervised by its own timer, never left dead).
 import { uploadKey } from '../commands/notes.ts'
+import { startPeriodicSweep } from './periodicSweep.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { CommandHandler } from '../commands/handleCommand.ts'
@@ -31,18 +32,15 @@ const BATCH = 200
 export function startUploadExpiry(d: UploadExpiryDeps) {
   const clock = d.clock ?? (() => new Date())
   const log = d.log ?? (() => {})
-  let timer: NodeJS.Timeout | null = null
-  let running: Promise<void> = Promise.resolve()
-  let stopped = false
 
   /** One pass: fails what expired, deletes its bytes. Returns the notes failed. */
-  async function runOnce(): Promise<number> {
+  async function pass(stopped: () => boolean): Promise<number> {
     const now = clock()
     const createdBefore = new Date(now.getTime() - d.uploadUrlTtlSeconds * 1000 - d.graceMs).toISOString()
     const due = await d.docs.collection<NoteDoc>(NOTES).find({ phase: 'awaiting_upload', createdAt: { $lt: createdBefore } }, { limit: BATCH, projection: { accountId: 1 } })
     let expired = 0
     for (const n of due) {
-      if (stopped) break
+      if (stopped()) break
       const r = await d.handler.handle(noteStream.of(n._id), { type: 'ExpireUpload', accountId: n.accountId, createdBefore, now: now.toISOString() }, noteDecider)
       if (r.events.length > 0) expired++
       const { state } = await d.handler.load(noteStream.of(n._id), noteDecider)
@@ -52,25 +50,5 @@ export function startUploadExpiry(d: UploadExpiryDeps) {
     return expired
   }
 
-  const tick = () => {
-    running = runOnce()
-      .then((n) => {
-        if (n > 0) log(`[upload-expiry] ${n} note(s) failed: their upload URL expired before a successful finalize`)
-      })
-      .catch((err) => log(`[upload-expiry] pass failed: ${(err as Error).message}`))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, d.checkEveryMs)
-      })
-  }
-  timer = setTimeout(tick, Math.min(d.checkEveryMs, 5000))
-
-  return {
-    name: 'upload-expiry',
-    runOnce,
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running
-    },
-  }
+  return startPeriodicSweep({ name: 'upload-expiry', everyMs: d.checkEveryMs, firstAfterMs: 5000, pass, describe: (n) => `${n} note(s) failed: their upload URL expired before a successful finalize`, log })
 }
