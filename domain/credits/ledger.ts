@@ -24,12 +24,14 @@ import { DomainError } from '../errors.ts'
 import { MONTHLY_CREDITS, cycleOf, type CycleId, type Plan } from './plans.ts'
 import { deleteIn, emptyShardedMap, getIn, hasIn, setIn, type ShardedMap } from '../shardedMap.ts'
 import { streamKind } from '../streams.ts'
+import { chainEvents, type ChainLinks } from './chain.ts'
 
 export const creditsStream = streamKind('credits')
 
 // ---- events ---------------------------------------------------------------------------------
 
-type At = { at: string }
+// `prevHash`/`hash`: the tamper-evident chain (chain.ts); absent on events written before it.
+type At = { at: string } & ChainLinks
 export type CreditAccountOpened = DomainEvent<'CreditAccountOpened', { accountId: string; plan: Plan } & At>
 export type CreditCycleStarted = DomainEvent<
   'CreditCycleStarted',
@@ -155,6 +157,8 @@ export interface LedgerState {
   /** Every charge id ever used, refunded or not, and every refund id. */
   seenCharges: ShardedMap<true>
   seenRefunds: ShardedMap<true>
+  /** Hash of the stream's last hashed event: the next event's prevHash. */
+  head: string | null
 }
 
 export const initialLedgerState = (): LedgerState => ({
@@ -167,6 +171,7 @@ export const initialLedgerState = (): LedgerState => ({
   refundable: emptyShardedMap(),
   seenCharges: emptyShardedMap(),
   seenRefunds: emptyShardedMap(),
+  head: null,
 })
 
 const without = <V>(rec: Readonly<Record<string, V>>, key: string): Record<string, V> => {
@@ -175,6 +180,11 @@ const without = <V>(rec: Readonly<Record<string, V>>, key: string): Record<strin
 }
 
 export function evolveLedger(s: LedgerState, e: CreditEvent): LedgerState {
+  const next = evolveBalances(s, e)
+  return typeof e.data.hash === 'string' ? { ...next, head: e.data.hash } : next
+}
+
+function evolveBalances(s: LedgerState, e: CreditEvent): LedgerState {
   switch (e.type) {
     case 'CreditAccountOpened':
       return { ...s, opened: true, plan: e.data.plan }
@@ -432,7 +442,8 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
 }
 
 export const ledgerDecider: Decider<CreditCommand, CreditEvent, LedgerState> = {
-  decide: decideLedger,
+  // Every event decided is linked onto the stream's hash chain.
+  decide: (c, s) => chainEvents(decideLedger(c, s), s.head),
   evolve: evolveLedger,
   initialState: initialLedgerState,
 }
