@@ -4,6 +4,7 @@
 // violation or mismatch, 2 on bad usage.
 //   npm run --silent audit-ledger -- <accountId> [--json] [--anchor <revision>:<sha256>]...
 //   npm run --silent audit-ledger -- --all [--json]        every account with a credit ledger
+//   npm run --silent audit-ledger -- <accountId>|--all --csv   the double-entry postings as CSV
 // Each violation is one line: `VIOLATION <rule> stream=<stream> revision=<n>: <why>`. The last
 // line before the verdict is the head of the hash chain, `HEAD <stream> r<n> <sha256>`: what an
 // operator anchors outside the system (README, "Anchoring the ledger") and passes back as
@@ -15,11 +16,13 @@ import { readModelSync } from '../projections/sync.ts'
 import { violationLine } from '../domain/credits/invariants.ts'
 import { parseAnchor, type Anchor } from '../domain/credits/chain.ts'
 import { creditsStream } from '../domain/credits/ledger.ts'
-import { START } from '../ports/eventStore.ts'
+import { START, toDomainEvent } from '../ports/eventStore.ts'
+import { doubleEntry, doubleEntryCsv } from '../domain/credits/doubleEntry.ts'
+import type { CreditEvent } from '../domain/credits/ledger.ts'
 
 const args = process.argv.slice(2)
 const usage = () => {
-  console.error('usage: npm run --silent audit-ledger -- <accountId>|--all [--json] [--anchor <revision>:<sha256>]...')
+  console.error('usage: npm run --silent audit-ledger -- <accountId>|--all [--json|--csv] [--anchor <revision>:<sha256>]...')
   process.exit(2)
 }
 const anchors: Anchor[] = []
@@ -34,6 +37,7 @@ for (let i = 0; i < args.length; i++) {
 }
 const all = args.includes('--all')
 const json = args.includes('--json')
+const csv = args.includes('--csv')
 if (!all && positional.length !== 1) usage()
 
 const config = loadConfig()
@@ -62,6 +66,13 @@ try {
     }
     const { accountId: _, auditedAt: __, ...result } = audited
     if (!result.ok) failed = true
+    if (csv) {
+      const read = await events.readStream(creditsStream.of(accountId))
+      const statement = doubleEntry(read.events.map((e) => ({ revision: e.revision, event: toDomainEvent<CreditEvent>(e) })))
+      const text = doubleEntryCsv(creditsStream.of(accountId), statement)
+      process.stdout.write(accounts.indexOf(accountId) === 0 ? text : text.slice(text.indexOf('\n') + 1))
+      continue
+    }
     if (json) {
       console.log(JSON.stringify({ accountId, stream: creditsStream.of(accountId), ...result }))
       continue
@@ -74,6 +85,7 @@ try {
       )
     }
     console.log(`replayed balance: ${result.balance}`)
+    console.log(`double entry: ${result.doubleEntry.totals.map((t) => `${t.account} ${t.amount}`).join(', ')}; sum ${result.doubleEntry.sum}`)
     for (const v of result.violations) console.log(violationLine(v))
     for (const p of result.problems.filter((p) => !p.startsWith('VIOLATION '))) console.log(`MISMATCH: ${p}`)
     const head = result.chain.head

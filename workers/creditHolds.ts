@@ -1,4 +1,5 @@
-// The hold sweeper: releases, by a ledger event, every credit hold older than the lease whose
+// The hold sweeper, which also runs the refund process manager's pass (pending charges that
+// failed or outlived the lease are refunded: CreditCommands.settleCharges). It releases, by a ledger event, every credit hold older than the lease whose
 // owner never appeared (domain/credits/holds.ts), e.g. an import whose process died between
 // reserving the credits and creating the note. Accounts with something held are found through
 // the ledger read model; what is released is decided on the ledger stream itself (the release is
@@ -55,7 +56,21 @@ export function startHoldSweeper(d: HoldSweeperDeps) {
         }
       }
     }
+    await settleCharges()
     return released
+  }
+
+  /** The refund process manager's pass: accounts with a pending charge (CreditCommands.settleCharges). */
+  async function settleCharges(): Promise<number> {
+    const accounts = await d.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).find({ openCharges: { $gt: 0 } }, { limit: BATCH, projection: { _id: 1 } })
+    let refunded = 0
+    for (const { _id: accountId } of accounts) {
+      if (stopped) break
+      const n = await d.credits.settleCharges(accountId)
+      if (n > 0) log(`[credit-holds] account ${accountId}: ${n} failed or expired charge(s) refunded`)
+      refunded += n
+    }
+    return refunded
   }
 
   const tick = () => {
@@ -71,6 +86,7 @@ export function startHoldSweeper(d: HoldSweeperDeps) {
   return {
     name: 'credit-holds',
     runOnce,
+    settleCharges,
     async stop() {
       stopped = true
       if (timer) clearTimeout(timer)

@@ -12,7 +12,7 @@
 //   plan-change               the adjustment is the difference of the two plans' credits
 //   price                     a charge or capture costs what the price table in force then asks
 //   revision-gap              revisions run 0, 1, 2, ... with none missing
-//   hold-lease                every reservation is settled or still within its lease
+//   hold-lease                every reservation (and pending charge) is settled or still within its lease
 //   balance-arithmetic        each balanceAfter is the previous balance plus the event's amount
 //   balance-negative          the balance never goes below zero
 //   hash-chain                the tamper-evident chain (chain.ts) holds; anchors still match
@@ -70,6 +70,8 @@ export function checkLedgerInvariants(stream: string, events: readonly { revisio
   const charges = new Map<string, { revision: number; cost: number; refunded: number; refunds: number }>()
   const holds = new Map<string, { revision: number; held: number; taken: number; closed: 'captured' | 'released' | null }>()
   const refundIds = new Map<string, number>()
+  /** Pending charges not yet completed or refunded (their operation ran after the charge). */
+  const pending = new Map<string, { revision: number; at: string }>()
   const cycles = new Map<string, number>()
   let lastCycle: string | null = null
   let plan: Plan | null = null
@@ -115,6 +117,7 @@ export function checkLedgerInvariants(stream: string, events: readonly { revisio
         break
       case 'CreditsCharged': {
         charge(e.data.chargeId, e.data.cost, 'charge id')
+        if (e.data.pending) pending.set(e.data.chargeId, { revision, at: e.data.at })
         const wrong = priceMismatch(e.data.operation, e.data.cost, e.data.at)
         if (wrong) v('price', revision, wrong)
         break
@@ -167,6 +170,7 @@ export function checkLedgerInvariants(stream: string, events: readonly { revisio
           v('refund-unknown-charge', revision, `refunds ${e.data.amount} for charge ${e.data.chargeId}, which this account never made`)
           break
         }
+        pending.delete(e.data.chargeId)
         c.refunds++
         c.refunded += e.data.amount
         if (c.refunds > 1) v('refund-twice', revision, `refund #${c.refunds} of charge ${e.data.chargeId} (r${c.revision})`)
@@ -174,12 +178,19 @@ export function checkLedgerInvariants(stream: string, events: readonly { revisio
         break
       }
     }
+    if (e.type === 'CreditsChargeCompleted') pending.delete(e.data.chargeId)
     state = evolveLedger(state, e)
   }
 
   if (opts.holds) {
     for (const h of orphanHolds(state.reservations, opts.holds.now, opts.holds.leaseMs, opts.holds.noteExists)) {
       v('hold-lease', holds.get(h.reservationId)?.revision ?? -1, orphanReason(h, opts.holds.leaseMs))
+    }
+  }
+  if (opts.holds) {
+    const cutoff = Date.parse(opts.holds.now) - opts.holds.leaseMs
+    for (const [chargeId, p] of pending) {
+      if (Date.parse(p.at) <= cutoff) v('hold-lease', p.revision, `pending charge ${chargeId} neither completed nor refunded within the lease (${Math.round(opts.holds.leaseMs / 1000)} s)`)
     }
   }
   const chain = verifyChain(events)

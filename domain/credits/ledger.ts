@@ -40,8 +40,20 @@ export type CreditCycleStarted = DomainEvent<
 export type CreditPlanChanged = DomainEvent<'CreditPlanChanged', { from: Plan; to: Plan; adjustment: number; balanceAfter: number } & At>
 export type CreditsCharged = DomainEvent<
   'CreditsCharged',
-  { chargeId: string; operation: string; cost: number; noteId: string | null; requestId: string | null; balanceAfter: number } & At
+  {
+    chargeId: string
+    operation: string
+    cost: number
+    noteId: string | null
+    requestId: string | null
+    /** The operation runs after the charge: it ends by CreditsChargeCompleted or CreditsChargeFailed, else it expires (refunds.ts). */
+    pending?: true
+    balanceAfter: number
+  } & At
 >
+export type CreditsChargeCompleted = DomainEvent<'CreditsChargeCompleted', { chargeId: string } & At>
+/** The operation paid by a pending charge failed: the refund process manager refunds it (refunds.ts). */
+export type CreditsChargeFailed = DomainEvent<'CreditsChargeFailed', { chargeId: string; operation: string; noteId: string | null; reason: string } & At>
 export type CreditsReserved = DomainEvent<
   'CreditsReserved',
   { reservationId: string; operation: string; amount: number; noteId: string | null; requestId: string | null; balanceAfter: number } & At
@@ -83,6 +95,8 @@ export type CreditEvent =
   | CreditsHoldExtended
   | CreditsReleased
   | CreditsRefunded
+  | CreditsChargeCompleted
+  | CreditsChargeFailed
 
 /** The charge id of a captured reservation (or of one captured part of it): what a refund names. */
 export const capturedChargeId = (reservationId: string, part?: string | null): string => (part ? `${reservationId}#${part}` : reservationId)
@@ -97,7 +111,12 @@ export const CREDIT_EVENT_TYPES: readonly CreditEvent['type'][] = [
   'CreditsHoldExtended',
   'CreditsReleased',
   'CreditsRefunded',
+  'CreditsChargeCompleted',
+  'CreditsChargeFailed',
 ]
+
+/** Events that record how a pending charge ended and move no credits: no line in a statement. */
+export const isBookkeeping = (e: CreditEvent): boolean => e.type === 'CreditAccountOpened' || e.type === 'CreditsChargeCompleted' || e.type === 'CreditsChargeFailed'
 
 /** The signed change of the spendable balance that an event makes (what the auditor sums). */
 export function balanceDelta(e: CreditEvent, balanceBefore: number): number {
@@ -120,6 +139,9 @@ export function balanceDelta(e: CreditEvent, balanceBefore: number): number {
       return e.data.amount
     case 'CreditsRefunded':
       return e.data.amount
+    case 'CreditsChargeCompleted':
+    case 'CreditsChargeFailed':
+      return 0
   }
 }
 
@@ -129,7 +151,9 @@ type Now = { now: string }
 export type CreditCommand =
   | ({ type: 'OpenCreditAccount'; accountId: string; plan: Plan } & Now)
   | ({ type: 'ChangePlan'; plan: Plan } & Now)
-  | ({ type: 'ChargeCredits'; chargeId: string; operation: string; cost: number; noteId?: string | null; requestId?: string | null } & Now)
+  | ({ type: 'ChargeCredits'; chargeId: string; operation: string; cost: number; noteId?: string | null; requestId?: string | null; pending?: boolean } & Now)
+  | ({ type: 'CompleteCharge'; chargeId: string } & Now)
+  | ({ type: 'FailCharge'; chargeId: string; reason: string } & Now)
   | ({ type: 'ReserveCredits'; reservationId: string; operation: string; amount: number; noteId?: string | null; requestId?: string | null } & Now)
   | ({ type: 'CaptureReservation'; reservationId: string; cost: number; part?: string | null } & Now)
   | ({ type: 'ExtendReservation'; reservationId: string; amount: number; reason: string } & Now)
@@ -157,6 +181,8 @@ export interface LedgerState {
   /** Every charge id ever used, refunded or not, and every refund id. */
   seenCharges: ShardedMap<true>
   seenRefunds: ShardedMap<true>
+  /** Pending charges (their operation still running), with when they were made and why they failed, if they did. */
+  openCharges: Readonly<Record<string, { at: string; operation: string; noteId: string | null; failed: string | null }>>
   /** Hash of the stream's last hashed event: the next event's prevHash. */
   head: string | null
 }
@@ -171,6 +197,7 @@ export const initialLedgerState = (): LedgerState => ({
   refundable: emptyShardedMap(),
   seenCharges: emptyShardedMap(),
   seenRefunds: emptyShardedMap(),
+  openCharges: {},
   head: null,
 })
 
@@ -195,6 +222,7 @@ function evolveBalances(s: LedgerState, e: CreditEvent): LedgerState {
     case 'CreditsCharged':
       return {
         ...s,
+        openCharges: e.data.pending ? { ...s.openCharges, [e.data.chargeId]: { at: e.data.at, operation: e.data.operation, noteId: e.data.noteId, failed: null } } : s.openCharges,
         balance: e.data.balanceAfter,
         refundable: setIn(s.refundable, e.data.chargeId, { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId }),
         seenCharges: setIn(s.seenCharges, e.data.chargeId, true),
@@ -243,9 +271,16 @@ function evolveBalances(s: LedgerState, e: CreditEvent): LedgerState {
         reservations: without(s.reservations, e.data.reservationId),
         closedReservations: setIn(s.closedReservations, e.data.reservationId, 'released'),
       }
+    case 'CreditsChargeCompleted':
+      return { ...s, openCharges: without(s.openCharges, e.data.chargeId) }
+    case 'CreditsChargeFailed': {
+      const open = s.openCharges[e.data.chargeId]
+      return open ? { ...s, openCharges: { ...s.openCharges, [e.data.chargeId]: { ...open, failed: e.data.reason } } } : s
+    }
     case 'CreditsRefunded':
       return {
         ...s,
+        openCharges: without(s.openCharges, e.data.chargeId),
         balance: e.data.balanceAfter,
         refundable: deleteIn(s.refundable, e.data.chargeId),
         seenRefunds: setIn(s.seenRefunds, e.data.refundId, true),
@@ -317,6 +352,7 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
             cost: c.cost,
             noteId: c.noteId ?? null,
             requestId: c.requestId ?? null,
+            ...(c.pending ? { pending: true as const } : {}),
             balanceAfter: s.balance - c.cost,
             at,
           },
@@ -414,6 +450,14 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
           },
         },
       ]
+    }
+    case 'CompleteCharge':
+      // Already completed, failed or refunded (e.g. expired meanwhile): nothing to record.
+      return s.openCharges[c.chargeId] && !s.openCharges[c.chargeId]!.failed ? [{ type: 'CreditsChargeCompleted', data: { chargeId: c.chargeId, at } }] : []
+    case 'FailCharge': {
+      const open = s.openCharges[c.chargeId]
+      if (!open || open.failed) return []
+      return [{ type: 'CreditsChargeFailed', data: { chargeId: c.chargeId, operation: open.operation, noteId: open.noteId, reason: c.reason, at } }]
     }
     case 'RefundCharge': {
       if (hasIn(s.seenRefunds, c.refundId)) return []
