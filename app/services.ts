@@ -85,7 +85,13 @@ export const webhookSecretKey = (config: Config): string => signingSecret(config
 export function createServices(config: Config, deps: ServiceDeps): Services {
   const clock = deps.clock ?? (() => new Date())
   const handler = new CommandHandler(deps.events)
-  const credits = new CreditCommands(handler, clock)
+  const credits = new CreditCommands(handler, clock, {
+    leaseMs: config.creditHolds.leaseMs,
+    // Crash tests only: dies like `kill -9` at the named point.
+    fault: (point) => {
+      if (config.faults.has(point)) process.kill(process.pid, 'SIGKILL')
+    },
+  })
   const sync = readModelSync(deps.docs, deps.projections)
   const { blobs, localUploads } = createBlobStore(config, clock)
   const chat = config.llm ? openAiChatModel(config.llm) : null

@@ -4,6 +4,9 @@ import { derivedEventId } from './handleCommand.ts'
 import { creditsStream, ledgerDecider, type CreditCommand, type CreditEvent, type LedgerState } from '../domain/credits/ledger.ts'
 import type { Plan } from '../domain/credits/plans.ts'
 import type { CommandHandler, HandleResult } from './handleCommand.ts'
+import { refundsDue } from '../domain/credits/refunds.ts'
+import { uuidFromName } from '../domain/ids.ts'
+import { isDomainError } from '../domain/errors.ts'
 
 type Clock = () => Date
 type Without<C, K extends string> = C extends unknown ? Omit<C, K> : never
@@ -12,6 +15,12 @@ export class CreditCommands {
   constructor(
     private readonly handler: CommandHandler,
     private readonly clock: Clock = () => new Date(),
+    private readonly opts: {
+      /** A pending charge older than this never completed: it is refunded (CREDIT_HOLD_LEASE_SECONDS). */
+      leaseMs?: number
+      /** Crash tests only: dies like `kill -9` at the named point. */
+      fault?: (point: string) => void
+    } = {},
   ) {}
 
   private run(accountId: string, command: Without<CreditCommand, 'now'>, requestId?: string): Promise<HandleResult<CreditEvent, LedgerState>> {
@@ -28,10 +37,11 @@ export class CreditCommands {
   }
 
   /** Charges `cost` credits; throws DomainError insufficient_credits when they are not there. */
-  charge(accountId: string, c: { operation: string; cost: number; noteId?: string | null; requestId?: string; chargeId?: string }) {
+  charge(accountId: string, c: { operation: string; cost: number; noteId?: string | null; requestId?: string; chargeId?: string; pending?: boolean }) {
     // From the request when there is one: a retried request names the same charge, which the ledger applies once.
     const chargeId = c.chargeId ?? (c.requestId ? derivedEventId('charge', c.requestId, { operation: c.operation, cost: c.cost, noteId: c.noteId ?? null }, 0) : randomUUID())
-    return this.run(accountId, { type: 'ChargeCredits', chargeId, operation: c.operation, cost: c.cost, noteId: c.noteId ?? null, requestId: c.requestId ?? null }, c.requestId).then(
+    const command = { type: 'ChargeCredits' as const, chargeId, operation: c.operation, cost: c.cost, noteId: c.noteId ?? null, requestId: c.requestId ?? null, ...(c.pending ? { pending: true } : {}) }
+    return this.run(accountId, command, c.requestId).then(
       (r) => ({ ...r, chargeId }),
     )
   }
@@ -62,17 +72,48 @@ export class CreditCommands {
   }
 
   /**
-   * Runs `operation` after charging for it; when the operation fails the charge is refunded by
-   * an event before the error is passed on, so a failure never costs credits.
+   * Runs `operation` after a pending charge for it. Success records CreditsChargeCompleted; a
+   * failure records CreditsChargeFailed and nothing else: the refund is the process manager's
+   * (`settleCharges`, run here at once and by the credit-holds worker on every pass), decided from
+   * the ledger's events, so a process dying anywhere between the charge and the refund still ends
+   * with exactly one refund (the failure event, or the lease running out without completion).
    */
   async chargedOperation<T>(accountId: string, c: { operation: string; cost: number; noteId?: string | null; requestId?: string }, operation: () => Promise<T>): Promise<T> {
-    const { chargeId } = await this.charge(accountId, c)
+    const { chargeId } = await this.charge(accountId, { ...c, pending: true })
+    this.opts.fault?.('crash-after-charge')
+    let result: T
     try {
-      return await operation()
+      result = await operation()
     } catch (err) {
-      await this.refund(accountId, chargeId, `${c.operation} failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500))
+      await this.run(accountId, { type: 'FailCharge', chargeId, reason: (err instanceof Error ? err.message : String(err)).slice(0, 400) })
+      this.opts.fault?.('crash-after-charge-failed')
+      // Best effort: the worker's next pass settles it if this does not.
+      await this.settleCharges(accountId).catch(() => {})
+      this.opts.fault?.('crash-after-refund')
       throw err
     }
+    await this.run(accountId, { type: 'CompleteCharge', chargeId })
+    return result
+  }
+
+  /**
+   * The refund process manager's step for one account: refunds every failed pending charge and
+   * every pending charge past the lease (domain/credits/refunds.ts). Idempotent: the refund id is
+   * derived from the charge and a charge is refunded at most once. Returns the refunds made.
+   */
+  async settleCharges(accountId: string): Promise<number> {
+    const { state } = await this.state(accountId)
+    let made = 0
+    for (const due of refundsDue(state, this.clock().toISOString(), this.opts.leaseMs ?? 900_000)) {
+      try {
+        const r = await this.refund(accountId, due.chargeId, due.reason, uuidFromName('refund', due.chargeId))
+        if (r.events.some((e) => e.type === 'CreditsRefunded')) made++
+      } catch (err) {
+        // Refunded meanwhile by another manager: nothing left to do.
+        if (!(isDomainError(err) && err.code === 'conflict')) throw err
+      }
+    }
+    return made
   }
 
   state(accountId: string) {

@@ -5,7 +5,7 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { balanceDelta, type CreditEvent } from '../domain/credits/ledger.ts'
 import type { Projection } from './runner.ts'
-import { capturedChargeId, creditsStream } from '../domain/credits/ledger.ts'
+import { capturedChargeId, creditsStream, isBookkeeping } from '../domain/credits/ledger.ts'
 
 export const LEDGER_ENTRIES = 'ledger_entries'
 export const CREDIT_ACCOUNTS = 'credit_accounts'
@@ -38,6 +38,9 @@ export interface CreditAccountDoc {
   reserved: number
   /** Credits spent in the current cycle (charges and captures, less refunds). */
   spentThisCycle: number
+  /** Pending charges not yet completed or refunded (what the refund process manager looks at). */
+  openCharges?: number
+  openChargeIds?: string[]
   revision: number
   updatedAt: string
 }
@@ -66,7 +69,7 @@ async function applyLedgerEvent(recorded: RecordedEvent, docs: DocumentStore) {
   const balanceAfter = 'balanceAfter' in e.data ? e.data.balanceAfter : before
   const cycle = e.type === 'CreditCycleStarted' ? e.data.cycle : (account?.cycle ?? null)
 
-  if (e.type !== 'CreditAccountOpened') {
+  if (!isBookkeeping(e)) {
     const entry: LedgerEntryDoc = {
       _id: recorded.id,
       accountId,
@@ -92,6 +95,7 @@ async function applyLedgerEvent(recorded: RecordedEvent, docs: DocumentStore) {
         balance: balanceAfter,
         reserved: (account?.reserved ?? 0) + reservedDelta(e),
         spentThisCycle: e.type === 'CreditCycleStarted' ? 0 : (account?.spentThisCycle ?? 0) + spentDelta(e),
+        ...openChargesAfter(account?.openChargeIds ?? [], e),
         revision: recorded.revision,
         updatedAt: e.data.at,
       },
@@ -119,6 +123,17 @@ function referenceOf(e: CreditEvent): string | null {
 
 const reservedDelta = (e: CreditEvent): number =>
   e.type === 'CreditsReserved' ? e.data.amount : e.type === 'CreditsHoldExtended' ? e.data.by : e.type === 'CreditsCaptured' ? -e.data.reserved : e.type === 'CreditsReleased' ? -e.data.amount : 0
+
+// A pending charge stays open until it completes or is refunded (a failed one waits for its refund).
+function openChargesAfter(ids: string[], e: CreditEvent): { openCharges: number; openChargeIds: string[] } {
+  const next =
+    e.type === 'CreditsCharged' && e.data.pending
+      ? [...ids, e.data.chargeId]
+      : e.type === 'CreditsChargeCompleted' || e.type === 'CreditsRefunded'
+        ? ids.filter((id) => id !== e.data.chargeId)
+        : ids
+  return { openCharges: next.length, openChargeIds: next }
+}
 
 const spentDelta = (e: CreditEvent): number =>
   e.type === 'CreditsCharged' ? e.data.cost : e.type === 'CreditsCaptured' ? e.data.cost : e.type === 'CreditsRefunded' ? -e.data.amount : 0

@@ -6,6 +6,7 @@ import { auditLedger, openHolds, type AuditResult } from '../domain/credits/audi
 import { ownerNotesToCheck } from '../domain/credits/holds.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
+import type { Anchor } from '../domain/credits/chain.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type EventStore } from '../ports/eventStore.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
@@ -21,7 +22,7 @@ export interface CreditAuditDeps {
 }
 
 /** Null when the account has no credit ledger. */
-export async function auditAccountLedger(d: CreditAuditDeps, accountId: string): Promise<(AuditResult & { accountId: string; auditedAt: string }) | null> {
+export async function auditAccountLedger(d: CreditAuditDeps, accountId: string, anchors: readonly Anchor[] = []): Promise<(AuditResult & { accountId: string; auditedAt: string }) | null> {
   const read = await d.events.readStream(creditsStream.of(accountId))
   if (!read.streamExists) return null
   await d.sync.waitFor('credit-ledger', read.events.at(-1)?.globalPosition ?? null)
@@ -33,6 +34,7 @@ export async function auditAccountLedger(d: CreditAuditDeps, accountId: string):
     events,
     { lines: await ledgerEntries(d.docs, accountId), balance: (await creditAccount(d.docs, accountId))?.balance ?? null },
     { now, leaseMs: d.holdLeaseMs, noteExists: (id) => existing.has(id) },
+    { accountId, anchors },
   )
   return { accountId, auditedAt: now, ...result }
 }

@@ -9,6 +9,7 @@ import { appendNote } from './support/notes.ts'
 import { balance } from './support/ledger.ts'
 import { MEETINGS } from './fixtures/meetings.ts'
 import { TEMPLATES } from '../contract/analysis.ts'
+import { PRICES } from '../domain/credits/prices.ts'
 
 t.test('concurrent priced requests on a short balance', async (t) => {
   const s = await mcpTestService()
@@ -18,7 +19,7 @@ t.test('concurrent priced requests on a short balance', async (t) => {
   /** A pro account whose balance is exactly `b`, with one ready note. */
   const accountWith = async (b: number) => {
     const a = await s.account('pro')
-    await s.services.credits.charge(a.accountId, { operation: 'test', cost: 5000 - b })
+    await s.services.credits.charge(a.accountId, { operation: PRICES.clip.operation, cost: 5000 - b } /* drained by clips: a priced charge the auditor accepts */)
     const { noteId } = await appendNote(s, a.accountId, { title: m.title, language: 'en', lines: m.lines })
     return { ...a, noteId }
   }

@@ -8,6 +8,7 @@ import { startHttpServer } from './support/httpServer.ts'
 import { speech } from './support/speech.ts'
 import { audit, createImport, dialogue, startAsrServer, waitForNote, json } from './support/pipeline.ts'
 import { usageStream } from '../domain/usage/usage.ts'
+import { PRICES } from '../domain/credits/prices.ts'
 
 const tmp = tempDir('pipeline-fail-')
 t.teardown(tmp.remove)
@@ -89,7 +90,7 @@ t.test('when the balance cannot cover 50 credits per started minute, the note fa
   await new Promise<void>((res, rej) => execFile(ffmpegPath(), ['-y', '-hide_banner', '-i', pad, '-af', `apad=whole_len=${61 * 22050}`, '-c:a', 'libmp3lame', out], (e) => (e ? rej(e) : res())))
   web.routes.set('/61s.mp3', { body: await readFile(out), headers: { 'content-type': 'audio/mpeg' } })
   const a = await s.account('pro')
-  await s.services.credits.charge(a.accountId, { operation: 'test', cost: 4910 })
+  await s.services.credits.charge(a.accountId, { operation: PRICES.clip.operation, cost: 4910 } /* drained by clips: a priced charge the auditor accepts */)
   const noteId = await createImport(s, a.headers, { audioUrl: web.url('/61s.mp3') })
   const { note } = await waitForNote(s, a.headers, noteId)
   t.match(note, { status: 'failed', errorCode: 'insufficient_credits', durationSeconds: 61 })

@@ -10,16 +10,21 @@ import { CHECKPOINTS, rebuildProjection, startProjection, readCheckpoint, type P
 import { CREDIT_ACCOUNTS, LEDGER_ENTRIES, ledgerProjection } from '../projections/ledger.ts'
 import { embeddedWorld } from './support/world.ts'
 import { tempDir } from './support/tmp.ts'
+import { PRICES } from '../domain/credits/prices.ts'
 import type { Collection, Doc, DocumentStore } from '../ports/documentStore.ts'
 import type { EventStore } from '../ports/eventStore.ts'
 
 const run = promisify(execFile)
 
+const SEED_PRICES = [PRICES.transcriptRead, PRICES.askNote, PRICES.clip, PRICES.outline, PRICES.transcriptRead, PRICES.askLibrary, PRICES.clip]
+
 async function seedLedgers(credits: CreditCommands, accounts: number, charges: number) {
   for (let a = 0; a < accounts; a++) {
     await credits.open(`acc-${a}`, 'power')
     for (let i = 0; i < charges; i++) {
-      const { chargeId } = await credits.charge(`acc-${a}`, { operation: 'transcript', cost: 1 + (i % 7), noteId: `n${i % 3}` })
+      // Priced as the table asks (the auditor checks prices, issue 14 item 1); amounts vary per charge.
+      const price = SEED_PRICES[i % SEED_PRICES.length]!
+      const { chargeId } = await credits.charge(`acc-${a}`, { operation: price.operation, cost: price.credits, noteId: `n${i % 3}` })
       if (i % 5 === 0) await credits.refund(`acc-${a}`, chargeId, 'test refund')
     }
   }

@@ -226,11 +226,12 @@ t.test('exports', async (t) => {
     await t.rejects(commands.readTranscript(caller, NOTE_ID, { format: 'txt' }), /disk on fire/)
     const after = (await s.services.credits.state(a.accountId)).state.balance
     t.equal(after, before, 'balance restored')
-    const events = (await s.services.events.readStream(`credits-${a.accountId}`)).events.slice(-2)
+    // The failure is an event; the refund process manager refunds from it (issue 14, item 3).
+    const events = (await s.services.events.readStream(`credits-${a.accountId}`)).events.slice(-3)
     t.same(
       events.map((e) => e.type),
-      ['CreditsCharged', 'CreditsRefunded'],
+      ['CreditsCharged', 'CreditsChargeFailed', 'CreditsRefunded'],
     )
-    t.equal(events[1]!.data.chargeId, events[0]!.data.chargeId)
+    t.equal(events[2]!.data.chargeId, events[0]!.data.chargeId)
   })
 })

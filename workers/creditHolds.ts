@@ -1,4 +1,5 @@
-// The hold sweeper: releases, by a ledger event, every credit hold older than the lease whose
+// The hold sweeper, which also runs the refund process manager's pass (pending charges that
+// failed or outlived the lease are refunded: CreditCommands.settleCharges). It releases, by a ledger event, every credit hold older than the lease whose
 // owner never appeared (domain/credits/holds.ts), e.g. an import whose process died between
 // reserving the credits and creating the note. Accounts with something held are found through
 // the ledger read model; what is released is decided on the ledger stream itself (the release is
@@ -53,8 +54,22 @@ export function startHoldSweeper(d: HoldSweeperDeps) {
         }
       }
     }
+    await settleCharges(stopped)
     return released
   }
 
-  return startPeriodicSweep({ name: 'credit-holds', everyMs: d.checkEveryMs, firstAfterMs: 1000, pass, log })
+  /** The refund process manager's pass: accounts with a pending charge (CreditCommands.settleCharges). */
+  async function settleCharges(stopped: () => boolean = () => false): Promise<number> {
+    const accounts = await d.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).find({ openCharges: { $gt: 0 } }, { limit: BATCH, projection: { _id: 1 } })
+    let refunded = 0
+    for (const { _id: accountId } of accounts) {
+      if (stopped()) break
+      const n = await d.credits.settleCharges(accountId)
+      if (n > 0) log(`[credit-holds] account ${accountId}: ${n} failed or expired charge(s) refunded`)
+      refunded += n
+    }
+    return refunded
+  }
+
+  return { ...startPeriodicSweep({ name: 'credit-holds', everyMs: d.checkEveryMs, firstAfterMs: 1000, pass, log }), settleCharges: () => settleCharges() }
 }

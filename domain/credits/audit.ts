@@ -1,8 +1,11 @@
 // The auditor's check, as a pure function: rebuild an account's statement from its ledger
-// events alone (amounts, not the balances the events claim) and compare it line by line with
-// the events' own balances and with the read model.
-import { balanceDelta, evolveLedger, initialLedgerState, type CreditEvent, type LedgerState } from './ledger.ts'
-import { orphanHolds, orphanReason, type OrphanHold } from './holds.ts'
+// events alone (amounts, not the balances the events claim), check the ledger's invariants and
+// its hash chain (invariants.ts), and compare the statement line by line with the read model.
+import { balanceDelta, creditsStream, evolveLedger, isBookkeeping, initialLedgerState, type CreditEvent, type LedgerState } from './ledger.ts'
+import { orphanHolds, type OrphanHold } from './holds.ts'
+import { checkLedgerInvariants, violationLine, type Violation } from './invariants.ts'
+import type { Anchor, ChainReport } from './chain.ts'
+import { doubleEntry, type DoubleEntryStatement } from './doubleEntry.ts'
 
 export interface StatementLine {
   revision: number
@@ -28,6 +31,12 @@ export interface AuditResult {
   problems: string[]
   /** Holds older than the lease whose owner never appeared (each is also a problem). */
   orphanHolds: OrphanHold[]
+  /** Broken invariants, each with rule, stream and revision (each is also a problem). */
+  violations: Violation[]
+  /** The hash chain: where it starts and its head (what an operator anchors). */
+  chain: ChainReport
+  /** The ledger as double entry (doubleEntry.ts): totals per account, which sum to zero. */
+  doubleEntry: Omit<DoubleEntryStatement, 'postings'>
   ok: boolean
 }
 
@@ -47,8 +56,12 @@ export function auditLedger(
   events: { id: string; revision: number; event: CreditEvent }[],
   readModel: { lines: ReadModelLine[]; balance: number | null },
   holds?: HoldCheck,
+  opts: { accountId?: string; anchors?: readonly Anchor[] } = {},
 ): AuditResult {
   const problems: string[] = []
+  const stream = creditsStream.of(opts.accountId ?? 'unknown')
+  const { violations, chain } = checkLedgerInvariants(stream, events, { holds, anchors: opts.anchors })
+  problems.push(...violations.map(violationLine))
   const statement: StatementLine[] = []
   let balance = 0
   let state = initialLedgerState()
@@ -56,11 +69,7 @@ export function auditLedger(
     const delta = balanceDelta(event, balance)
     balance += delta
     state = evolveLedger(state, event)
-    if ('balanceAfter' in event.data && event.data.balanceAfter !== balance) {
-      problems.push(`event r${revision} (${event.type}) claims balance ${event.data.balanceAfter}, the amounts give ${balance}`)
-    }
-    if (balance < 0) problems.push(`balance negative (${balance}) after r${revision}`)
-    if (event.type === 'CreditAccountOpened') continue
+    if (isBookkeeping(event)) continue
     statement.push({
       revision,
       eventId: id,
@@ -74,7 +83,11 @@ export function auditLedger(
   }
   if (state.balance !== balance) problems.push(`folded state balance ${state.balance} differs from the statement's ${balance}`)
   const orphans = holds ? orphanHolds(state.reservations, holds.now, holds.leaseMs, holds.noteExists) : []
-  for (const h of orphans) problems.push(orphanReason(h, holds!.leaseMs))
+
+  const { postings: _, ...books } = doubleEntry(events)
+  if (books.sum !== 0 || books.unbalanced.length) problems.push(`the double-entry view does not balance (sum ${books.sum}; unbalanced entries at r${books.unbalanced.join(', r')})`)
+  const booked = books.totals.find((t) => t.account === 'balance')?.amount ?? 0
+  if (booked !== balance) problems.push(`the double-entry balance account ends at ${booked}, the replay at ${balance}`)
 
   const byId = new Map(readModel.lines.map((l) => [l._id, l]))
   for (const line of statement) {
@@ -92,5 +105,5 @@ export function auditLedger(
   }
   for (const extra of byId.values()) problems.push(`read model has a line (${extra._id}, r${extra.revision}) that no event backs`)
   if (readModel.balance !== balance) problems.push(`read model balance ${readModel.balance ?? 'missing'} differs from the replayed ${balance}`)
-  return { statement, balance, problems, orphanHolds: orphans, ok: problems.length === 0 }
+  return { statement, balance, problems, orphanHolds: orphans, violations, chain, doubleEntry: books, ok: problems.length === 0 }
 }

@@ -24,12 +24,14 @@ import { DomainError } from '../errors.ts'
 import { MONTHLY_CREDITS, cycleOf, type CycleId, type Plan } from './plans.ts'
 import { deleteIn, emptyShardedMap, getIn, hasIn, setIn, type ShardedMap } from '../shardedMap.ts'
 import { streamKind } from '../streams.ts'
+import { chainEvents, type ChainLinks } from './chain.ts'
 
 export const creditsStream = streamKind('credits')
 
 // ---- events ---------------------------------------------------------------------------------
 
-type At = { at: string }
+// `prevHash`/`hash`: the tamper-evident chain (chain.ts); absent on events written before it.
+type At = { at: string } & ChainLinks
 export type CreditAccountOpened = DomainEvent<'CreditAccountOpened', { accountId: string; plan: Plan } & At>
 export type CreditCycleStarted = DomainEvent<
   'CreditCycleStarted',
@@ -38,8 +40,20 @@ export type CreditCycleStarted = DomainEvent<
 export type CreditPlanChanged = DomainEvent<'CreditPlanChanged', { from: Plan; to: Plan; adjustment: number; balanceAfter: number } & At>
 export type CreditsCharged = DomainEvent<
   'CreditsCharged',
-  { chargeId: string; operation: string; cost: number; noteId: string | null; requestId: string | null; balanceAfter: number } & At
+  {
+    chargeId: string
+    operation: string
+    cost: number
+    noteId: string | null
+    requestId: string | null
+    /** The operation runs after the charge: it ends by CreditsChargeCompleted or CreditsChargeFailed, else it expires (refunds.ts). */
+    pending?: true
+    balanceAfter: number
+  } & At
 >
+export type CreditsChargeCompleted = DomainEvent<'CreditsChargeCompleted', { chargeId: string } & At>
+/** The operation paid by a pending charge failed: the refund process manager refunds it (refunds.ts). */
+export type CreditsChargeFailed = DomainEvent<'CreditsChargeFailed', { chargeId: string; operation: string; noteId: string | null; reason: string } & At>
 export type CreditsReserved = DomainEvent<
   'CreditsReserved',
   { reservationId: string; operation: string; amount: number; noteId: string | null; requestId: string | null; balanceAfter: number } & At
@@ -81,6 +95,8 @@ export type CreditEvent =
   | CreditsHoldExtended
   | CreditsReleased
   | CreditsRefunded
+  | CreditsChargeCompleted
+  | CreditsChargeFailed
 
 /** The charge id of a captured reservation (or of one captured part of it): what a refund names. */
 export const capturedChargeId = (reservationId: string, part?: string | null): string => (part ? `${reservationId}#${part}` : reservationId)
@@ -95,7 +111,12 @@ export const CREDIT_EVENT_TYPES: readonly CreditEvent['type'][] = [
   'CreditsHoldExtended',
   'CreditsReleased',
   'CreditsRefunded',
+  'CreditsChargeCompleted',
+  'CreditsChargeFailed',
 ]
+
+/** Events that record how a pending charge ended and move no credits: no line in a statement. */
+export const isBookkeeping = (e: CreditEvent): boolean => e.type === 'CreditAccountOpened' || e.type === 'CreditsChargeCompleted' || e.type === 'CreditsChargeFailed'
 
 /** The signed change of the spendable balance that an event makes (what the auditor sums). */
 export function balanceDelta(e: CreditEvent, balanceBefore: number): number {
@@ -118,6 +139,9 @@ export function balanceDelta(e: CreditEvent, balanceBefore: number): number {
       return e.data.amount
     case 'CreditsRefunded':
       return e.data.amount
+    case 'CreditsChargeCompleted':
+    case 'CreditsChargeFailed':
+      return 0
   }
 }
 
@@ -127,7 +151,9 @@ type Now = { now: string }
 export type CreditCommand =
   | ({ type: 'OpenCreditAccount'; accountId: string; plan: Plan } & Now)
   | ({ type: 'ChangePlan'; plan: Plan } & Now)
-  | ({ type: 'ChargeCredits'; chargeId: string; operation: string; cost: number; noteId?: string | null; requestId?: string | null } & Now)
+  | ({ type: 'ChargeCredits'; chargeId: string; operation: string; cost: number; noteId?: string | null; requestId?: string | null; pending?: boolean } & Now)
+  | ({ type: 'CompleteCharge'; chargeId: string } & Now)
+  | ({ type: 'FailCharge'; chargeId: string; reason: string } & Now)
   | ({ type: 'ReserveCredits'; reservationId: string; operation: string; amount: number; noteId?: string | null; requestId?: string | null } & Now)
   | ({ type: 'CaptureReservation'; reservationId: string; cost: number; part?: string | null } & Now)
   | ({ type: 'ExtendReservation'; reservationId: string; amount: number; reason: string } & Now)
@@ -155,6 +181,10 @@ export interface LedgerState {
   /** Every charge id ever used, refunded or not, and every refund id. */
   seenCharges: ShardedMap<true>
   seenRefunds: ShardedMap<true>
+  /** Pending charges (their operation still running), with when they were made and why they failed, if they did. */
+  openCharges: Readonly<Record<string, { at: string; operation: string; noteId: string | null; failed: string | null }>>
+  /** Hash of the stream's last hashed event: the next event's prevHash. */
+  head: string | null
 }
 
 export const initialLedgerState = (): LedgerState => ({
@@ -167,6 +197,8 @@ export const initialLedgerState = (): LedgerState => ({
   refundable: emptyShardedMap(),
   seenCharges: emptyShardedMap(),
   seenRefunds: emptyShardedMap(),
+  openCharges: {},
+  head: null,
 })
 
 const without = <V>(rec: Readonly<Record<string, V>>, key: string): Record<string, V> => {
@@ -175,6 +207,11 @@ const without = <V>(rec: Readonly<Record<string, V>>, key: string): Record<strin
 }
 
 export function evolveLedger(s: LedgerState, e: CreditEvent): LedgerState {
+  const next = evolveBalances(s, e)
+  return typeof e.data.hash === 'string' ? { ...next, head: e.data.hash } : next
+}
+
+function evolveBalances(s: LedgerState, e: CreditEvent): LedgerState {
   switch (e.type) {
     case 'CreditAccountOpened':
       return { ...s, opened: true, plan: e.data.plan }
@@ -185,6 +222,7 @@ export function evolveLedger(s: LedgerState, e: CreditEvent): LedgerState {
     case 'CreditsCharged':
       return {
         ...s,
+        openCharges: e.data.pending ? { ...s.openCharges, [e.data.chargeId]: { at: e.data.at, operation: e.data.operation, noteId: e.data.noteId, failed: null } } : s.openCharges,
         balance: e.data.balanceAfter,
         refundable: setIn(s.refundable, e.data.chargeId, { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId }),
         seenCharges: setIn(s.seenCharges, e.data.chargeId, true),
@@ -233,9 +271,16 @@ export function evolveLedger(s: LedgerState, e: CreditEvent): LedgerState {
         reservations: without(s.reservations, e.data.reservationId),
         closedReservations: setIn(s.closedReservations, e.data.reservationId, 'released'),
       }
+    case 'CreditsChargeCompleted':
+      return { ...s, openCharges: without(s.openCharges, e.data.chargeId) }
+    case 'CreditsChargeFailed': {
+      const open = s.openCharges[e.data.chargeId]
+      return open ? { ...s, openCharges: { ...s.openCharges, [e.data.chargeId]: { ...open, failed: e.data.reason } } } : s
+    }
     case 'CreditsRefunded':
       return {
         ...s,
+        openCharges: without(s.openCharges, e.data.chargeId),
         balance: e.data.balanceAfter,
         refundable: deleteIn(s.refundable, e.data.chargeId),
         seenRefunds: setIn(s.seenRefunds, e.data.refundId, true),
@@ -307,6 +352,7 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
             cost: c.cost,
             noteId: c.noteId ?? null,
             requestId: c.requestId ?? null,
+            ...(c.pending ? { pending: true as const } : {}),
             balanceAfter: s.balance - c.cost,
             at,
           },
@@ -405,6 +451,14 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
         },
       ]
     }
+    case 'CompleteCharge':
+      // Already completed, failed or refunded (e.g. expired meanwhile): nothing to record.
+      return s.openCharges[c.chargeId] && !s.openCharges[c.chargeId]!.failed ? [{ type: 'CreditsChargeCompleted', data: { chargeId: c.chargeId, at } }] : []
+    case 'FailCharge': {
+      const open = s.openCharges[c.chargeId]
+      if (!open || open.failed) return []
+      return [{ type: 'CreditsChargeFailed', data: { chargeId: c.chargeId, operation: open.operation, noteId: open.noteId, reason: c.reason, at } }]
+    }
     case 'RefundCharge': {
       if (hasIn(s.seenRefunds, c.refundId)) return []
       const charge = getIn(s.refundable, c.chargeId)
@@ -432,7 +486,8 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
 }
 
 export const ledgerDecider: Decider<CreditCommand, CreditEvent, LedgerState> = {
-  decide: decideLedger,
+  // Every event decided is linked onto the stream's hash chain.
+  decide: (c, s) => chainEvents(decideLedger(c, s), s.head),
   evolve: evolveLedger,
   initialState: initialLedgerState,
 }

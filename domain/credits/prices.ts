@@ -33,3 +33,29 @@ export const PRICES = {
  * site's captions) runs no speech engine: it costs the import's flat 50, whatever its length.
  */
 export const PUBLISHED_TRANSCRIPT_CREDITS = PRICES.import.credits
+
+/**
+ * Every price table that has been in force, oldest first, each from an instant (UTC). The
+ * auditor holds each charge against the table in force when it was made, so a change of price
+ * is a new entry here, never an edit of an old one.
+ */
+export const PRICE_HISTORY: readonly { from: string; prices: Readonly<Record<string, Price>> }[] = [{ from: '1970-01-01T00:00:00.000Z', prices: PRICES }]
+
+/** The price of `operation` in the table in force at `at` (null: not a priced operation then). */
+export function priceInForce(operation: string, at: string): { price: Price; since: string } | null {
+  const table = [...PRICE_HISTORY].reverse().find((t) => t.from <= at) ?? null
+  if (!table) return null
+  const price = Object.values(table.prices).find((p) => p.operation === operation)
+  return price ? { price, since: table.from } : null
+}
+
+/** Null when `cost` is what the table asks for `operation` at `at`, else why not. */
+export function priceMismatch(operation: string, cost: number, at: string): string | null {
+  const found = priceInForce(operation, at)
+  if (!found) return `operation "${operation}" has no price in the table in force at ${at}`
+  const { price, since } = found
+  const ok = price.per === 'request' ? cost === price.credits : price.credits > 0 && cost > 0 && cost % price.credits === 0
+  if (ok) return null
+  const asked = price.per === 'request' ? `${price.credits}` : `a positive multiple of ${price.credits} (per ${price.per})`
+  return `${operation} cost ${cost}; the price table in force since ${since} asks ${asked}`
+}

@@ -134,6 +134,8 @@ export async function audit(s: TestService, accountId: string) {
     result: auditLedger(
       read.events.map((e) => ({ id: e.id, revision: e.revision, event: { type: e.type, data: e.data } as CreditEvent })),
       { lines: await ledgerEntries(s.docs, accountId), balance: (await creditAccount(s.docs, accountId))?.balance ?? null },
+      undefined,
+      { accountId },
     ),
   }
 }
