@@ -5,7 +5,15 @@ import { fold } from '../domain/decider.ts'
 import { ledgerDecider, type CreditCommand, type CreditEvent } from '../domain/credits/ledger.ts'
 import { DeciderSpecification } from './support/decider.ts'
 
-const ledger = DeciderSpecification.for(ledgerDecider)
+/**
+ * The decider's events without the hash chain's fields (`prevHash`, `hash`): the specs here are
+ * about amounts and ids; the chain has its own test below and in credits.invariants/tamper.
+ */
+const withoutChain = (e: CreditEvent): CreditEvent => {
+  const { prevHash: _prev, hash: _hash, ...data } = e.data as CreditEvent['data'] & { prevHash?: unknown; hash?: unknown }
+  return { ...e, data } as CreditEvent
+}
+const ledger = DeciderSpecification.for({ ...ledgerDecider, decide: (c: CreditCommand, state: Parameters<typeof ledgerDecider.decide>[1]) => ledgerDecider.decide(c, state).map(withoutChain) })
 const NOW = '2026-11-10T10:00:00.000Z'
 const at = NOW
 
@@ -151,4 +159,15 @@ t.test('a hold is extended when the real price is known, refused when the balanc
   held.when({ type: 'ExtendReservation', reservationId: 'r1', amount: 150, reason: '3 minutes', now: NOW }).thenMatches(t, [{ type: 'CreditsHoldExtended', data: { by: 100, amount: 150, balanceAfter: 50 } }])
   held.when({ type: 'ExtendReservation', reservationId: 'r1', amount: 250, reason: '5 minutes', now: NOW }).thenThrows(t, 'insufficient_credits')
   held.when({ type: 'ExtendReservation', reservationId: 'r1', amount: 50, reason: 'same', now: NOW }).thenNothingHappened(t)
+})
+
+t.test('every event the ledger decides is chained to the one before it', async (t) => {
+  const first = ledgerDecider.decide(open('pro'), fold(ledgerDecider, []))
+  const state = fold(ledgerDecider, first)
+  const [charged] = ledgerDecider.decide(charge('c1', 10), state)
+  const data = (e: CreditEvent | undefined) => e!.data as { prevHash?: string | null; hash?: string }
+  t.equal(data(first[0]).prevHash, null, 'the first event starts the chain')
+  t.equal(data(first[1]).prevHash, data(first[0]).hash, 'the second names the first')
+  t.equal(data(charged).prevHash, data(first[1]).hash, 'a later command continues the chain')
+  t.match(data(charged).hash, /^[0-9a-f]{64}$/)
 })
