@@ -95,9 +95,10 @@ t.test('given the service killed between the import hold and the note, when it r
 
   // Restarted without the fault: the sweeper gives the hold back by an event.
   const second = await startService()
+  // A restart on a busy machine: boot, catch-up and the sweeper's first pass may take a while.
   const released = await until('the hold to be released', async () =>
     (await ledger(accountId)).find((e): e is Extract<CreditEvent, { type: 'CreditsReleased' }> => e.type === 'CreditsReleased' && e.data.reservationId === reservationId),
-  )
+  120_000)
   t.match(released.data, { amount: 50, balanceAfter: 5000, reason: /hold sweeper/ })
   const ok = await until('the auditor to agree', async () => {
     const a = audit(accountId)

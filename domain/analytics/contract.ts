@@ -77,9 +77,12 @@ export const EVENT_FIELDS = {
   CreditAccountOpened: { accountId: 'string', plan: 'string', at: 'string' },
   CreditCycleStarted: { cycle: 'string', plan: 'string', granted: 'integer', expired: 'integer', balanceAfter: 'integer', at: 'string' },
   CreditPlanChanged: { from: 'string', to: 'string', adjustment: 'integer', balanceAfter: 'integer', at: 'string' },
-  CreditsCharged: { chargeId: 'string', operation: 'string', cost: 'integer', noteId: 'string|null', requestId: 'string|null', balanceAfter: 'integer', at: 'string' },
+  CreditsCharged: { chargeId: 'string', operation: 'string', cost: 'integer', noteId: 'string|null', requestId: 'string|null', pending: 'boolean?', balanceAfter: 'integer', at: 'string' },
+  CreditsChargeCompleted: { chargeId: 'string', at: 'string' },
+  CreditsChargeFailed: { chargeId: 'string', operation: 'string', noteId: 'string|null', reason: 'string', at: 'string' },
   CreditsReserved: { reservationId: 'string', operation: 'string', amount: 'integer', noteId: 'string|null', requestId: 'string|null', balanceAfter: 'integer', at: 'string' },
-  CreditsCaptured: { reservationId: 'string', operation: 'string', reserved: 'integer', cost: 'integer', noteId: 'string|null', balanceAfter: 'integer', at: 'string' },
+  CreditsCaptured: { reservationId: 'string', operation: 'string', reserved: 'integer', cost: 'integer', noteId: 'string|null', part: 'string|null?', balanceAfter: 'integer', at: 'string' },
+  CreditsHoldExtended: { reservationId: 'string', operation: 'string', by: 'integer', amount: 'integer', noteId: 'string|null', reason: 'string', balanceAfter: 'integer', at: 'string' },
   CreditsReleased: { reservationId: 'string', operation: 'string', amount: 'integer', noteId: 'string|null', reason: 'string', balanceAfter: 'integer', at: 'string' },
   CreditsRefunded: { refundId: 'string', chargeId: 'string', operation: 'string', amount: 'integer', noteId: 'string|null', reason: 'string', balanceAfter: 'integer', at: 'string' },
   // usage-<accountId>
@@ -168,7 +171,7 @@ export type PublishedType = keyof typeof EVENT_FIELDS
 
 /** The topics (stream categories) and the event types each carries. Other categories are not published. */
 export const TOPICS: Readonly<Record<string, readonly PublishedType[]>> = {
-  credits: ['CreditAccountOpened', 'CreditCycleStarted', 'CreditPlanChanged', 'CreditsCharged', 'CreditsReserved', 'CreditsCaptured', 'CreditsReleased', 'CreditsRefunded'],
+  credits: ['CreditAccountOpened', 'CreditCycleStarted', 'CreditPlanChanged', 'CreditsCharged', 'CreditsChargeCompleted', 'CreditsChargeFailed', 'CreditsReserved', 'CreditsHoldExtended', 'CreditsCaptured', 'CreditsReleased', 'CreditsRefunded'],
   usage: ['MinutesReserved', 'MinutesReleased', 'StorageAllocated', 'StorageFreed'],
   note: [
     'NoteCreated', 'NoteFinalized', 'NoteEdited', 'NoteTranscribed', 'NoteReady', 'NoteFailed', 'NoteAudioDeleted',
