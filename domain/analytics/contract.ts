@@ -102,6 +102,8 @@ export const EVENT_FIELDS = {
   NoteReady: { durationSeconds: 'number|null', language: 'string|null', at: 'string' },
   NoteFailed: { errorCode: 'string', at: 'string' },
   NoteAudioDeleted: { reason: 'string', at: 'string' },
+  // A deleted note: consumers that kept its content (personal topics) delete their copy on it.
+  NoteDeleted: { accountId: 'string', at: 'string' },
   TranscriptionStarted: { jobId: 'string', attempt: 'integer', at: 'string' },
   TranscriptionProgressed: { jobId: 'string', attempt: 'integer', stage: 'string', percent: 'number|null', at: 'string' },
   TranscriptionAttemptFailed: { jobId: 'string', attempt: 'integer', errorCode: 'string', retryAt: 'string', at: 'string' },
@@ -174,7 +176,7 @@ export const TOPICS: Readonly<Record<string, readonly PublishedType[]>> = {
   credits: ['CreditAccountOpened', 'CreditCycleStarted', 'CreditPlanChanged', 'CreditsCharged', 'CreditsChargeCompleted', 'CreditsChargeFailed', 'CreditsReserved', 'CreditsHoldExtended', 'CreditsCaptured', 'CreditsReleased', 'CreditsRefunded'],
   usage: ['MinutesReserved', 'MinutesReleased', 'StorageAllocated', 'StorageFreed'],
   note: [
-    'NoteCreated', 'NoteFinalized', 'NoteEdited', 'NoteTranscribed', 'NoteReady', 'NoteFailed', 'NoteAudioDeleted',
+    'NoteCreated', 'NoteFinalized', 'NoteEdited', 'NoteTranscribed', 'NoteReady', 'NoteFailed', 'NoteAudioDeleted', 'NoteDeleted',
     'TranscriptionStarted', 'TranscriptionProgressed', 'TranscriptionAttemptFailed', 'TranscriptionSettled', 'NoteSourceDescribed', 'NoteAudioStored',
     'TranscriptTextReplaced', 'SpeakerRenamed', 'SpeakerVoiceExclusionChanged', 'TranslationRequested', 'TranslationStarted', 'TranslationCompleted', 'TranslationFailed',
   ],
