@@ -16,6 +16,10 @@ import { noteStream } from '../domain/notes/note.ts'
 const tmp = tempDir('holds-crash-')
 t.teardown(tmp.remove)
 const [port, mcpPort] = await freePorts(2)
+// The embedded default (SQLite, embedded read models, local blobs), whatever servers `npm test`
+// started for other suites: a killed process's MongoDB projection leases would otherwise hold the
+// restarted one's projections back, and this test is about the crash, not the scale deployment.
+const { MONGO_URL: _mongo, KAFKA_BROKERS: _kafka, S3_ENDPOINT: _s3, ESDB_URL: _esdb, ...inherited } = process.env
 const env = {
   DATA_DIR: tmp.dir,
   PORT: String(port),
@@ -28,7 +32,7 @@ const env = {
 }
 
 async function startService(extra: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: { baseUrl: string; accountId?: string; apiKey?: string } }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/serviceProcess.ts'], { env: { ...process.env, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/serviceProcess.ts'], { env: { ...inherited, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
   let err = ''
   child.stderr!.on('data', (d) => (err += d))
   t.teardown(() => {
@@ -50,7 +54,7 @@ const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
 t.teardown(() => events.close())
 const ledger = async (accountId: string) => (await events.readStream(creditsStream.of(accountId))).events.map((e) => toDomainEvent<CreditEvent>(e))
 const audit = (accountId: string) => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/audit-ledger.ts', accountId, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 })
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/audit-ledger.ts', accountId, '--json'], { env: { ...inherited, ...env }, encoding: 'utf8', timeout: 60_000 })
   return { status: r.status, result: JSON.parse(r.stdout || '{}') as { ok: boolean; balance: number; problems: string[]; orphanHolds: { reservationId: string }[] } }
 }
 async function until<T>(what: string, f: () => Promise<T | null | undefined>, ms = 30_000): Promise<T> {
