@@ -368,15 +368,16 @@ t.test('a note: the transcript with speakers; a click on a segment seeks the pla
 })
 
 t.test('plan and credits: balance, ledger table and chart, CSV export, the auditor’s verdict', async (t) => {
-  // A charge and its refund, through the real credit commands, next to the import's reservation.
-  const { chargeId } = await s.services.credits.charge(account.accountId, { operation: 'analysis', cost: 7, noteId })
+  // A charge and its refund, through the real credit commands, next to the import's reservation
+  // (at the price table's price: the auditor's verdict checks it).
+  const { chargeId } = await s.services.credits.charge(account.accountId, { operation: 'analysis', cost: 100, noteId })
   await s.services.credits.refund(account.accountId, chargeId, 'the analysis failed')
   await openByKeyboard('Plan and credits')
   await page.waitForSelector('#ledger tbody tr >> nth=3')
   await page.getByText(/OK: replaying the \d+ ledger events/).waitFor()
   const kinds = await page.locator('#ledger tbody tr td:nth-child(2)').allInnerTexts()
   for (const k of ['Cycle started', 'Reservation', 'Reservation captured', 'Charge', 'Refund']) t.ok(kinds.includes(k), `the ledger shows a ${k.toLowerCase()}`)
-  t.match(await page.locator('#ledger').innerText(), /analysis\s+Weekly planning\s+-7/, 'with the operation and the note')
+  t.match(await page.locator('#ledger').innerText(), /analysis\s+Weekly planning\s+-100/, 'with the operation and the note')
   t.ok((await page.locator('figure.chart svg .mark').count()) === kinds.length, 'the chart has a mark per ledger line')
   t.match(await page.locator('figure.chart svg title').first().innerHTML(), /Balance over \d{4}-\d\d/)
   await tabTo('Export CSV')
@@ -384,7 +385,7 @@ t.test('plan and credits: balance, ledger table and chart, CSV export, the audit
   const csv = readFileSync((await download.path())!, 'utf8')
   t.match(csv, /^at,revision,type,operation,note_id,note_title,reference,delta,balance_after\r\n/)
   t.equal(csv.trimEnd().split('\r\n').length, kinds.length + 1, 'the CSV has the same lines')
-  t.match(csv, /,CreditsRefunded,analysis,[0-9a-f-]+,Weekly planning,[0-9a-f-]+,7,/)
+  t.match(csv, /,CreditsRefunded,analysis,[0-9a-f-]+,Weekly planning,[0-9a-f-]+,100,/)
   await keyboardCheck(t, 'credits', ['Run the audit again', 'Cycle', 'Export CSV', 'Weekly planning'])
   await pageDone(t, 'credits')
 })
