@@ -12,14 +12,14 @@ import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
 import { toDomainEvent } from '../ports/eventStore.ts'
 import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
 import { noteStream } from '../domain/notes/note.ts'
+import { embeddedEnv } from './support/embeddedEnv.ts'
 
 const tmp = tempDir('holds-crash-')
 t.teardown(tmp.remove)
 const [port, mcpPort] = await freePorts(2)
-// The embedded default (SQLite, embedded read models, local blobs), whatever servers `npm test`
-// started for other suites: a killed process's MongoDB projection leases would otherwise hold the
-// restarted one's projections back, and this test is about the crash, not the scale deployment.
-const { MONGO_URL: _mongo, KAFKA_BROKERS: _kafka, S3_ENDPOINT: _s3, ESDB_URL: _esdb, ...inherited } = process.env
+// The embedded default whatever servers `npm test` started: a killed process's MongoDB projection
+// leases would otherwise hold the restarted one's projections back.
+const inherited = embeddedEnv()
 const env = {
   DATA_DIR: tmp.dir,
   PORT: String(port),

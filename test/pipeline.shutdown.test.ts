@@ -14,6 +14,7 @@ import { DIALOGUE, dialogue, startAsrServer } from './support/pipeline.ts'
 import { speech } from './support/speech.ts'
 import { existsSync } from 'node:fs'
 import { fetchTinyModel } from '../scripts/whisperModel.ts'
+import { embeddedEnv } from './support/embeddedEnv.ts'
 
 const tmp = tempDir('pipeline-shutdown-')
 t.teardown(tmp.remove)
@@ -35,7 +36,7 @@ interface Child {
 }
 
 async function start(env: Record<string, string>, ready: RegExp): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { env: { ...embeddedEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   proc.stdout!.on('data', (d) => (out += d))
   proc.stderr!.on('data', (d) => (out += d))
@@ -133,7 +134,7 @@ async function sigtermDuringTranscription(t: Tap.Test, env: Record<string, strin
   t.equal(await second.exited, 0)
 
   const audited = await new Promise<{ code: number; stdout: string }>((resolve) =>
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/audit-ledger.ts', accountId, '--json'], { env: { ...process.env, ...env } }, (err, stdout) =>
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/audit-ledger.ts', accountId, '--json'], { env: { ...embeddedEnv(), ...env } }, (err, stdout) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout }),
     ),
   )

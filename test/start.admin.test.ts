@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { spawn, execFile } from 'node:child_process'
 import { createServer } from 'node:net'
 import { tempDir } from './support/tmp.ts'
+import { embeddedEnv } from './support/embeddedEnv.ts'
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -19,7 +20,7 @@ const freePort = () =>
   })
 
 async function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { env: { ...embeddedEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.on('data', (d) => (out += d))
   child.stderr.on('data', (d) => (out += d))
@@ -37,7 +38,7 @@ async function start(env: Record<string, string>) {
 
 const admin = (env: Record<string, string>, ...args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: { ...process.env, ...env } }, (err, stdout, stderr) =>
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: { ...embeddedEnv(), ...env } }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   )
