@@ -5,7 +5,7 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { balanceDelta, type CreditEvent } from '../domain/credits/ledger.ts'
 import type { Projection } from './runner.ts'
-import { capturedChargeId, creditsStream, isBookkeeping } from '../domain/credits/ledger.ts'
+import { creditsStream, entryReference, isBookkeeping } from '../domain/credits/ledger.ts'
 
 export const LEDGER_ENTRIES = 'ledger_entries'
 export const CREDIT_ACCOUNTS = 'credit_accounts'
@@ -78,7 +78,7 @@ async function applyLedgerEvent(recorded: RecordedEvent, docs: DocumentStore) {
       type: e.type,
       operation: 'operation' in e.data ? e.data.operation : null,
       noteId: 'noteId' in e.data ? e.data.noteId : null,
-      reference: referenceOf(e),
+      reference: entryReference(e),
       delta: balanceDelta(e, before),
       balanceAfter,
       cycle,
@@ -102,23 +102,6 @@ async function applyLedgerEvent(recorded: RecordedEvent, docs: DocumentStore) {
     },
     { upsert: true },
   )
-}
-
-function referenceOf(e: CreditEvent): string | null {
-  switch (e.type) {
-    case 'CreditsCharged':
-      return e.data.chargeId
-    case 'CreditsReserved':
-    case 'CreditsHoldExtended':
-    case 'CreditsReleased':
-      return e.data.reservationId
-    case 'CreditsCaptured':
-      return capturedChargeId(e.data.reservationId, e.data.part)
-    case 'CreditsRefunded':
-      return e.data.chargeId
-    default:
-      return null
-  }
 }
 
 const reservedDelta = (e: CreditEvent): number =>

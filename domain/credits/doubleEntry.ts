@@ -9,7 +9,7 @@
 //   refunds             what refunds gave back
 // So the statement of all accounts sums to zero, `balance` ends at the replayed balance and
 // `held` at the credits still held.
-import { balanceDelta, capturedChargeId, type CreditEvent } from './ledger.ts'
+import { balanceDelta, entryReference, type CreditEvent } from './ledger.ts'
 
 export interface Posting {
   revision: number
@@ -83,24 +83,8 @@ function legs(e: CreditEvent, balanceBefore: number): [string, number][] {
   }
 }
 
-function referenceOf(e: CreditEvent): string | null {
-  switch (e.type) {
-    case 'CreditCycleStarted':
-      return e.data.cycle
-    case 'CreditsCharged':
-      return e.data.chargeId
-    case 'CreditsReserved':
-    case 'CreditsHoldExtended':
-    case 'CreditsReleased':
-      return e.data.reservationId
-    case 'CreditsCaptured':
-      return capturedChargeId(e.data.reservationId, e.data.part)
-    case 'CreditsRefunded':
-      return e.data.chargeId
-    default:
-      return null
-  }
-}
+/** The entry's reference; a cycle's grant and expiry name their cycle. */
+const referenceOf = (e: CreditEvent): string | null => (e.type === 'CreditCycleStarted' ? e.data.cycle : entryReference(e))
 
 export function doubleEntry(events: readonly { revision: number; event: CreditEvent }[]): DoubleEntryStatement {
   const postings: Posting[] = []

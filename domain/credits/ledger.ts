@@ -101,6 +101,24 @@ export type CreditEvent =
 /** The charge id of a captured reservation (or of one captured part of it): what a refund names. */
 export const capturedChargeId = (reservationId: string, part?: string | null): string => (part ? `${reservationId}#${part}` : reservationId)
 
+/** The charge or reservation a ledger entry belongs to (the statement's and the double entry's reference column). */
+export function entryReference(e: CreditEvent): string | null {
+  switch (e.type) {
+    case 'CreditsCharged':
+      return e.data.chargeId
+    case 'CreditsReserved':
+    case 'CreditsHoldExtended':
+    case 'CreditsReleased':
+      return e.data.reservationId
+    case 'CreditsCaptured':
+      return capturedChargeId(e.data.reservationId, e.data.part)
+    case 'CreditsRefunded':
+      return e.data.chargeId
+    default:
+      return null
+  }
+}
+
 export const CREDIT_EVENT_TYPES: readonly CreditEvent['type'][] = [
   'CreditAccountOpened',
   'CreditCycleStarted',
