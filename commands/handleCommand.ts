@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Decider, DomainEvent } from '../domain/decider.ts'
 import { DomainError } from '../domain/errors.ts'
-import { WrongExpectedRevisionError, toDomainEvent, type EventStore } from '../ports/eventStore.ts'
+import { StreamDeletedError, WrongExpectedRevisionError, toDomainEvent, type EventStore } from '../ports/eventStore.ts'
 
 export interface HandleResult<Event extends DomainEvent, State> {
   events: Event[]
@@ -132,6 +132,11 @@ export class CommandHandler {
         this.remember(decider, streamName, { revision: result.nextExpectedRevision, state: next })
         return { events, state: next, revision: result.nextExpectedRevision, position: result.lastGlobalPosition }
       } catch (err) {
+        // A stream an operator hard-deleted is gone for good: what it held is not found, never a 500.
+        if (err instanceof StreamDeletedError) {
+          this.cacheOf(decider).delete(streamName)
+          throw new DomainError('not_found', 'This resource was deleted.')
+        }
         if (!(err instanceof WrongExpectedRevisionError)) throw err
         // Another process wrote first: back off (full jitter, doubling up to 250 ms) and decide again.
         const wait = Math.random() * Math.min(250, 5 * 2 ** attempt)
@@ -149,6 +154,11 @@ export class CommandHandler {
   ): Promise<Cached<State>> {
     const cached = (this.cacheOf(decider).get(streamName) as Cached<State> | undefined) ?? { revision: -1, state: decider.initialState() }
     const read = await this.store.readStream(streamName, { from: cached.revision + 1 })
+    if (!read.streamExists && cached.revision >= 0) {
+      // Deleted since it was cached (an operator deleted the stream): it reads as missing now.
+      this.cacheOf(decider).delete(streamName)
+      return { revision: -1, state: decider.initialState() }
+    }
     if (read.events.length === 0) return cached
     let state = cached.state
     for (const e of read.events) state = decider.evolve(state, toDomainEvent<Event>(e))

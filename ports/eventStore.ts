@@ -48,7 +48,10 @@ export interface ReadStreamResult {
   events: RecordedEvent[]
   /** Revision of the last event in the stream, or -1 when the stream does not exist. */
   currentRevision: StreamRevision
+  /** False for a stream never written, and for a deleted one (soft or hard: it reads as missing). */
   streamExists: boolean
+  /** True when the stream was hard-deleted (tombstoned): appending to it fails with StreamDeletedError. */
+  streamDeleted?: boolean
 }
 
 export interface EventFilter {
@@ -96,6 +99,14 @@ export interface EventStore {
    */
   setStreamRetention?(streamName: string, retention: { maxCount?: number; maxAgeSeconds?: number }): Promise<void>
 
+  /**
+   * Deletes a stream, as an operator does on EventStoreDB. Soft (default): the stream reads as
+   * missing and may be written again, its revisions continuing. Hard (a tombstone): it reads as
+   * missing for good and every append fails with StreamDeletedError. Optional: stores without it
+   * never delete streams.
+   */
+  deleteStream?(streamName: string, options?: { hard?: boolean }): Promise<void>
+
   close(): Promise<void>
 }
 
@@ -107,6 +118,14 @@ export class WrongExpectedRevisionError extends Error {
     readonly actual: StreamRevision,
   ) {
     super(`stream ${streamName}: expected revision ${String(expected)}, actual ${actual}`)
+  }
+}
+
+/** An append to a hard-deleted (tombstoned) stream: it can never be written again. */
+export class StreamDeletedError extends Error {
+  override readonly name = 'StreamDeletedError'
+  constructor(readonly streamName: string) {
+    super(`stream ${streamName} was deleted`)
   }
 }
 

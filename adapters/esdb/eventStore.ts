@@ -7,6 +7,7 @@ import {
   END,
   EventStoreDBClient,
   START as ESDB_START,
+  StreamDeletedError as EsdbStreamDeletedError,
   StreamNotFoundError,
   WrongExpectedVersionError,
   eventTypeFilter,
@@ -23,6 +24,7 @@ import {
 } from '@eventstore/db-client'
 import {
   START,
+  StreamDeletedError,
   WrongExpectedRevisionError,
   matchesFilter,
   type AppendResult,
@@ -57,6 +59,15 @@ export function openEsdbEventStore(connectionString: string): EventStore {
       // Written to the metadata stream `$$<stream>` as a `$metadata` event (client.setStreamMetadata).
       await client.setStreamMetadata(streamName, { ...(maxCount !== undefined ? { maxCount } : {}), ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}) })
     },
+    async deleteStream(streamName, { hard = false } = {}) {
+      try {
+        if (hard) await client.tombstoneStream(streamName)
+        else await client.deleteStream(streamName)
+      } catch (error) {
+        // Deleting a deleted stream is done already.
+        if (!(error instanceof EsdbStreamDeletedError)) throw error
+      }
+    },
     async close() {
       closing.abort()
       await client.dispose()
@@ -87,6 +98,7 @@ async function appendToStream(
     if (error instanceof WrongExpectedVersionError) {
       throw new WrongExpectedRevisionError(streamName, expected, toRevision(error.actualVersion))
     }
+    if (error instanceof EsdbStreamDeletedError) throw new StreamDeletedError(streamName)
     throw error
   }
 }
@@ -141,7 +153,9 @@ async function readStream(
     const read = maxCount === 0 ? [] : await collect(client.readStream(streamName, { fromRevision: BigInt(from), ...(maxCount ? { maxCount } : {}) }))
     events = read.map(toRecordedEvent)
   } catch (error) {
+    // A soft-deleted stream answers StreamNotFound, a tombstoned one StreamDeleted: both read as missing.
     if (error instanceof StreamNotFoundError) return { events: [], currentRevision: -1, streamExists: false }
+    if (error instanceof EsdbStreamDeletedError) return { events: [], currentRevision: -1, streamExists: false, streamDeleted: true }
     throw error
   }
   // When the read reached the end of the stream its last event is the current revision: taking
@@ -156,7 +170,7 @@ async function lastEvent(client: EventStoreDBClient, streamName: string): Promis
     const [last] = await collect(client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }))
     return last && toRecordedEvent(last)
   } catch (error) {
-    if (error instanceof StreamNotFoundError) return undefined
+    if (error instanceof StreamNotFoundError || error instanceof EsdbStreamDeletedError) return undefined
     throw error
   }
 }
