@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Decider, DomainEvent } from '../domain/decider.ts'
 import { DomainError } from '../domain/errors.ts'
-import { StreamDeletedError, WrongExpectedRevisionError, toDomainEvent, type EventStore } from '../ports/eventStore.ts'
+import { EventStoreTimeoutError, StreamDeletedError, WrongExpectedRevisionError, toDomainEvent, type EventStore } from '../ports/eventStore.ts'
 
 export interface HandleResult<Event extends DomainEvent, State> {
   events: Event[]
@@ -55,6 +55,14 @@ export function derivedEventId(streamName: string, key: string, command: unknown
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`
 }
 
+/** A store that misses its deadline is unavailable for now: 503 with Retry-After, never a 500 or a hang. */
+function unavailable(err: unknown): never {
+  if (err instanceof EventStoreTimeoutError) {
+    throw new DomainError('service_unavailable', 'The event store is not answering; retry shortly.', { retryAfter: CONFLICT_RETRY_AFTER_SECONDS })
+  }
+  throw err
+}
+
 interface Cached<State> {
   revision: number
   state: State
@@ -79,10 +87,8 @@ export class CommandHandler {
     opts: HandleOptions = {},
   ): Promise<HandleResult<Event, State>> {
     const previous = this.queues.get(streamName) ?? Promise.resolve()
-    const run = previous.then(
-      () => this.handleWithRetry(streamName, command, decider, opts),
-      () => this.handleWithRetry(streamName, command, decider, opts),
-    )
+    const attempt = () => this.handleWithRetry(streamName, command, decider, opts).catch(unavailable)
+    const run = previous.then(attempt, attempt)
     this.queues.set(streamName, run)
     const cleanup = () => {
       if (this.queues.get(streamName) === run) this.queues.delete(streamName)
@@ -93,7 +99,7 @@ export class CommandHandler {
 
   /** Current folded state of a stream (for queries that need the decider's view). */
   async load<Event extends DomainEvent, State>(streamName: string, decider: Decider<unknown, Event, State>): Promise<Cached<State>> {
-    return this.refresh(streamName, decider)
+    return this.refresh(streamName, decider).catch(unavailable)
   }
 
   private async handleWithRetry<Command, Event extends DomainEvent, State>(

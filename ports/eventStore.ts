@@ -129,6 +129,21 @@ export class StreamDeletedError extends Error {
   }
 }
 
+/**
+ * The event store did not answer within its deadline (it accepted the connection but hangs, or
+ * the network drops replies). Callers treat it as the store being unavailable: a command answers
+ * 503, a supervised loop retries.
+ */
+export class EventStoreTimeoutError extends Error {
+  override readonly name = 'EventStoreTimeoutError'
+  constructor(
+    readonly operation: string,
+    readonly deadlineMs: number,
+  ) {
+    super(`the event store did not answer ${operation} within ${deadlineMs} ms`)
+  }
+}
+
 export const categoryOf = (streamName: string): string => {
   const dash = streamName.indexOf('-')
   return dash === -1 ? streamName : streamName.slice(0, dash)

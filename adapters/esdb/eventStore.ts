@@ -2,8 +2,10 @@
 // imports it). Positions in $all are commit positions; category and event-type filters are
 // pushed to the server where the client allows it and always re-checked here, so results are
 // exact whatever the server filters.
+import { once } from 'node:events'
 import {
   BACKWARDS,
+  DeadlineExceededError,
   END,
   EventStoreDBClient,
   START as ESDB_START,
@@ -23,6 +25,7 @@ import {
   type StreamingRead,
 } from '@eventstore/db-client'
 import {
+  EventStoreTimeoutError,
   START,
   StreamDeletedError,
   WrongExpectedRevisionError,
@@ -45,24 +48,38 @@ type EsdbEvent = ResolvedEvent | AllStreamResolvedEvent
 /** What EventStoreDB reports as the position of events it cannot place in $all (ulong.MaxValue). */
 const UNKNOWN_POSITION = 2n ** 64n - 1n
 
+/** Deadline of every call when the connection string sets no `defaultDeadline` (the client's default too). */
+export const DEFAULT_DEADLINE_MS = 10_000
+
+/**
+ * Every call has a deadline: `defaultDeadline` (milliseconds) of the connection string, else
+ * 10 s. A unary call (append, delete, metadata) must answer within it; a read must deliver each
+ * next event within it (so a long read is never cut while it makes progress); a subscription
+ * must be confirmed within it (after that a live subscription may stay quiet for good). A call
+ * that misses it fails with EventStoreTimeoutError, and the client is replaced: a server that
+ * accepted the connection and then hung can leave the client's channel (and its cached server
+ * features) waiting for ever, so later calls start on a fresh connection.
+ */
 export function openEsdbEventStore(connectionString: string): EventStore {
-  const client = EventStoreDBClient.connectionString(connectionString)
+  const conn = new Connection(connectionString, deadlineOf(connectionString))
   // Ends live subscriptions on close: the client's dispose() alone would leave them hanging.
   const closing = new AbortController()
   return {
-    appendToStream: (streamName, events, options) => appendToStream(client, streamName, events, options?.expectedRevision ?? 'any'),
-    readStream: (streamName, options) => readStream(client, streamName, options),
-    readAll: (options) => readAll(client, options),
+    appendToStream: (streamName, events, options) => appendToStream(conn, streamName, events, options?.expectedRevision ?? 'any'),
+    readStream: (streamName, options) => readStream(conn, streamName, options),
+    readAll: (options) => readAll(conn, options),
     subscribeToAll: (options = {}) =>
-      subscribeToAll(client, { ...options, signal: options.signal ? AbortSignal.any([options.signal, closing.signal]) : closing.signal }),
+      subscribeToAll(conn, { ...options, signal: options.signal ? AbortSignal.any([options.signal, closing.signal]) : closing.signal }),
     async setStreamRetention(streamName, { maxCount, maxAgeSeconds }) {
       // Written to the metadata stream `$$<stream>` as a `$metadata` event (client.setStreamMetadata).
-      await client.setStreamMetadata(streamName, { ...(maxCount !== undefined ? { maxCount } : {}), ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}) })
+      const metadata = { ...(maxCount !== undefined ? { maxCount } : {}), ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}) }
+      await conn.call(`setStreamMetadata(${streamName})`, (client, deadline) => client.setStreamMetadata(streamName, metadata, { deadline }))
     },
     async deleteStream(streamName, { hard = false } = {}) {
       try {
-        if (hard) await client.tombstoneStream(streamName)
-        else await client.deleteStream(streamName)
+        await conn.call(`${hard ? 'tombstoneStream' : 'deleteStream'}(${streamName})`, (client, deadline) =>
+          hard ? client.tombstoneStream(streamName, { deadline }) : client.deleteStream(streamName, { deadline }),
+        )
       } catch (error) {
         // Deleting a deleted stream is done already.
         if (!(error instanceof EsdbStreamDeletedError)) throw error
@@ -70,8 +87,89 @@ export function openEsdbEventStore(connectionString: string): EventStore {
     },
     async close() {
       closing.abort()
-      await client.dispose()
+      await conn.dispose()
     },
+  }
+}
+
+const deadlineOf = (connectionString: string): number => {
+  const match = /[?&]defaultDeadline=(\d+)/i.exec(connectionString)
+  return match ? Number(match[1]) : DEFAULT_DEADLINE_MS
+}
+
+/** The current client, each call under its deadline, and a fresh client after a call timed out. */
+class Connection {
+  private current: EventStoreDBClient
+  constructor(
+    private readonly connectionString: string,
+    readonly deadlineMs: number,
+  ) {
+    this.current = EventStoreDBClient.connectionString(connectionString)
+  }
+
+  get client(): EventStoreDBClient {
+    return this.current
+  }
+
+  /** After a timeout on `stale`: later calls open a new connection (calls in flight on it end). */
+  replace(stale: EventStoreDBClient): void {
+    if (this.current !== stale) return
+    this.current = EventStoreDBClient.connectionString(this.connectionString)
+    void stale.dispose().catch(() => {})
+  }
+
+  /** A unary call: answered within the deadline, or EventStoreTimeoutError. */
+  async call<T>(operation: string, run: (client: EventStoreDBClient, deadline: number) => Promise<T>): Promise<T> {
+    const client = this.current
+    const running = run(client, this.deadlineMs)
+    try {
+      return await this.within(operation, running)
+    } catch (error) {
+      if (error instanceof EventStoreTimeoutError) this.replace(client)
+      throw error
+    }
+  }
+
+  /** Each next event of a read within the deadline; the read is cancelled when it times out. */
+  async *read<E>(operation: string, open: (client: EventStoreDBClient) => StreamingRead<E>): AsyncGenerator<E> {
+    const client = this.current
+    const read = open(client)
+    const events = (read as AsyncIterable<E>)[Symbol.asyncIterator]()
+    try {
+      for (;;) {
+        const next = await this.within(operation, events.next())
+        if (next.done) return
+        yield next.value
+      }
+    } catch (error) {
+      if (error instanceof EventStoreTimeoutError) this.replace(client)
+      throw error
+    } finally {
+      // Stops the server from streaming the rest after an early end, a failure or a timeout.
+      await read.cancel().catch(() => {})
+    }
+  }
+
+  /** `promise`, or EventStoreTimeoutError once the deadline passes (the client's own deadline error maps to it too). */
+  async within<T>(operation: string, promise: Promise<T>): Promise<T> {
+    // The loser of the race may still fail later: nobody waits for it any more.
+    promise.catch(() => {})
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new EventStoreTimeoutError(operation, this.deadlineMs)), this.deadlineMs)
+    })
+    try {
+      return await Promise.race([promise, timeout])
+    } catch (error) {
+      if (error instanceof DeadlineExceededError) throw new EventStoreTimeoutError(operation, this.deadlineMs)
+      throw error
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  dispose(): Promise<void> {
+    return this.current.dispose()
   }
 }
 
@@ -80,19 +178,21 @@ export function openEsdbEventStore(connectionString: string): EventStore {
 // ---------------------------------------------------------------------------------------------
 
 async function appendToStream(
-  client: EventStoreDBClient,
+  conn: Connection,
   streamName: string,
   events: EventToAppend[],
   expected: ExpectedRevision,
 ): Promise<AppendResult> {
-  if (events.length === 0) return appendNothing(client, streamName, expected)
+  if (events.length === 0) return appendNothing(conn, streamName, expected)
   try {
-    const result = await client.appendToStream(streamName, events.map(toEventData), { expectedRevision: toEsdbExpected(expected) })
+    const result = await conn.call(`appendToStream(${streamName})`, (client, deadline) =>
+      client.appendToStream(streamName, events.map(toEventData), { expectedRevision: toEsdbExpected(expected), deadline }),
+    )
     const nextExpectedRevision = Number(result.nextExpectedRevision)
     // Servers before 22.x answer an idempotent retry without a position: look the event up.
     const lastGlobalPosition = result.position
       ? Number(result.position.commit)
-      : await positionOfRevision(client, streamName, nextExpectedRevision)
+      : await positionOfRevision(conn, streamName, nextExpectedRevision)
     return { nextExpectedRevision, lastGlobalPosition }
   } catch (error) {
     if (error instanceof WrongExpectedVersionError) {
@@ -104,8 +204,8 @@ async function appendToStream(
 }
 
 /** An empty append writes nothing but still honours the expected revision. */
-async function appendNothing(client: EventStoreDBClient, streamName: string, expected: ExpectedRevision): Promise<AppendResult> {
-  const last = await lastEvent(client, streamName)
+async function appendNothing(conn: Connection, streamName: string, expected: ExpectedRevision): Promise<AppendResult> {
+  const last = await lastEvent(conn, streamName)
   const current = last ? last.revision : -1
   if (!isSatisfied(expected, current)) throw new WrongExpectedRevisionError(streamName, expected, current)
   return { nextExpectedRevision: current, lastGlobalPosition: last ? last.globalPosition : START }
@@ -133,8 +233,8 @@ const toEsdbExpected = (expected: ExpectedRevision): AppendExpectedRevision =>
 /** The client reports a missing stream as 'no_stream'; the port as -1. */
 const toRevision = (version: bigint | string | undefined): StreamRevision => (typeof version === 'bigint' ? Number(version) : -1)
 
-async function positionOfRevision(client: EventStoreDBClient, streamName: string, revision: StreamRevision): Promise<GlobalPosition> {
-  const [event] = await collect(client.readStream(streamName, { fromRevision: BigInt(revision), maxCount: 1 }))
+async function positionOfRevision(conn: Connection, streamName: string, revision: StreamRevision): Promise<GlobalPosition> {
+  const [event] = await collect(conn.read(`readStream(${streamName})`, (client) => client.readStream(streamName, { fromRevision: BigInt(revision), maxCount: 1 })))
   if (!event) throw new Error(`stream ${streamName}: revision ${revision} was reported written but cannot be read`)
   return toRecordedEvent(event).globalPosition
 }
@@ -144,13 +244,16 @@ async function positionOfRevision(client: EventStoreDBClient, streamName: string
 // ---------------------------------------------------------------------------------------------
 
 async function readStream(
-  client: EventStoreDBClient,
+  conn: Connection,
   streamName: string,
   { from = 0, maxCount }: { from?: StreamRevision; maxCount?: number } = {},
 ): Promise<ReadStreamResult> {
   let events: RecordedEvent[]
   try {
-    const read = maxCount === 0 ? [] : await collect(client.readStream(streamName, { fromRevision: BigInt(from), ...(maxCount ? { maxCount } : {}) }))
+    const read =
+      maxCount === 0
+        ? []
+        : await collect(conn.read(`readStream(${streamName})`, (client) => client.readStream(streamName, { fromRevision: BigInt(from), ...(maxCount ? { maxCount } : {}) })))
     events = read.map(toRecordedEvent)
   } catch (error) {
     // A soft-deleted stream answers StreamNotFound, a tombstoned one StreamDeleted: both read as missing.
@@ -161,13 +264,13 @@ async function readStream(
   // When the read reached the end of the stream its last event is the current revision: taking
   // it from a second read could pair these events with a revision appended in between.
   const reachedEnd = events.length > 0 && (maxCount === undefined || events.length < maxCount)
-  const currentRevision = reachedEnd ? events.at(-1)!.revision : ((await lastEvent(client, streamName))?.revision ?? -1)
+  const currentRevision = reachedEnd ? events.at(-1)!.revision : ((await lastEvent(conn, streamName))?.revision ?? -1)
   return { events, currentRevision, streamExists: currentRevision >= 0 }
 }
 
-async function lastEvent(client: EventStoreDBClient, streamName: string): Promise<RecordedEvent | undefined> {
+async function lastEvent(conn: Connection, streamName: string): Promise<RecordedEvent | undefined> {
   try {
-    const [last] = await collect(client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }))
+    const [last] = await collect(conn.read(`readStream(${streamName})`, (client) => client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })))
     return last && toRecordedEvent(last)
   } catch (error) {
     if (error instanceof StreamNotFoundError || error instanceof EsdbStreamDeletedError) return undefined
@@ -175,9 +278,9 @@ async function lastEvent(client: EventStoreDBClient, streamName: string): Promis
   }
 }
 
-async function collect<E>(read: StreamingRead<E>): Promise<E[]> {
+async function collect<E>(read: AsyncIterable<E>): Promise<E[]> {
   const out: E[] = []
-  for await (const event of read as AsyncIterable<E>) out.push(event)
+  for await (const event of read) out.push(event)
   return out
 }
 
@@ -185,30 +288,26 @@ async function collect<E>(read: StreamingRead<E>): Promise<E[]> {
 // $all: reads and subscriptions
 // ---------------------------------------------------------------------------------------------
 
-async function readAll(client: EventStoreDBClient, { after = START, maxCount = Infinity, filter }: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+async function readAll(conn: Connection, { after = START, maxCount = Infinity, filter }: ReadAllOptions = {}): Promise<RecordedEvent[]> {
   const out: RecordedEvent[] = []
   if (maxCount <= 0) return out
-  // This client version reads $all without server-side filters: the filter applies here.
-  const read = client.readAll({ fromPosition: toReadPosition(after) })
-  try {
-    for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
-      const event = wanted(resolved, after, filter)
-      if (!event) continue
-      out.push(event)
-      if (out.length >= maxCount) break
-    }
-  } finally {
-    // Stops the server from streaming the rest of the log after an early break.
-    await read.cancel()
+  // This client version reads $all without server-side filters: the filter applies here. An
+  // early break cancels the read (Connection.read), so the server stops streaming the rest.
+  for await (const resolved of conn.read('readAll', (client) => client.readAll({ fromPosition: toReadPosition(after) }))) {
+    const event = wanted(resolved, after, filter)
+    if (!event) continue
+    out.push(event)
+    if (out.length >= maxCount) break
   }
   return out
 }
 
 async function* subscribeToAll(
-  client: EventStoreDBClient,
+  conn: Connection,
   { after = START, filter, signal, batchSize }: SubscribeOptions,
 ): AsyncGenerator<RecordedEvent> {
   if (signal?.aborted) return
+  const client = conn.client
   const subscription = client.subscribeToAll(
     { fromPosition: toReadPosition(after), filter: serverFilter(filter) },
     batchSize ? { highWaterMark: batchSize } : {},
@@ -217,6 +316,13 @@ async function* subscribeToAll(
   const stop = () => subscription.destroy()
   signal?.addEventListener('abort', stop, { once: true })
   try {
+    // The server confirms a subscription first: one it never confirms is a store that hangs.
+    try {
+      await conn.within('subscribeToAll', once(subscription, 'confirmation', signal ? { signal } : {}))
+    } catch (error) {
+      if (error instanceof EventStoreTimeoutError) conn.replace(client)
+      throw error
+    }
     for await (const resolved of subscription as AsyncIterable<AllStreamResolvedEvent>) {
       if (signal?.aborted) return
       const event = wanted(resolved, after, filter)

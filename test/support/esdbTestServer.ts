@@ -65,6 +65,14 @@ export interface EsdbTestServer {
    */
   crash(): Promise<void>
   restart(): Promise<void>
+  /**
+   * While on, the server keeps accepting connections and calls but answers none of them (a node
+   * that is wedged: stuck on disk, in a long GC, behind a proxy that holds replies). Calls made
+   * meanwhile stay unanswered until the client gives up on them.
+   */
+  hang(on: boolean): void
+  /** Events the server has looked at to answer reads and subscriptions (scanned, not only sent). */
+  eventsScanned(): number
 }
 
 const SERVER_VERSION = '23.10.0'
@@ -118,6 +126,8 @@ const WRONG_EXPECTED_VERSION: CommitDecision = { decision: 'wrong_expected_versi
 
 class EventLog {
   readonly events: StoredEvent[] = []
+  /** Events looked at to answer reads and subscriptions. */
+  scanned = 0
   private readonly streams = new Map<string, StoredEvent[]>()
   /** Latest event per id, as the server's committed-events cache used for idempotency checks. */
   private readonly byId = new Map<string, StoredEvent>()
@@ -537,13 +547,15 @@ const maxAppendSizeStatus = () =>
     'MaximumAppendSizeExceeded',
   )
 
-function handleBatchAppend(log: EventLog, call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>): void {
+function handleBatchAppend(log: EventLog, call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>, hanging: () => boolean): void {
   const pending = new Map<string, PendingBatch>()
   const reply = (batch: PendingBatch, outcome: AppendOutcome | Status) => {
     pending.delete(uuidToString(batch.correlationId))
     if (!call.cancelled) call.write(batchResponse(batch, outcome))
   }
   call.on('data', (request: BatchAppendReq) => {
+    // The call outlives a hang that starts later: the requests sent meanwhile go unanswered too.
+    if (hanging()) return
     const key = uuidToString(request.getCorrelationId())
     const options = request.getOptions()
     if (options && !pending.has(key)) {
@@ -656,6 +668,7 @@ function selectAllEvents(log: EventLog, all: ReadReq.Options.AllOptions, backwar
   const selected: StoredEvent[] = []
   for (const event of candidates) {
     if (selected.length >= count) break
+    log.scanned++
     if (!filter || filter.matches(event)) selected.push(event)
   }
   return selected
@@ -710,6 +723,7 @@ async function read(
   } else {
     return rpcError(grpc.status.INVALID_ARGUMENT, 'read a stream or $all')
   }
+  if (stream) log.scanned += events.length
   for (const event of events) await send(call, eventResponse(event, structuredIds), signal)
   return undefined
 }
@@ -787,6 +801,7 @@ async function subscribe(log: EventLog, call: grpc.ServerWritableStream<ReadReq,
   for (;;) {
     for (let events = source.events(); index < events.length; events = source.events()) {
       const event = events[index++]!
+      log.scanned++
       if (!filter || filter.matches(event)) await send(call, eventResponse(event, structuredIds), signal)
       if (filter && ++scanned % filter.checkpointInterval === 0) await send(call, checkpointResponse(event), signal)
     }
@@ -912,25 +927,35 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
 
   const instanceId = randomUUID()
   let port = options.port ?? 0
+  let hanging = false
+  // A hung server takes the call and never answers (nor reads what the client streams).
+  const unlessHanging =
+    <Args extends unknown[]>(handler: (...args: Args) => void) =>
+    (...args: Args): void => {
+      if (!hanging) handler(...args)
+    }
   const listen = async (): Promise<grpc.Server> => {
     const server = new grpc.Server()
     server.addService(streamsGrpc.StreamsService, {
-      read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => void handleRead(log, call),
-      append: (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
+      read: unlessHanging((call: grpc.ServerWritableStream<ReadReq, ReadResp>) => void handleRead(log, call)),
+      append: unlessHanging((call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
         handleAppend(log, call, callback),
-      batchAppend: (call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => handleBatchAppend(log, call),
-      delete: (call: grpc.ServerUnaryCall<DeleteReq, DeleteResp>, callback: grpc.sendUnaryData<DeleteResp>) => handleDelete(log, call, callback),
-      tombstone: (call: grpc.ServerUnaryCall<TombstoneReq, TombstoneResp>, callback: grpc.sendUnaryData<TombstoneResp>) =>
+      ),
+      batchAppend: unlessHanging((call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => handleBatchAppend(log, call, () => hanging)),
+      delete: unlessHanging((call: grpc.ServerUnaryCall<DeleteReq, DeleteResp>, callback: grpc.sendUnaryData<DeleteResp>) =>
+        handleDelete(log, call, callback),
+      ),
+      tombstone: unlessHanging((call: grpc.ServerUnaryCall<TombstoneReq, TombstoneResp>, callback: grpc.sendUnaryData<TombstoneResp>) =>
         handleTombstone(log, call, callback),
+      ),
     })
     if (options.serverFeatures ?? true) {
       server.addService(serverFeaturesGrpc.ServerFeaturesService, {
-        getSupportedMethods: (_call: unknown, callback: grpc.sendUnaryData<SupportedMethods>) =>
-          callback(null, supportedMethods()),
+        getSupportedMethods: unlessHanging((_call: unknown, callback: grpc.sendUnaryData<SupportedMethods>) => callback(null, supportedMethods())),
       })
     }
     server.addService(gossipGrpc.GossipService, {
-      read: (_call: unknown, callback: grpc.sendUnaryData<ClusterInfo>) => callback(null, clusterInfo(instanceId, port)),
+      read: unlessHanging((_call: unknown, callback: grpc.sendUnaryData<ClusterInfo>) => callback(null, clusterInfo(instanceId, port))),
     })
     port = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
@@ -960,5 +985,9 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
     async restart() {
       if (!server) server = await listen()
     },
+    hang(on) {
+      hanging = on
+    },
+    eventsScanned: () => log.scanned,
   }
 }
