@@ -73,6 +73,13 @@ export interface SubscribeOptions {
   signal?: AbortSignal
   /** Events fetched per round trip while catching up. */
   batchSize?: number
+  /**
+   * Called between events, in order, with a position the store has scanned up to: every event
+   * yielded before the call lies at or before it, every later one after it. A filtered
+   * subscription reports so how far it got through events it skipped, and a consumer that has
+   * processed everything yielded so far may store it as its checkpoint. Optional for stores.
+   */
+  onCheckpoint?: (position: GlobalPosition) => void
 }
 
 export interface EventStore {

@@ -304,17 +304,49 @@ async function readAll(conn: Connection, { after = START, maxCount = Infinity, f
 
 async function* subscribeToAll(
   conn: Connection,
-  { after = START, filter, signal, batchSize }: SubscribeOptions,
+  { after = START, filter, signal, batchSize, onCheckpoint }: SubscribeOptions,
 ): AsyncGenerator<RecordedEvent> {
   if (signal?.aborted) return
   const client = conn.client
+  // Checkpoints (checkpointReached) say how far the server has scanned, matching or not. The
+  // client calls back when the checkpoint arrives, while events received before it may still
+  // wait in the subscription's buffer: reporting it then would let a consumer store a position
+  // past events it has not processed. So each checkpoint is held until every event the client
+  // passed on before it has been taken from the buffer (counted at the client's push, which
+  // follows the order of the server's messages), and reported before the next event.
+  const checkpoints: { position: GlobalPosition; after: number }[] = []
+  let pushed = 0
+  let taken = 0
+  let arrived: (() => void) | undefined
+  const checkpointReached = (_: unknown, position: Position) => {
+    checkpoints.push({ position: Number(position.commit), after: pushed })
+    arrived?.()
+  }
   const subscription = client.subscribeToAll(
-    { fromPosition: toReadPosition(after), filter: serverFilter(filter) },
+    { fromPosition: toReadPosition(after), filter: serverFilter(filter, onCheckpoint ? checkpointReached : undefined) },
     batchSize ? { highWaterMark: batchSize } : {},
   )
+  if (onCheckpoint) {
+    const push = subscription.push.bind(subscription)
+    subscription.push = (chunk: unknown, encoding?: BufferEncoding) => {
+      if (chunk !== null) pushed++
+      return push(chunk, encoding)
+    }
+  }
+  let reported = after
+  const report = () => {
+    let reached: GlobalPosition | undefined
+    while (checkpoints.length > 0 && checkpoints[0]!.after <= taken) reached = checkpoints.shift()!.position
+    if (reached !== undefined && reached > reported) onCheckpoint!((reported = reached))
+  }
+  const CHECKPOINT = Symbol('checkpoint')
+  const checkpointArrives = () => new Promise<typeof CHECKPOINT>((resolve) => (arrived = () => resolve(CHECKPOINT)))
+
   // Destroying the readable side wakes the pending read below; the gRPC call is cancelled in finally.
   const stop = () => subscription.destroy()
   signal?.addEventListener('abort', stop, { once: true })
+  const items = (subscription as AsyncIterable<AllStreamResolvedEvent>)[Symbol.asyncIterator]()
+  let pending: Promise<IteratorResult<AllStreamResolvedEvent>> | undefined
   try {
     // The server confirms a subscription first: one it never confirms is a store that hangs.
     try {
@@ -323,15 +355,23 @@ async function* subscribeToAll(
       if (error instanceof EventStoreTimeoutError) conn.replace(client)
       throw error
     }
-    for await (const resolved of subscription as AsyncIterable<AllStreamResolvedEvent>) {
-      if (signal?.aborted) return
-      const event = wanted(resolved, after, filter)
+    for (;;) {
+      if (onCheckpoint) report()
+      pending ??= items.next()
+      const next = onCheckpoint ? await Promise.race([pending, checkpointArrives()]) : await pending
+      if (next === CHECKPOINT) continue
+      pending = undefined
+      if (signal?.aborted || next.done) return
+      if (onCheckpoint) report()
+      taken++
+      const event = wanted(next.value, after, filter)
       if (event) yield event
     }
   } catch (error) {
     // The iteration fails with a premature close when aborted: that is the normal end.
     if (!signal?.aborted) throw error
   } finally {
+    pending?.catch(() => {})
     signal?.removeEventListener('abort', stop)
     await subscription.unsubscribe()
   }
@@ -356,10 +396,11 @@ const isSystemEvent = (streamName: string, type: string): boolean => streamName.
  * Narrows what the server sends: by stream name when categories are given (the more selective
  * filter), else by event type; without a filter, at least system events stay on the server.
  */
-function serverFilter(filter: EventFilter | undefined): Filter {
-  if (filter?.categories) return streamNameFilter({ regex: `^${anyOf(filter.categories)}(?:-|$)` })
-  if (filter?.eventTypes) return eventTypeFilter({ regex: `^${anyOf(filter.eventTypes)}$` })
-  return excludeSystemEvents()
+function serverFilter(filter: EventFilter | undefined, checkpointReached?: (subscription: unknown, position: Position) => void): Filter {
+  const checkpoints = checkpointReached ? { checkpointReached } : {}
+  if (filter?.categories) return streamNameFilter({ regex: `^${anyOf(filter.categories)}(?:-|$)`, ...checkpoints })
+  if (filter?.eventTypes) return eventTypeFilter({ regex: `^${anyOf(filter.eventTypes)}$`, ...checkpoints })
+  return excludeSystemEvents(checkpoints)
 }
 
 /** A regex alternation of literal values; an empty list matches nothing. */
