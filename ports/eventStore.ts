@@ -151,6 +151,20 @@ export class EventStoreTimeoutError extends Error {
   }
 }
 
+/**
+ * The event store refused the caller: credentials missing, wrong, or without the rights the call
+ * needs (on a secured EventStoreDB, reading or subscribing to `$all` needs an admin user).
+ */
+export class EventStoreAccessDeniedError extends Error {
+  override readonly name = 'EventStoreAccessDeniedError'
+  constructor(
+    readonly operation: string,
+    detail: string,
+  ) {
+    super(`the event store refused ${operation}: ${detail}`)
+  }
+}
+
 export const categoryOf = (streamName: string): string => {
   const dash = streamName.indexOf('-')
   return dash === -1 ? streamName : streamName.slice(0, dash)

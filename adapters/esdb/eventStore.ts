@@ -4,6 +4,7 @@
 // exact whatever the server filters.
 import { once } from 'node:events'
 import {
+  AccessDeniedError,
   BACKWARDS,
   DeadlineExceededError,
   END,
@@ -25,6 +26,7 @@ import {
   type StreamingRead,
 } from '@eventstore/db-client'
 import {
+  EventStoreAccessDeniedError,
   EventStoreTimeoutError,
   START,
   StreamDeletedError,
@@ -92,6 +94,17 @@ export function openEsdbEventStore(connectionString: string): EventStore {
   }
 }
 
+/** A refusal that says what to change: on a secured server the connection string needs a user, and `$all` an admin. */
+function accessDenied(operation: string, error: AccessDeniedError, credentials: boolean): EventStoreAccessDeniedError {
+  const why = error.message.replace(/^\d+ [A-Z_]+: /, '')
+  const hint = /UNAUTHENTICATED/.test(error.message)
+    ? 'the user or password in the connection string is wrong'
+    : credentials
+      ? 'the user in the connection string lacks the rights (reading or subscribing to $all needs an admin user on a secured server)'
+      : 'the server is secured and the connection string has no credentials (ESDB_URL=esdb://user:password@host:2113?tls=true)'
+  return new EventStoreAccessDeniedError(operation, `${why}; ${hint}`)
+}
+
 const deadlineOf = (connectionString: string): number => {
   const match = /[?&]defaultDeadline=(\d+)/i.exec(connectionString)
   return match ? Number(match[1]) : DEFAULT_DEADLINE_MS
@@ -100,11 +113,14 @@ const deadlineOf = (connectionString: string): number => {
 /** The current client, each call under its deadline, and a fresh client after a call timed out. */
 class Connection {
   private current: EventStoreDBClient
+  /** Whether the connection string carries a user (`esdb://user:password@host`), for the hint of a refusal. */
+  readonly credentials: boolean
   constructor(
     private readonly connectionString: string,
     readonly deadlineMs: number,
   ) {
     this.current = EventStoreDBClient.connectionString(connectionString)
+    this.credentials = /^esdb(\+discover)?:\/\/[^/@?]+@/.test(connectionString)
   }
 
   get client(): EventStoreDBClient {
@@ -162,6 +178,7 @@ class Connection {
       return await Promise.race([promise, timeout])
     } catch (error) {
       if (error instanceof DeadlineExceededError) throw new EventStoreTimeoutError(operation, this.deadlineMs)
+      if (error instanceof AccessDeniedError) throw accessDenied(operation, error, this.credentials)
       throw error
     } finally {
       clearTimeout(timer)

@@ -52,9 +52,15 @@ export interface EsdbTestServerOptions {
   statsIntervalMs?: number
   /** Port to listen on (default: any free one), so a test can start the server after its clients. */
   port?: number
+  /**
+   * Secure mode, EventStoreDB's default outside `--insecure`: TLS with this certificate, and
+   * every call authenticated from its `authorization: Basic` header against these users.
+   */
+  secure?: { key: string; cert: string; users: Record<string, { password: string; admin?: boolean }> }
 }
 
 export interface EsdbTestServer {
+  /** Insecure: `esdb://127.0.0.1:<port>?tls=false`; secure: `esdb://localhost:<port>?tls=true` (add credentials and tlsCAFile). */
   connectionString: string
   port: number
   stop(): Promise<void>
@@ -882,6 +888,40 @@ function handleTombstone(log: EventLog, call: grpc.ServerUnaryCall<TombstoneReq,
 }
 
 // ---------------------------------------------------------------------------------------------
+// Secure mode: who is calling, and may they
+// ---------------------------------------------------------------------------------------------
+//
+// EventStoreDB authenticates each gRPC call from its `authorization` header (Basic user:password,
+// as the client sends the connection string's credentials); wrong credentials are refused as
+// UNAUTHENTICATED. Anonymous calls may not touch streams: anonymous stream access is off by
+// default since EventStoreDB 23.6 (AllowAnonymousStreamAccess=false, EventStore/EventStore PR
+// #3905, "Disabled anonymous access by default"). `$all` falls under the default system stream
+// ACL, `$systemStreamAcl`, which grants $admins only (docs, "Access control lists"), so a
+// subscription to `$all` needs an admin user. Refusals carry the `access-denied` exception.
+
+type Caller = { user: string; admin: boolean } | 'anonymous'
+
+function callerOf(metadata: grpc.Metadata, users: NonNullable<EsdbTestServerOptions['secure']>['users']): Caller | ServiceError {
+  const header = metadata.get('authorization')[0]
+  if (header === undefined) return 'anonymous'
+  const match = /^Basic (.+)$/.exec(String(header))
+  const [user, ...rest] = match ? Buffer.from(match[1]!, 'base64').toString('utf8').split(':') : []
+  const known = user === undefined ? undefined : users[user]
+  if (!known || known.password !== rest.join(':')) return rpcError(grpc.status.UNAUTHENTICATED, 'Bad credentials')
+  return { user: user!, admin: known.admin ?? false }
+}
+
+const accessDenied = (what: string) => rpcError(grpc.status.PERMISSION_DENIED, `Access denied: ${what}`, { exception: 'access-denied' })
+
+/** The refusal for a call on a stream (or on `$all`), or undefined when it may go on. */
+function refusal(caller: Caller | ServiceError, target: 'stream' | '$all'): ServiceError | undefined {
+  if (typeof caller === 'object' && 'code' in caller) return caller
+  if (caller === 'anonymous') return accessDenied(`anonymous access to ${target === '$all' ? '$all' : 'streams'} is not allowed`)
+  if (target === '$all' && !caller.admin) return accessDenied(`${caller.user} may not read $all ($systemStreamAcl: $admins)`)
+  return undefined
+}
+
+// ---------------------------------------------------------------------------------------------
 // ServerFeatures and Gossip
 // ---------------------------------------------------------------------------------------------
 
@@ -934,20 +974,37 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
     (...args: Args): void => {
       if (!hanging) handler(...args)
     }
+  const secure = options.secure
+  /** Why this call is refused in secure mode (nothing in insecure mode). */
+  const refused = (call: { metadata: grpc.Metadata }, target: 'stream' | '$all') => (secure ? refusal(callerOf(call.metadata, secure.users), target) : undefined)
   const listen = async (): Promise<grpc.Server> => {
     const server = new grpc.Server()
     server.addService(streamsGrpc.StreamsService, {
-      read: unlessHanging((call: grpc.ServerWritableStream<ReadReq, ReadResp>) => void handleRead(log, call)),
-      append: unlessHanging((call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
-        handleAppend(log, call, callback),
-      ),
-      batchAppend: unlessHanging((call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => handleBatchAppend(log, call, () => hanging)),
-      delete: unlessHanging((call: grpc.ServerUnaryCall<DeleteReq, DeleteResp>, callback: grpc.sendUnaryData<DeleteResp>) =>
-        handleDelete(log, call, callback),
-      ),
-      tombstone: unlessHanging((call: grpc.ServerUnaryCall<TombstoneReq, TombstoneResp>, callback: grpc.sendUnaryData<TombstoneResp>) =>
-        handleTombstone(log, call, callback),
-      ),
+      read: unlessHanging((call: grpc.ServerWritableStream<ReadReq, ReadResp>) => {
+        const denied = refused(call, call.request.getOptions()?.hasAll() ? '$all' : 'stream')
+        if (denied) return void call.emit('error', denied)
+        void handleRead(log, call)
+      }),
+      append: unlessHanging((call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) => {
+        const denied = refused(call, 'stream')
+        if (denied) return callback(denied)
+        handleAppend(log, call, callback)
+      }),
+      batchAppend: unlessHanging((call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => {
+        const denied = refused(call, 'stream')
+        if (denied) return void call.emit('error', denied)
+        handleBatchAppend(log, call, () => hanging)
+      }),
+      delete: unlessHanging((call: grpc.ServerUnaryCall<DeleteReq, DeleteResp>, callback: grpc.sendUnaryData<DeleteResp>) => {
+        const denied = refused(call, 'stream')
+        if (denied) return callback(denied)
+        handleDelete(log, call, callback)
+      }),
+      tombstone: unlessHanging((call: grpc.ServerUnaryCall<TombstoneReq, TombstoneResp>, callback: grpc.sendUnaryData<TombstoneResp>) => {
+        const denied = refused(call, 'stream')
+        if (denied) return callback(denied)
+        handleTombstone(log, call, callback)
+      }),
     })
     if (options.serverFeatures ?? true) {
       server.addService(serverFeaturesGrpc.ServerFeaturesService, {
@@ -958,7 +1015,13 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
       read: unlessHanging((_call: unknown, callback: grpc.sendUnaryData<ClusterInfo>) => callback(null, clusterInfo(instanceId, port))),
     })
     port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      server.bindAsync(
+        `127.0.0.1:${port}`,
+        secure
+          ? grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(secure.key), cert_chain: Buffer.from(secure.cert) }], false)
+          : grpc.ServerCredentials.createInsecure(),
+        (error, bound) => (error ? reject(error) : resolve(bound)),
+      ),
     )
     return server
   }
@@ -970,7 +1033,7 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   stats.unref()
 
   return {
-    connectionString: `esdb://127.0.0.1:${port}?tls=false`,
+    connectionString: secure ? `esdb://localhost:${port}?tls=true` : `esdb://127.0.0.1:${port}?tls=false`,
     port,
     async stop() {
       clearInterval(stats)
