@@ -9,6 +9,7 @@ import {
   DeadlineExceededError,
   END,
   EventStoreDBClient,
+  NotLeaderError,
   START as ESDB_START,
   StreamDeletedError as EsdbStreamDeletedError,
   StreamNotFoundError,
@@ -136,34 +137,52 @@ class Connection {
 
   /** A unary call: answered within the deadline, or EventStoreTimeoutError. */
   async call<T>(operation: string, run: (client: EventStoreDBClient, deadline: number) => Promise<T>): Promise<T> {
-    const client = this.current
-    const running = run(client, this.deadlineMs)
-    try {
-      return await this.within(operation, running)
-    } catch (error) {
-      if (error instanceof EventStoreTimeoutError) this.replace(client)
-      throw error
+    for (let attempt = 0; ; attempt++) {
+      const client = this.current
+      try {
+        return await this.within(operation, run(client, this.deadlineMs))
+      } catch (error) {
+        if (error instanceof EventStoreTimeoutError) this.replace(client)
+        if (!(await this.leaderMoved(error, attempt))) throw error
+      }
     }
   }
 
   /** Each next event of a read within the deadline; the read is cancelled when it times out. */
   async *read<E>(operation: string, open: (client: EventStoreDBClient) => StreamingRead<E>): AsyncGenerator<E> {
-    const client = this.current
-    const read = open(client)
-    const events = (read as AsyncIterable<E>)[Symbol.asyncIterator]()
-    try {
-      for (;;) {
-        const next = await this.within(operation, events.next())
-        if (next.done) return
-        yield next.value
+    for (let attempt = 0; ; attempt++) {
+      const client = this.current
+      const read = open(client)
+      const events = (read as AsyncIterable<E>)[Symbol.asyncIterator]()
+      let yielded = false
+      try {
+        for (;;) {
+          const next = await this.within(operation, events.next())
+          if (next.done) return
+          yielded = true
+          yield next.value
+        }
+      } catch (error) {
+        if (error instanceof EventStoreTimeoutError) this.replace(client)
+        // A read that has delivered events cannot start over without repeating them.
+        if (yielded || !(await this.leaderMoved(error, attempt))) throw error
+      } finally {
+        // Stops the server from streaming the rest after an early end, a failure or a timeout.
+        await read.cancel().catch(() => {})
       }
-    } catch (error) {
-      if (error instanceof EventStoreTimeoutError) this.replace(client)
-      throw error
-    } finally {
-      // Stops the server from streaming the rest after an early end, a failure or a timeout.
-      await read.cancel().catch(() => {})
     }
+  }
+
+  /**
+   * NotLeader: the node answered that another one leads (an election moved the leader). The
+   * client then points its next call at the leader the error names, so the call is made once
+   * more there (appends carry their event ids, so a repeated one applies once).
+   */
+  private async leaderMoved(error: unknown, attempt: number): Promise<boolean> {
+    if (!(error instanceof NotLeaderError) || attempt > 0) return false
+    // The client switches its channel in an error handler it does not wait for: let it run.
+    await new Promise((resolve) => setImmediate(resolve))
+    return true
   }
 
   /** `promise`, or EventStoreTimeoutError once the deadline passes (the client's own deadline error maps to it too). */

@@ -79,6 +79,12 @@ export interface EsdbTestServer {
   hang(on: boolean): void
   /** Events the server has looked at to answer reads and subscriptions (scanned, not only sent). */
   eventsScanned(): number
+  /**
+   * While set, this node is not the leader: every Streams call is refused with NotLeader naming
+   * `leader`, as EventStoreDB does during and after an election (RpcExceptions.LeaderInfo:
+   * NOT_FOUND, exception `not-leader`, `leader-endpoint-host`/`-port`); the client reconnects there.
+   */
+  redirect(leader: { host: string; port: number } | null): void
 }
 
 const SERVER_VERSION = '23.10.0'
@@ -975,8 +981,18 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
       if (!hanging) handler(...args)
     }
   const secure = options.secure
-  /** Why this call is refused in secure mode (nothing in insecure mode). */
-  const refused = (call: { metadata: grpc.Metadata }, target: 'stream' | '$all') => (secure ? refusal(callerOf(call.metadata, secure.users), target) : undefined)
+  let leader: { host: string; port: number } | null = null
+  /** Why this call is refused: another node leads, or secure mode does not let the caller (nothing in insecure mode). */
+  const refused = (call: { metadata: grpc.Metadata }, target: 'stream' | '$all') => {
+    if (leader) {
+      return rpcError(grpc.status.NOT_FOUND, 'Leader info available', {
+        exception: 'not-leader',
+        'leader-endpoint-host': leader.host,
+        'leader-endpoint-port': String(leader.port),
+      })
+    }
+    return secure ? refusal(callerOf(call.metadata, secure.users), target) : undefined
+  }
   const listen = async (): Promise<grpc.Server> => {
     const server = new grpc.Server()
     server.addService(streamsGrpc.StreamsService, {
@@ -1050,6 +1066,9 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
     },
     hang(on) {
       hanging = on
+    },
+    redirect(to) {
+      leader = to
     },
     eventsScanned: () => log.scanned,
   }
