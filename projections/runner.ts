@@ -190,6 +190,9 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
     // A filtered projection may go long without an event it follows: the store's checkpoints
     // (positions it has scanned up to, reported in step with the events) let its checkpoint
     // follow the log anyway, so a restart does not rescan everything after its last event.
+    // Safe for a standby without the lease too: it only gets here with nothing left to apply (its
+    // batches wait for the lease), so no followed event lies between the checkpoint it started
+    // from, which the holder had applied, and the scanned position.
     let scanned: GlobalPosition = START
     let checkpointed: (() => void) | undefined
     const onCheckpoint = (at: GlobalPosition) => {
