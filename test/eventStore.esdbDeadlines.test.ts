@@ -110,3 +110,31 @@ t.test('given a projection started while the store hangs, when the store answers
   t.equal(await docs.collection('seen').countDocuments({}), 3, 'every event applied after the hang')
   t.equal(p.status().state, 'running')
 })
+
+t.test('given a live subscription, when another call on the same store times out, then the subscription goes on (the replaced connection is not cut)', async (t) => {
+  const server = await startEsdbTestServer()
+  const store = openEsdbEventStore(`${server.connectionString}&defaultDeadline=${DEADLINE_MS}`)
+  const writer = openEsdbEventStore(server.connectionString)
+  t.teardown(async () => (await store.close(), await writer.close(), await server.stop()))
+  const ac = new AbortController()
+  const got: number[] = []
+  let failed: unknown = null
+  const following = (async () => {
+    for await (const e of store.subscribeToAll({ filter: { categories: ['tick'] }, signal: ac.signal })) got.push(e.data.n as number)
+  })().catch((e: unknown) => (failed = e))
+  await writer.appendToStream('tick-1', [event(1)])
+  const until = async (n: number) => {
+    const deadline = Date.now() + 5000
+    while (got.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+  }
+  await until(1)
+  server.hang(true)
+  t.ok((await timed(() => store.readStream('tick-1'))).error instanceof EventStoreTimeoutError, 'a read times out')
+  server.hang(false)
+  await writer.appendToStream('tick-1', [event(2)])
+  await until(2)
+  t.same(got, [1, 2], 'the subscription delivered the event appended after the timeout')
+  t.equal(failed, null)
+  ac.abort()
+  await following
+})

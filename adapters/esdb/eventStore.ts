@@ -106,6 +106,9 @@ function accessDenied(operation: string, error: AccessDeniedError, credentials: 
   return new EventStoreAccessDeniedError(operation, `${why}; ${hint}`)
 }
 
+/** Replaced clients kept open for what still runs on them. */
+const RETIRED_CLIENTS = 3
+
 const deadlineOf = (connectionString: string): number => {
   const match = /[?&]defaultDeadline=(\d+)/i.exec(connectionString)
   return match ? Number(match[1]) : DEFAULT_DEADLINE_MS
@@ -128,11 +131,20 @@ class Connection {
     return this.current
   }
 
-  /** After a timeout on `stale`: later calls open a new connection (calls in flight on it end). */
+  /** Clients replaced after a timeout, kept open for the calls and subscriptions still on them. */
+  private readonly retired: EventStoreDBClient[] = []
+
+  /**
+   * After a timeout on `stale`: later calls open a new connection. The old one is not closed at
+   * once: one slow call must not cut every live subscription on it (their loops would all
+   * resubscribe); the calls on it end by their own deadlines, and it is closed a few
+   * replacements later, or on close.
+   */
   replace(stale: EventStoreDBClient): void {
     if (this.current !== stale) return
     this.current = EventStoreDBClient.connectionString(this.connectionString)
-    void stale.dispose().catch(() => {})
+    this.retired.push(stale)
+    if (this.retired.length > RETIRED_CLIENTS) void this.retired.shift()!.dispose().catch(() => {})
   }
 
   /** A unary call: answered within the deadline, or EventStoreTimeoutError. */
@@ -204,8 +216,8 @@ class Connection {
     }
   }
 
-  dispose(): Promise<void> {
-    return this.current.dispose()
+  async dispose(): Promise<void> {
+    await Promise.all([this.current, ...this.retired.splice(0)].map((client) => client.dispose()))
   }
 }
 
