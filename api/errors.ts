@@ -1,5 +1,6 @@
 // The one mapping from domain error codes to HTTP statuses, and the spec's error body.
-import type { ErrorCode } from '../domain/errors.ts'
+import { DomainError, type ErrorCode } from '../domain/errors.ts'
+import { EventStoreTimeoutError } from '../ports/eventStore.ts'
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_audio_url: 400,
@@ -45,3 +46,12 @@ const STATUS: Record<ErrorCode, number> = {
 export const statusOf = (code: ErrorCode): number => STATUS[code]
 
 export const errorBody = (error: string, message: string, extra: Record<string, unknown> = {}) => ({ ...extra, error, message })
+
+/**
+ * A store that did not answer in time is unavailable for now: the spec's 503 with Retry-After,
+ * not a 500 (commands map it themselves; this catches the reads that go to the event store).
+ */
+export function unavailable(err: unknown): DomainError | undefined {
+  if (err instanceof EventStoreTimeoutError) return new DomainError('service_unavailable', 'The event store is not answering; retry shortly.', { retryAfter: 1 })
+  return undefined
+}

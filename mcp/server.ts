@@ -13,7 +13,7 @@ import type { Application } from '../commands/application.ts'
 import type { Caller } from '../commands/context.ts'
 import { isDomainError } from '../domain/errors.ts'
 import { TOOL_COSTS, costLine } from '../domain/mcp/tools.ts'
-import { errorBody } from '../api/errors.ts'
+import { errorBody, unavailable } from '../api/errors.ts'
 import { TOOLS } from './tools/index.ts'
 import type { ToolContext, ToolDef } from './tool.ts'
 
@@ -48,7 +48,8 @@ export function rootObject<T extends z.ZodObject>(schema: T): z.ZodObject<T['sha
   return z.object(schema.shape)
 }
 
-export function toolError(err: unknown, log: McpServerOptions['log']): CallToolResult {
+export function toolError(thrown: unknown, log: McpServerOptions['log']): CallToolResult {
+  const err = unavailable(thrown) ?? thrown
   const body = isDomainError(err) ? errorBody(err.code, err.message, err.extra) : errorBody('internal_error', 'The tool failed on our side.')
   if (!isDomainError(err)) log(err, 'MCP tool failed')
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net'
 import { STATUS_CODES } from 'node:http'
 import fp from 'fastify-plugin'
 import { DomainError, isDomainError } from '../../domain/errors.ts'
-import { errorBody, statusOf } from '../errors.ts'
+import { errorBody, statusOf, unavailable } from '../errors.ts'
 
 // Errors a client causes by hanging up or sending a broken stream: not our failure.
 const CLIENT_STREAM_ERRORS = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'ECONNABORTED', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH'])
@@ -80,6 +80,8 @@ const BODY_REFUSAL = /^FST_ERR_(CTP_|ROUTE_MISSING_CONTENT)/
 
 export function handleError(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) {
   if (isDomainError(err)) return sendDomainError(reply, err)
+  const notNow = unavailable(err)
+  if (notNow) return (req.log.warn({ err }, 'store unavailable'), sendDomainError(reply, notNow))
   const e = err as { statusCode?: number; code?: string; message?: string }
   const invalidCode = req.routeOptions?.config?.invalidCode ?? 'invalid_request'
   if (e.code && CLIENT_STREAM_ERRORS.has(e.code)) return sendDomainError(reply, new DomainError('invalid_request', 'The request body ended early or was malformed.'))
