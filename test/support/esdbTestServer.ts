@@ -255,8 +255,9 @@ class EventLog {
   private checkCommit(streamName: string, expected: ExpectedVersion, ids: string[]): CommitDecision {
     const current = this.lastRevision(streamName)
     // A soft-deleted stream reads as missing and "you are able to write to it again, continuing
-    // from where it left off" (see `handleDelete`): writing it as a new stream is accepted, and
-    // its revisions continue. (That NoStream is the accepted expectation is our reading of it.)
+    // from where it left off" (see `handleDelete`): IndexWriter.CheckCommit accepts NoStream
+    // for it (`expectedVersion == ExpectedVersion.NoStream && IsSoftDeleted(streamId)` → Ok),
+    // and its revisions continue.
     if (expected === EXPECTED_NO_STREAM && current >= 0 && this.isSoftDeleted(streamName)) return OK
     if (expected === EXPECTED_STREAM_EXISTS && current < 0) return WRONG_EXPECTED_VERSION
     if (expected === EXPECTED_ANY || expected === EXPECTED_STREAM_EXISTS) return this.checkRetryAnywhere(streamName, ids)
@@ -879,6 +880,8 @@ function handleDelete(log: EventLog, call: grpc.ServerUnaryCall<DeleteReq, Delet
   const name = streamNameOf(options.getStreamIdentifier())
   const refused = checkDelete(log, name, deleteExpected(options))
   if (refused) return callback(refused)
+  // EventStoreDB writes `$tb: DeletedStream` (long.MaxValue) and replaces it with the first new
+  // revision on the next write; `$tb` = last revision + 1 at once reads the same.
   const position = writeSystemEvent(log, `$$${name}`, '$metadata', { ...metadataOf(log, name), $tb: log.lastRevision(name) + 1 })!
   callback(null, new streamsPb.DeleteResp().setPosition(new streamsPb.DeleteResp.Position().setCommitPosition(String(position)).setPreparePosition(String(position))))
 }
