@@ -40,7 +40,7 @@ export function transcriptionWorker(services: Services, options: { workerId?: st
 
 /** Webhook deliveries. */
 export function webhookWorker(services: Services): RunningWorker {
-  const w = services.config.pipeline.webhooks
+  const w = services.config.webhooks
   return startWebhookWorkers({
     events: services.events,
     docs: services.docs,
