@@ -45,13 +45,13 @@ export function queryWeights(question: string, history: readonly Turn[]): Map<st
 
 export class AskCommands {
   private readonly clock: () => Date
-  constructor(private readonly d: AskCommandsDeps) {
-    this.clock = d.clock ?? (() => new Date())
+  constructor(private readonly deps: AskCommandsDeps) {
+    this.clock = deps.clock ?? (() => new Date())
   }
 
   /** POST /v1/notes/{id}/ask, MCP ask_note. */
   async askNote(caller: Caller, noteId: string, body: AskRequest): Promise<Answer> {
-    await this.d.notes.ready(caller.accountId, noteId)
+    await this.deps.notes.ready(caller.accountId, noteId)
     const r = await this.ask(caller, noteId, body.question, body.sessionId)
     return { noteId, question: body.question, answer: r.answer, citedSegments: r.citedSegments, sessionId: r.sessionId }
   }
@@ -64,19 +64,19 @@ export class AskCommands {
 
   private async ask(caller: Caller, noteId: string | null, question: string, givenSession: string | undefined) {
     let history: Turn[] = []
-    if (givenSession) history = ownedSession((await this.d.handler.load(askStream.of(givenSession), askDecider)).state, caller.accountId).turns
+    if (givenSession) history = ownedSession((await this.deps.handler.load(askStream.of(givenSession), askDecider)).state, caller.accountId).turns
     const sessionId = givenSession ?? randomUUID()
     const price = noteId ? PRICES.askNote : PRICES.askLibrary
-    const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId })
+    const { chargeId } = await this.deps.credits.charge(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId })
     try {
-      const hits = await this.d.segments.search({ accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
-      const passages: Passage[] = (await this.d.segments.texts(caller.accountId, hits)).map((s) => ({
+      const hits = await this.deps.segments.search({ accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
+      const passages: Passage[] = (await this.deps.segments.texts(caller.accountId, hits)).map((s) => ({
         ...s,
         label: noteId ? `[${mmss(s.startMs)}]` : `[${labelTitle(s.noteTitle)} | ${mmss(s.startMs)}]`,
       }))
       let drafted: Awaited<ReturnType<LanguageEngine['answer']>>
       try {
-        drafted = await this.d.engine.answer({ question, scope: noteId ? 'note' : 'library', passages, history: history.map((t) => ({ question: t.question, answer: t.answer })) })
+        drafted = await this.deps.engine.answer({ question, scope: noteId ? 'note' : 'library', passages, history: history.map((t) => ({ question: t.question, answer: t.answer })) })
       } catch (err) {
         if (err instanceof LanguageEngineError) throw new DomainError('chat_failed', `The model did not answer (${err.message}); the credits were refunded.`)
         throw err
@@ -88,7 +88,7 @@ export class AskCommands {
         const p = byId.get(id)!
         if (!citedNotes.some((n) => n.noteId === p.noteId)) citedNotes.push({ noteId: p.noteId, title: p.noteTitle })
       }
-      await this.d.handler.handle(
+      await this.deps.handler.handle(
         askStream.of(sessionId),
         {
           type: 'RecordAnswer',
@@ -109,7 +109,7 @@ export class AskCommands {
       return { answer: drafted.draft.answer, citedSegments: cited, citedNotes, sessionId }
     } catch (err) {
       // Nothing answered, nothing paid: the charge goes back by a ledger event.
-      await this.d.credits.refund(caller.accountId, chargeId, `ask failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500), uuidFromName('refund', chargeId))
+      await this.deps.credits.refund(caller.accountId, chargeId, `ask failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500), uuidFromName('refund', chargeId))
       throw err
     }
   }

@@ -505,7 +505,7 @@ t.test('voice consent: grant, a voice profile with "do not recognise", revoke, r
   t.pass('revoked')
 
   // A consent given under an older text reads as outdated and must be accepted again.
-  await s.services.transcriptFeatures.voice.grantConsent({ accountId: account.accountId, plan: 'power', keyId: null, requestId: 'test', via: 'dashboard' }, '2025-03')
+  await s.services.voice.grantConsent({ accountId: account.accountId, plan: 'power', keyId: null, requestId: 'test', via: 'dashboard' }, '2025-03')
   await page.reload()
   await page.waitForSelector('#consent-status[data-status="outdated"]')
   t.match(await text('main'), /You agreed to version 2025-03/)
