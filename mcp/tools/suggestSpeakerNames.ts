@@ -18,7 +18,7 @@ export const suggestSpeakerNames = defineTool({
   output: SpeakerList,
   readOnly: false,
   async handle({ s, caller, credential }, { noteId }) {
-    s.limits.hit(limit, credential)
+    await s.limits.hit(limit, credential)
     return s.transcripts.suggestSpeakerNames(caller, noteId)
   },
 })
