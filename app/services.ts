@@ -62,7 +62,7 @@ export interface Services extends Application {
   transcriptFeatures: TranscriptServices
   /** The language engine of analyses, outlines, answers and deliverables (LANGUAGE_ENGINE). */
   language: LanguageEngine
-  /** The ingestion pipeline's parts (jobs, fetcher, decoder, engines); the workers run them. */
+  /** The transcription pipeline's parts (jobs, fetcher, decoder, engines); the workers run them. */
   ingest: Ingest
 }
 
@@ -80,7 +80,7 @@ export interface ServiceDeps {
 export const VERSION = '1.0.0'
 
 /** The key that seals webhook signing secrets in the events: WEBHOOK_SECRET_KEY, or one kept in the data directory (like the upload key). */
-export const webhookSecretKey = (config: Config): string => signingSecret(config.dataDir, 'webhook', config.pipeline.webhooks.secretKey)
+export const webhookSecretKey = (config: Config): string => signingSecret(config.dataDir, 'webhook', config.webhooks.secretKey)
 
 export function createServices(config: Config, deps: ServiceDeps): Services {
   const clock = deps.clock ?? (() => new Date())
@@ -176,8 +176,8 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       reads: queries.webhooks,
       sync,
       resolver: deps.resolver,
-      allowlist: config.pipeline.webhooks.allowlist,
-      rotationGraceMs: config.pipeline.webhooks.rotationGraceMs,
+      allowlist: config.webhooks.allowlist,
+      rotationGraceMs: config.webhooks.rotationGraceMs,
       secrets: new SecretBox(webhookSecretKey(config)),
       clock,
     }),

@@ -6,7 +6,7 @@ import { Answer, AskRequest, GlobalAnswer, GlobalAskRequest } from '../../contra
 import { NoteIdParams } from '../../contract/notes.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-export const askRoutes = (s: Application): RouteDef[] => [
+export const askRoutes = (app: Application): RouteDef[] => [
   defineRoute({
     operationId: 'askNote',
     method: 'POST',
@@ -25,7 +25,7 @@ export const askRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: Answer, description: 'The answer.' },
     errors: ['invalid_request', 'not_found', 'insufficient_credits', 'note_not_ready', 'chat_failed', 'invalid_state'],
     price: PRICES.askNote,
-    handle: ({ caller, params, body }) => s.ask.askNote(caller, params.id, body),
+    handle: ({ caller, params, body }) => app.ask.askNote(caller, params.id, body),
   }),
   defineRoute({
     operationId: 'askLibrary',
@@ -42,6 +42,6 @@ export const askRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: GlobalAnswer, description: 'The answer.' },
     errors: ['invalid_request', 'not_found', 'insufficient_credits', 'chat_failed', 'invalid_state'],
     price: PRICES.askLibrary,
-    handle: ({ caller, body }) => s.ask.askLibrary(caller, body),
+    handle: ({ caller, body }) => app.ask.askLibrary(caller, body),
   }),
 ]

@@ -10,7 +10,7 @@ import { defineRoute, type RouteDef } from '../route.ts'
 
 const IdempotencyKey = z.string().min(1).max(200)
 
-export const notesRoutes = (s: Application): RouteDef[] => [
+export const notesRoutes = (app: Application): RouteDef[] => [
   defineRoute({
     operationId: 'createNote',
     method: 'POST',
@@ -37,7 +37,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
       const header = req.headers['idempotency-key']
       const key = header === undefined ? undefined : IdempotencyKey.safeParse(header)
       if (key && !key.success) throw new DomainError('invalid_audio_url', 'The Idempotency-Key header must be 1 to 200 characters.')
-      return s.notes.create(caller, body, key?.data)
+      return app.notes.create(caller, body, key?.data)
     },
   }),
   defineRoute({
@@ -53,7 +53,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     errors: ['invalid_query'],
     async handle({ caller, query, reply }) {
       reply.type('application/json; charset=utf-8')
-      return s.queries.notes.listJson(caller.accountId, query)
+      return app.queries.notes.listJson(caller.accountId, query)
     },
   }),
   defineRoute({
@@ -67,7 +67,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: NoteDetail, description: 'The note.' },
     errors: ['not_found'],
-    handle: ({ caller, params }) => s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan)),
+    handle: ({ caller, params }) => app.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan)),
   }),
   defineRoute({
     operationId: 'finalizeNote',
@@ -81,7 +81,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_request',
     response: { status: 202, schema: FinalizeResponse, description: 'Accepted: the transcription is queued.' },
     errors: ['invalid_request', 'not_found', 'quota_exceeded', 'invalid_state', 'file_too_large', 'duration_limit_exceeded', 'unsupported_media_type'],
-    handle: ({ caller, params, body }) => s.notes.finalize(caller, params.id, body),
+    handle: ({ caller, params, body }) => app.notes.finalize(caller, params.id, body),
   }),
   defineRoute({
     operationId: 'updateNote',
@@ -98,8 +98,8 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: NoteDetail, description: 'The note after the change.' },
     errors: ['invalid_request', 'not_found'],
     async handle({ caller, params, body }) {
-      await s.notes.edit(caller, params.id, body)
-      return s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
+      await app.notes.edit(caller, params.id, body)
+      return app.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
     },
   }),
   defineRoute({
@@ -117,7 +117,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: z.object({ deleted: z.literal(true), noteId: z.uuid() }), description: 'Deleted.' },
     errors: ['not_found'],
     async handle({ caller, params }) {
-      await s.notes.delete(caller, params.id)
+      await app.notes.delete(caller, params.id)
       return { deleted: true as const, noteId: params.id }
     },
   }),
