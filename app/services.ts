@@ -102,6 +102,8 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, speakerModel, clock })
   const oauth = new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock)
   const transcriptFeatures = createTranscriptServices(config, { handler, credits, queries, sync, blobs, chat, speakerModel, clock })
+  // With MongoDB the API may run as several processes: limits count in the shared store.
+  const counters = config.mongoUrl ? documentCounters(deps.docs) : null
   return {
     config,
     version: VERSION,
@@ -119,8 +121,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       },
     },
     queries,
-    // With MongoDB the API may run as several processes: limits count in the shared store.
-    counters: config.mongoUrl ? documentCounters(deps.docs) : null,
+    counters,
     audit: creditAudit({ events: deps.events, docs: deps.docs, sync, holdLeaseMs: config.creditHolds.leaseMs, clock }),
     projectionPositions: () => deps.projections.map((p) => ({ name: p.name, position: p.position() })),
     readiness: readinessOf({ events: deps.events, docs: deps.docs, projections: deps.projections, engine: ingest.engine }),
@@ -180,7 +181,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       secrets: new SecretBox(webhookSecretKey(config)),
       clock,
     }),
-    limits: new OperationLimits(),
+    limits: new OperationLimits(Date.now, counters),
     persons: new PersonCommands(handler, credits, { sessionSeconds: config.dashboard.sessionSeconds }, clock),
     authorizedClients: new AuthorizedClients({ oauth, docs: deps.docs, sync }),
   }

@@ -4,7 +4,6 @@
 // uses as [mm:ss] (one note) or [Note title | mm:ss] (library), and `citedSegments` are exactly
 // the quoted passages. A `sessionId` continues a conversation: the engine sees the earlier turns
 // and retrieval leans on their questions too.
-import { randomUUID } from 'node:crypto'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { uuidFromName } from '../domain/ids.ts'
@@ -15,7 +14,7 @@ import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngin
 import { mmss } from '../domain/language/time.ts'
 import type { Answer, AskRequest, GlobalAnswer, GlobalAskRequest } from '../contract/ask.ts'
 import type { CommandHandler } from './handleCommand.ts'
-import type { CreditCommands } from './credits.ts'
+import { chargeIdOf, type CreditCommands } from './credits.ts'
 import type { Caller } from './context.ts'
 import type { NoteReads, SegmentReads } from './reads.ts'
 
@@ -63,11 +62,30 @@ export class AskCommands {
   }
 
   private async ask(caller: Caller, noteId: string | null, question: string, givenSession: string | undefined) {
-    let history: Turn[] = []
-    if (givenSession) history = ownedSession((await this.deps.handler.load(askStream.of(givenSession), askDecider)).state, caller.accountId).turns
-    const sessionId = givenSession ?? randomUUID()
+    // A new conversation's id comes from the request id (the Idempotency-Key when sent), so a
+    // retried request finds the conversation, and the answer, its first attempt recorded.
+    const sessionId = givenSession ?? uuidFromName(`ask-session:${caller.accountId}`, caller.requestId)
+    const { state: session } = await this.deps.handler.load(askStream.of(sessionId), askDecider)
+    const history: Turn[] = givenSession || session.exists ? ownedSession(session, caller.accountId).turns : []
     const price = noteId ? PRICES.askNote : PRICES.askLibrary
-    const { chargeId } = await this.deps.credits.charge(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId })
+    const charge = { operation: price.operation, cost: price.credits, noteId }
+    const chargeId = chargeIdOf(caller.requestId, charge, { sessionId, question })
+    if (session.exists) {
+      const answered = session.answers.find((a) => a.chargeId === chargeId)
+      // The same request again (a client retrying after a timeout): the first answer, not charged again.
+      if (answered) return { answer: answered.answer, citedSegments: answered.citedSegments, citedNotes: answered.citedNotes, sessionId }
+      // The conversation this key opened answered another question: the key names that request.
+      if (!givenSession) {
+        throw new DomainError('invalid_state', 'This Idempotency-Key was already used for another question; send a new key with a new question.', { current: 'answered' })
+      }
+    }
+    const charged = await this.deps.credits.charge(caller.accountId, { ...charge, requestId: caller.requestId, chargeId })
+    // The ledger has seen this charge but no answer was recorded: the first attempt is still
+    // running, or failed and was refunded. Never an answer on a charge paid back (or not yet
+    // settled): the client retries later, or with a new key.
+    if (charged.events.length === 0) {
+      throw new DomainError('invalid_state', 'A request with this Idempotency-Key is still running or has failed; retry shortly, or send a new key.', { current: 'processing' })
+    }
     try {
       const hits = await this.deps.segments.search({ accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
       const passages: Passage[] = (await this.deps.segments.texts(caller.accountId, hits)).map((s) => ({

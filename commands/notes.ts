@@ -107,6 +107,7 @@ export class NoteCommands {
   /** POST /v1/notes and MCP import_from_url. `idempotencyKey` makes a retried request return the first answer. */
   async create(caller: Caller, body: CreateNoteRequest, idempotencyKey?: string): Promise<CreateNoteResponse> {
     const noteId = idempotencyKey ? uuidFromName(`note:${caller.accountId}`, idempotencyKey) : randomUUID()
+    if (idempotencyKey) await this.assertSameRequest(caller, noteId, body)
     return body.audioUrl !== undefined ? this.createImport(caller, noteId, body.audioUrl, body) : this.createUpload(caller, noteId, body)
   }
 
@@ -145,6 +146,20 @@ export class NoteCommands {
       status: 'processing',
       provider: source.provider,
       next: `Poll GET /v1/notes/${noteId} until status is "ready" (or "failed", with errorCode). ${IMPORT_RESERVE_CREDITS} credits are held now; the final price is 50 per started minute of audio.`,
+    }
+  }
+
+  /**
+   * A key names one request: the note it created must come from the same source (link, or
+   * uploaded file name). Another source under the same key is 409 `invalid_state` with the note's
+   * state, checked before anything is held, so the first request's hold stays as it is.
+   */
+  private async assertSameRequest(caller: Caller, noteId: string, body: CreateNoteRequest) {
+    const { state } = await this.deps.handler.load(noteStream.of(noteId), noteDecider)
+    if (!state.exists || state.accountId !== caller.accountId) return
+    const same = body.audioUrl !== undefined ? state.sourceUrl === classifySourceUrl(body.audioUrl).url.href : state.sourceType === 'upload' && state.upload?.filename === body.filename
+    if (!same) {
+      throw new DomainError('invalid_state', `This Idempotency-Key already created note ${noteId} from another source; send a new key for a new note.`, { current: statusOf(state.phase) })
     }
   }
 

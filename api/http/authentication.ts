@@ -59,7 +59,7 @@ export const restAuthentication = fp<RestAuthOptions>(
         })
       }
       const extra = req.routeOptions.config.route?.rateLimit
-      if (extra) s.limits.hit(extra, apiKeyCredential(caller.keyId!))
+      if (extra) await s.limits.hit(extra, apiKeyCredential(caller.keyId!))
     })
   },
   { name: 'notes-rest-authentication' },

@@ -19,7 +19,7 @@ export const notesRoutes = (app: Application): RouteDef[] => [
     summary: 'Create a note from a public link (import) or open a direct upload',
     description:
       'Two exclusive shapes: `audioUrl` (import), or `filename` + `contentType` (+ `fileSizeBytes`) for a direct upload, which answers with a presigned `upload` block: PUT the bytes there, then finalize. ' +
-      'An optional `Idempotency-Key` header makes a retried request return the first answer instead of creating a second note.',
+      'An optional `Idempotency-Key` header makes a retried request return the first answer instead of creating a second note; the same key with another link or file is 409 `invalid_state` (extension).',
     body: CreateNoteRequest,
     invalidCode: 'invalid_audio_url',
     // An upload's fields have codes of their own: a bad size or name is not a bad link.
@@ -31,7 +31,7 @@ export const notesRoutes = (app: Application): RouteDef[] => [
       description: 'Accepted: the note is processing (or waiting for its upload).',
       links: Object.fromEntries(['getNote', 'finalizeNote'].map((operationId) => [operationId, { operationId, parameters: { id: '$response.body#/noteId' } }])),
     },
-    errors: ['invalid_audio_url', 'invalid_request', 'insufficient_credits', 'file_too_large', 'unsupported_media_type'],
+    errors: ['invalid_audio_url', 'invalid_request', 'insufficient_credits', 'file_too_large', 'unsupported_media_type', 'invalid_state'],
     price: PRICES.import,
     async handle({ caller, body, req }) {
       const header = req.headers['idempotency-key']

@@ -18,7 +18,7 @@ export const suggestSpeakerNames = defineTool({
   output: SpeakerList,
   readOnly: false,
   async handle({ app, caller, credential }, { noteId }) {
-    app.limits.hit(limit, credential)
+    await app.limits.hit(limit, credential)
     return app.transcripts.suggestSpeakerNames(caller, noteId)
   },
 })
