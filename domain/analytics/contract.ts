@@ -35,7 +35,7 @@ import type { WebhookDeliveryEvent } from '../webhooks/delivery.ts'
 import type { WebhookEndpointEvent } from '../webhooks/endpoint.ts'
 
 /** Bumped on any change of a published shape; in every message (header and field). */
-export const ANALYTICS_SCHEMA_VERSION = 2
+export const ANALYTICS_SCHEMA_VERSION = 3
 
 export type Published =
   | AccountEvent
@@ -79,11 +79,13 @@ export const EVENT_FIELDS = {
   MinutesReleased: { noteId: 'public', minutes: 'public', cycle: 'public', reason: 'public', usedAfter: 'public', at: 'public' },
   StorageAllocated: { noteId: 'public', bytes: 'public', storedAfter: 'public', at: 'public' },
   StorageFreed: { noteId: 'public', bytes: 'public', reason: 'public', storedAfter: 'public', at: 'public' },
-  // note-<noteId>: lifecycle and sizes; titles, URLs and transcripts are personal.
+  // note-<noteId>: lifecycle and sizes; titles and transcripts are personal. Never the source
+  // URL, even opted in: an import link may carry credentials (a presigned URL's signature, a
+  // token in the query, user:password@); schema version 3 dropped it.
   NoteCreated: {
     noteId: 'public', accountId: 'public', sourceType: 'public', origin: 'public', provider: 'public', language: 'public',
     speakers: 'public', keepAudio: 'public', jobId: 'public', reservationId: 'public', at: 'public',
-    title: 'personal', sourceUrl: 'personal',
+    title: 'personal',
   },
   NoteFinalized: { jobId: 'public', minutes: 'public', at: 'public', title: 'personal' },
   NoteEdited: { folderId: 'public', keepAudio: 'public', at: 'public', title: 'personal', description: 'personal', tags: 'personal' },

@@ -12,7 +12,7 @@ import { SCHEMA_DIR } from '../../scripts/analyticsSchemas.ts'
 /** Fields the domain events carry that the contract keeps inside (secrets, hashes, emails, ids derived from emails, internals). */
 export const SECRET_FIELDS = [
   'email', 'passwordHash', 'secretHash', 'codeHash', 'codeChallenge', 'accessTokenHash', 'refreshTokenHash', 'previousRefreshTokenHash',
-  'secret', 'url', 'prefix', 'personId', 'payload', 'responseExcerpt', 'blobKey', 'redirectUri', 'userAgent', 'message', 'error',
+  'secret', 'url', 'sourceUrl', 'prefix', 'personId', 'payload', 'responseExcerpt', 'blobKey', 'redirectUri', 'userAgent', 'message', 'error',
 ] as const
 
 /** Event types on no topic: published nowhere, whatever they carry. */
