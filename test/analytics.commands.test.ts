@@ -54,7 +54,8 @@ const s = await testService({
     JOB_BACKOFF_BASE_MS: '50',
     WEBHOOK_POLL_MS: '20',
     WEBHOOK_RETRY_DELAYS_SECONDS: '0.05,0.1,0.1',
-    TRANSLATION_ENGINE: 'none',
+    // The local engine: English to Spanish it has, to German it has not (a failed translation).
+    TRANSLATION_ENGINE: 'apertium',
     TRANSLATION_POLL_MS: '50',
     SPEAKER_EMBEDDING_MODEL: speakerModel(),
   },
@@ -148,6 +149,7 @@ t.test('given every command driven through the API and the facade, then no messa
   await call('PATCH', `/v1/notes/${noteId}/speakers/A`, headers, { name: `${PERSONAL} Host` })
   await call('PATCH', `/v1/notes/${noteId}/speakers/B`, headers, { name: `${PERSONAL} Guest`, voiceExcluded: true })
   await call('POST', `/v1/notes/${noteId}/speakers/suggest`, headers, {})
+  await call('POST', `/v1/notes/${noteId}/transcript/translation`, headers, { language: 'es' })
   await call('POST', `/v1/notes/${noteId}/transcript/translation`, headers, { language: 'de' })
   await call('POST', `/v1/notes/${noteId}/analysis`, headers, { template: 'meeting_minutes' })
   await call('GET', `/v1/notes/${noteId}/outline?generate=1`, headers)
@@ -209,8 +211,11 @@ t.test('given every command driven through the API and the facade, then no messa
     const all = await app.events.readAll({ maxCount: 1e6 })
     return all.filter((e) => e.type === 'WebhookDeliveryAttempted').length >= 2
   })
-  // The translation's outcome (the engine is off: it fails).
-  await eventually('the translation settles', async () => (await app.events.readAll({ maxCount: 1e6 })).some((e) => e.type === 'TranslationFailed' || e.type === 'TranslationCompleted'))
+  // Both translations settle: one completed, one failed.
+  await eventually('the translations settle', async () => {
+    const types = (await app.events.readAll({ maxCount: 1e6 })).map((e) => e.type)
+    return types.includes('TranslationFailed') && types.includes('TranslationCompleted')
+  })
   // What the forwarder would have published by now: a deleted note's streams go with it.
   const beforeDeletion = await app.events.readAll({ maxCount: 1e6 })
   await forwarder?.waitFor(beforeDeletion[beforeDeletion.length - 1]!.globalPosition, 60_000)
