@@ -7,8 +7,8 @@
 // '-'), e.g. `notes.events.credits` for `credits-<accountId>`. Characters Kafka does not allow
 // in a topic name (anything but [a-zA-Z0-9._-]) become '_'.
 // Key: the stream name, so all events of a stream land in one partition, in revision order.
-// Value: JSON `ForwardedEvent` (below). Headers: `event-id` (the dedup key), `event-type`,
-// `schema-version`.
+// Value: JSON `ForwardedEvent` (domain/analytics/contract.ts). Headers: `event-id` (the dedup
+// key), `event-type`, `schema-version`.
 //
 // What is published is the contract in domain/analytics/contract.ts: only the listed event types
 // of the listed categories, only their listed fields; personal fields only on the categories in

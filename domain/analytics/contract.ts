@@ -3,9 +3,10 @@
 // blocklist), so a field added to an event later stays inside until someone decides otherwise.
 //
 // Never listed: secrets and anything derived from them (password hashes, API key secret hashes,
-// OAuth code and token hashes, session secret hashes, webhook signing secrets), credentials in
-// URLs, and emails, including ids derived from an email (`personId` is a name-based UUID of the
-// email, so the `person` topic and every `personId` field stay inside).
+// OAuth code and token hashes, session secret hashes, webhook signing secrets), URLs that may
+// carry credentials (webhook and import source URLs), and emails, including ids derived from an
+// email (`personId` is a name-based UUID of the email, so the `person` topic and every
+// `personId` field stay inside).
 //
 // Personal content (titles, transcripts, questions and answers, speaker and person names, file
 // names) is listed as `personal`: it is published only on the topics an operator opted in
