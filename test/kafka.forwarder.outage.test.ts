@@ -19,6 +19,7 @@ import { embeddedEnv } from './support/embeddedEnv.ts'
 import { ownKafkaBroker } from './support/kafkaBroker.ts'
 import { freePorts } from './support/mcp.ts'
 import { tempDir } from './support/tmp.ts'
+import { schemaValidator } from './support/analytics.ts'
 
 const brokersEnv = process.env.KAFKA_BROKERS
 
@@ -139,10 +140,12 @@ if (!brokersEnv) {
     const expected = stored.map((e) => toAnalyticsMessage(e, topicPrefix)).filter((m) => m !== null)
     const topics = [...new Set(expected.map((m) => m.topic))]
     const expectedIds = expected.map((m) => m.headers!['event-id']!).sort()
+    let consumed: Awaited<ReturnType<typeof readKafkaTopics>> = []
     let received: string[] = []
     await eventually(
       async () => {
         const messages = await readKafkaTopics({ brokers: broker.brokers, clientId: 'outage-test', topics, timeoutMs: 30_000, log: quiet }).catch(() => [])
+        consumed = messages
         received = messages.map((m) => m.headers['event-id']!)
         const got = new Set(received)
         return expectedIds.every((id) => got.has(id))
@@ -151,6 +154,8 @@ if (!brokersEnv) {
       'every stored event on its topic',
     )
     const unique = [...new Set(received)].sort()
+    const validate = schemaValidator()
+    t.same([...new Set(consumed.flatMap((m) => validate(JSON.parse(m.value!))))], [], 'every consumed message validates against its schema')
     t.same(unique, expectedIds, `deduplicated by event-id: exactly the ${expectedIds.length} published events of the store (${received.length - unique.length} duplicates, at-least-once)`)
 
     t.same(
