@@ -141,6 +141,9 @@ t.test('given every command driven through the API and the facade, then no messa
   const { note } = await waitForNote(s, headers, noteId, 120_000)
   t.equal(note.status, 'ready', 'the imported note is ready')
   await call('PATCH', `/v1/notes/${noteId}`, headers, { title: `${PERSONAL} Renamed`, folderId: folder.id, tags: [`${PERSONAL}-tag`], description: `${PERSONAL} about planning` })
+  // Charged reads: a pending charge, completed once the answer is made.
+  await call('GET', `/v1/notes/${noteId}/transcript`, headers)
+  await call('GET', `/v1/notes/${noteId}/clip?startMs=0&endMs=2000`, headers)
   await call('POST', `/v1/notes/${noteId}/transcript/replace`, headers, { find: 'Friday', replace: `${PERSONAL} Monday` })
   // Biometric consent is the owner's, given in the dashboard (an API key may not give it); with
   // it, naming a speaker of an uploaded note enrols a voiceprint (below).
