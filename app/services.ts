@@ -96,7 +96,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const { blobs, localUploads } = createBlobStore(config, clock)
   const chat = config.llm ? openAiChatModel(config.llm) : null
   const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
-  const queries = readQueries(deps.docs, { baseUrl: config.publicBaseUrl })
+  const queries = readQueries(deps.docs, { baseUrl: config.publicBaseUrl, sync })
   const languageDeps = { handler, credits, notes: queries.notes, sync, engine: language, clock }
   const speakerModel = speakerEmbedderFrom(config.transcripts.speakerEmbeddingModel, config.transcripts.speakerModelIsDefault)
   const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, speakerModel, clock })

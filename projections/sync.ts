@@ -1,5 +1,8 @@
-// Read-your-writes: a command that changed a read model waits until the projection writing it
-// has applied the command's events, so the client's next GET sees them. In the process that
+// Read-your-writes: a client's read after its write sees the write. Either the command waits
+// until the projection writing the read model has applied its events (`waitFor`), or, cheaper,
+// the command records its position for the account (`wrote`) and answers at once from its own
+// events, and the account's next read of that read model waits only if the projection has not
+// got there yet (`readable`): the wait moves from every write to the few reads that race one. In the process that
 // runs the projection this is a wake-up; elsewhere (the API scaled apart from the projections)
 // the projection's checkpoint is polled: one poll per projection for the whole process, however
 // many requests wait (64 waiting requests each polling every 20 ms would be 3,200 reads a second
@@ -18,7 +21,21 @@ export interface ReadModelSync {
    * read-model store must wait for the rebuild, however long, rather than read a stale model.
    */
   caughtUp(name: string, position: number, timeoutMs: number): Promise<void>
+  /**
+   * Read-your-writes without holding the write's answer: records that `scope` (an account) wrote
+   * `position` for projection `name`, and returns at once. The scope's next read of that read
+   * model (`readable`) waits for it; a reader who wrote nothing since waits for nothing.
+   */
+  wrote(scope: string, name: string, position: number | null): void
+  /**
+   * Resolves once projection `name` has applied every position `scope` wrote for it in this
+   * process (or after the timeout); null, without a promise, when there is nothing to wait for.
+   */
+  readable(scope: string, name: string): Promise<void> | null
 }
+
+/** Scopes whose pending write positions are remembered at most; the oldest go first (their reads then wait for nothing). */
+const PENDING_SCOPES = 100_000
 
 type Waiter = { position: number; resolve: () => void }
 
@@ -50,7 +67,34 @@ export function readModelSync(docs: DocumentStore, running: readonly RunningProj
       } else waiters.add(w)
     })
 
-  return {
+  // scope -> projection -> the highest position the scope wrote for it and has not yet seen applied.
+  const pending = new Map<string, Map<string, number>>()
+  /** Whether projection `name` is known (here, or by its last checkpoint read) to have applied `position`. */
+  const applied = (name: string, position: number) => (running.find((p) => p.name === name)?.position() ?? -1) >= position || (seen.get(name) ?? -1) >= position
+
+  const sync: ReadModelSync = {
+    wrote(scope, name, position) {
+      if (position === null || applied(name, position)) return
+      let byName = pending.get(scope)
+      if (byName) pending.delete(scope) // re-inserted last: the map's order is the eviction order
+      else byName = new Map()
+      byName.set(name, Math.max(position, byName.get(name) ?? -1))
+      pending.set(scope, byName)
+      if (pending.size > PENDING_SCOPES) pending.delete(pending.keys().next().value!)
+    },
+    readable(scope, name) {
+      const position = pending.get(scope)?.get(name)
+      if (position === undefined) return null
+      // Forgotten once applied, unless a later write came in meanwhile.
+      const forget = () => {
+        const byName = pending.get(scope)
+        if (byName?.get(name) !== position) return
+        byName.delete(name)
+        if (byName.size === 0) pending.delete(scope)
+      }
+      if (applied(name, position)) return (forget(), null)
+      return sync.waitFor(name, position).then(forget)
+    },
     async waitFor(name, position) {
       if (position === null) return
       const local = running.find((p) => p.name === name)
@@ -70,4 +114,5 @@ export function readModelSync(docs: DocumentStore, running: readonly RunningProj
       await viaCheckpoint(name, position, Math.min(waitMs, timeoutMs))
     },
   }
+  return sync
 }
