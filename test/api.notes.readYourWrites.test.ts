@@ -54,13 +54,25 @@ t.test('given the notes projection is not running, when a note is created, then 
   t.equal(otherList.statusCode, 200)
   t.ok(Date.now() - t0 < 2000, `another account's read does not wait (${Date.now() - t0} ms)`)
 
+  // Another API process (the scale layout: same event store and read models, no projections)
+  // knows nothing of the write; a read of that note finds it in the log and waits for it too.
+  const otherProcess = buildRestHost(createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: staticResolver({}), projections: [] }))
+  await otherProcess.ready()
+  t.teardown(() => otherProcess.close())
+  const missing = await otherProcess.inject({ method: 'GET', url: '/v1/notes/00000000-0000-4000-8000-000000000000', headers })
+  t.equal(missing.statusCode, 404, 'a note that is nowhere is 404 at once')
+  const notYours = await otherProcess.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers: otherHeaders })
+  t.equal(notYours.statusCode, 404, "another account's read of it is 404 at once")
+
   // The writer's next reads wait for the projection, which starts only now.
   const detail = app.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers })
   const list = app.inject({ method: 'GET', url: '/v1/notes?limit=5', headers })
+  const elsewhere = otherProcess.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers })
   setTimeout(() => running.push(startProjection(READ_MODEL_PROJECTIONS.find((p) => p.name === 'notes')!, { events, docs })), 300)
-  const [d, l] = await Promise.all([detail, list])
+  const [d, l, e] = await Promise.all([detail, list, elsewhere])
   t.equal(d.statusCode, 200, 'GET of the new note finds it')
   t.match(d.json(), { id: noteId, title: 'Standup', status: 'processing' })
+  t.equal(e.statusCode, 200, 'and so does a GET through another API process')
   t.same(
     (l.json() as { notes: { id: string }[] }).notes.map((n) => n.id),
     [noteId],
