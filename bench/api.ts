@@ -10,7 +10,9 @@
 // shared by the processes) and MongoDB read models (MONGO_URL, e.g. FerretDB from
 // scripts/servers/ferretdb.sh), POST /v1/notes spread over the API processes; next to the durable
 // ceiling: as many bare fastify processes, each route appending one event through the same event
-// store adapter (group commit, fsync).
+// store adapter (group commit, fsync). TRACE=1 prints, per API process, where its requests' time
+// went (authentication, rate-limit counter, event store reads and appends, read-your-writes
+// waits, presign), from bench/api-server.ts.
 import autocannon from 'autocannon'
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
