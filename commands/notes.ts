@@ -83,10 +83,11 @@ export class NoteCommands {
    * Answers from the command's own events, without waiting for the notes projection: the
    * position goes to the account's next read instead (readmodels/queries.ts waits for it there),
    * so a create costs its append and nothing more, and a GET after it still finds the note.
+   * It waits only when the projection has fallen far behind (back-pressure, `wrote`).
    */
   private async run(caller: Caller, noteId: string, command: NoteCommand) {
     const result = await this.d.handler.handle(noteStream.of(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
-    this.d.sync.wrote(caller.accountId, 'notes', result.position)
+    await this.d.sync.wrote(caller.accountId, 'notes', result.position)
     return result
   }
 

@@ -26,7 +26,14 @@ export interface ReadModelSync {
    * `position` for projection `name`, and returns at once. The scope's next read of that read
    * model (`readable`) waits for it; a reader who wrote nothing since waits for nothing.
    */
-  wrote(scope: string, name: string, position: number | null): void
+  /**
+   * ... and returns null, unless the projection trails this write by more than `maxLagPositions`
+   * log positions: then a promise that resolves once it is back within that distance (or after
+   * the timeout). The back-pressure that waiting on every write gave: without it a burst of
+   * writes outruns a slow projection (minutes behind on FerretDB), and the reads that follow wait
+   * out their timeout and miss what was written.
+   */
+  wrote(scope: string, name: string, position: number | null): Promise<void> | null
   /**
    * Resolves once projection `name` has applied every position `scope` wrote for it in this
    * process (or after the timeout); null, without a promise, when there is nothing to wait for.
@@ -34,12 +41,15 @@ export interface ReadModelSync {
   readable(scope: string, name: string): Promise<void> | null
 }
 
+/** How far a projection may trail a write that answers without waiting for it (`wrote`). */
+export const MAX_LAG_POSITIONS = 256
+
 /** Scopes whose pending write positions are remembered at most; the oldest go first (their reads then wait for nothing). */
 const PENDING_SCOPES = 100_000
 
 type Waiter = { position: number; resolve: () => void }
 
-export function readModelSync(docs: DocumentStore, running: readonly RunningProjection[], timeoutMs = 5000, pollMs = 20): ReadModelSync {
+export function readModelSync(docs: DocumentStore, running: readonly RunningProjection[], timeoutMs = 5000, pollMs = 20, maxLagPositions = MAX_LAG_POSITIONS): ReadModelSync {
   const waiting = new Map<string, Set<Waiter>>()
   const seen = new Map<string, number>()
 
@@ -70,17 +80,21 @@ export function readModelSync(docs: DocumentStore, running: readonly RunningProj
   // scope -> projection -> the highest position the scope wrote for it and has not yet seen applied.
   const pending = new Map<string, Map<string, number>>()
   /** Whether projection `name` is known (here, or by its last checkpoint read) to have applied `position`. */
-  const applied = (name: string, position: number) => (running.find((p) => p.name === name)?.position() ?? -1) >= position || (seen.get(name) ?? -1) >= position
+  const known = (name: string) => Math.max(running.find((p) => p.name === name)?.position() ?? -1, seen.get(name) ?? -1)
+  const applied = (name: string, position: number) => known(name) >= position
 
   const sync: ReadModelSync = {
     wrote(scope, name, position) {
-      if (position === null || applied(name, position)) return
+      if (position === null || applied(name, position)) return null
       let byName = pending.get(scope)
       if (byName) pending.delete(scope) // re-inserted last: the map's order is the eviction order
       else byName = new Map()
       byName.set(name, Math.max(position, byName.get(name) ?? -1))
       pending.set(scope, byName)
       if (pending.size > PENDING_SCOPES) pending.delete(pending.keys().next().value!)
+      // Apart from the projection, what is known is the last checkpoint read, which may be old: the
+      // first write past the distance then waits one poll, which brings it up to date.
+      return position - known(name) > maxLagPositions ? sync.waitFor(name, position - maxLagPositions) : null
     },
     readable(scope, name) {
       const position = pending.get(scope)?.get(name)

@@ -108,3 +108,19 @@ t.test('given writes recorded for an account, then readable waits for the highes
   position = 9
   t.equal(sync.readable('a', 'notes'), null, 'and then no more')
 })
+
+t.test('given a projection far behind, then a write waits until it is back within the allowed distance (back-pressure), and not otherwise', async (t) => {
+  let position = 100
+  const waits: number[] = []
+  const notes = { name: 'notes', position: () => position, waitFor: async (p: number) => void waits.push(p) } as unknown as RunningProjection
+  const docs = openEmbeddedDocumentStore({ path: ':memory:' })
+  t.teardown(() => docs.close())
+  const sync = readModelSync(docs, [notes], 5000, 20, 256)
+  t.equal(sync.wrote('a', 'notes', 300), null, '200 behind: answers at once')
+  const wait = sync.wrote('a', 'notes', 1000)
+  t.ok(wait, '900 behind: waits')
+  await wait
+  t.same(waits, [1000 - 256], 'until the projection is within 256 positions of the write')
+  position = 800
+  t.equal(sync.wrote('b', 'notes', 1000), null, 'once it caught up, writes answer at once again')
+})
