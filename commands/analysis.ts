@@ -57,20 +57,20 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 
 export class AnalysisCommands {
   private readonly clock: () => Date
-  constructor(private readonly d: AnalysisCommandsDeps) {
-    this.clock = d.clock ?? (() => new Date())
+  constructor(private readonly deps: AnalysisCommandsDeps) {
+    this.clock = deps.clock ?? (() => new Date())
   }
 
   private now = () => this.clock().toISOString()
 
   private async record(caller: Caller, noteId: string, command: AnalysisCommand) {
-    const result = await this.d.handler.handle(analysisStream.of(noteId), command, analysisDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
-    await this.d.sync.waitFor('analysis', result.position)
+    const result = await this.deps.handler.handle(analysisStream.of(noteId), command, analysisDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    await this.deps.sync.waitFor('analysis', result.position)
     return result
   }
 
   private refund(caller: Caller, chargeId: string, reason: string) {
-    return this.d.credits.refund(caller.accountId, chargeId, reason.slice(0, 500), refundIdOf(chargeId))
+    return this.deps.credits.refund(caller.accountId, chargeId, reason.slice(0, 500), refundIdOf(chargeId))
   }
 
   /**
@@ -78,13 +78,13 @@ export class AnalysisCommands {
    * in the order given. Answers the persisted analyses with a report of what came out.
    */
   async generate(caller: Caller, noteId: string, templates: readonly Template[]): Promise<AnalysisList> {
-    const { source } = await this.d.notes.ready(caller.accountId, noteId)
+    const { source } = await this.deps.notes.ready(caller.accountId, noteId)
     const cost = PRICES.analysis.credits
     // One hold for the whole request: concurrent requests each get all their templates or none,
     // instead of each taking a few and every one of them failing.
     const reservationId = randomUUID()
     try {
-      await this.d.credits.reserve(caller.accountId, { operation: PRICES.analysis.operation, amount: cost * templates.length, noteId, requestId: caller.requestId, reservationId })
+      await this.deps.credits.reserve(caller.accountId, { operation: PRICES.analysis.operation, amount: cost * templates.length, noteId, requestId: caller.requestId, reservationId })
     } catch (err) {
       if (isDomainError(err) && err.code === 'insufficient_credits') {
         throw new DomainError(
@@ -98,25 +98,25 @@ export class AnalysisCommands {
     const charges = templates.map((template) => ({ template, chargeId: capturedChargeId(reservationId, template) }))
     let captured = 0
     const releaseRest = (reason: string) =>
-      captured < cost * templates.length ? this.d.credits.release(caller.accountId, reservationId, reason) : Promise.resolve()
+      captured < cost * templates.length ? this.deps.credits.release(caller.accountId, reservationId, reason) : Promise.resolve()
 
-    const results = await mapLimit(charges, this.d.concurrency ?? 3, async ({ template, chargeId }): Promise<TemplateResult> => {
+    const results = await mapLimit(charges, this.deps.concurrency ?? 3, async ({ template, chargeId }): Promise<TemplateResult> => {
       try {
-        const { draft, info } = await this.d.engine.analyze(source, template)
+        const { draft, info } = await this.deps.engine.analyze(source, template)
         // Whatever the engine, what is stored is what the contract promises.
         const checked = AnalysisContent.safeParse(draft)
         if (!checked.success) throw new LanguageEngineError('invalid_output', `the engine's analysis does not fit the contract: ${checked.error.issues[0]?.message}`)
         return { ok: true, template, analysis: draft, ...info, chargeId }
       } catch (err) {
-        if (!(err instanceof LanguageEngineError)) this.d.log?.(`analysis ${template} of note ${noteId} failed`, err)
-        return { ok: false, template, ...failureOf(err), ...this.d.engine.info, chargeId }
+        if (!(err instanceof LanguageEngineError)) this.deps.log?.(`analysis ${template} of note ${noteId} failed`, err)
+        return { ok: false, template, ...failureOf(err), ...this.deps.engine.info, chargeId }
       }
     })
 
     try {
       for (const r of results) {
         if (!r.ok) continue
-        await this.d.credits.capture(caller.accountId, reservationId, cost, r.template)
+        await this.deps.credits.capture(caller.accountId, reservationId, cost, r.template)
         captured += cost
       }
     } finally {
@@ -134,7 +134,7 @@ export class AnalysisCommands {
     if (ok.length === 0) {
       throw new DomainError('llm_invalid_json', `Every requested template failed (${failed.map((f) => `${f.template}: ${f.message}`).join('; ')}); the credits were refunded.`, { failed })
     }
-    const list = await this.d.analyses.list(caller.accountId, noteId)
+    const list = await this.deps.analyses.list(caller.accountId, noteId)
     return { ...list, report: { ok, failed } }
   }
 
@@ -145,25 +145,25 @@ export class AnalysisCommands {
    */
   async outline(caller: Caller, noteId: string, generate: boolean): Promise<Outline> {
     if (!generate) {
-      await this.d.notes.ready(caller.accountId, noteId)
-      return this.d.analyses.outline(caller.accountId, noteId)
+      await this.deps.notes.ready(caller.accountId, noteId)
+      return this.deps.analyses.outline(caller.accountId, noteId)
     }
-    const { source } = await this.d.notes.ready(caller.accountId, noteId)
-    const current = await this.d.analyses.outline(caller.accountId, noteId)
+    const { source } = await this.deps.notes.ready(caller.accountId, noteId)
+    const current = await this.deps.analyses.outline(caller.accountId, noteId)
     if (current.generated) return current
-    const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: PRICES.outline.operation, cost: PRICES.outline.credits, noteId, requestId: caller.requestId })
+    const { chargeId } = await this.deps.credits.charge(caller.accountId, { operation: PRICES.outline.operation, cost: PRICES.outline.credits, noteId, requestId: caller.requestId })
     const durationMs = audioDurationMs(source)
     let made: Awaited<ReturnType<LanguageEngine['outline']>>
     try {
-      made = await this.d.engine.outline(source)
+      made = await this.deps.engine.outline(source)
       const problems = outlineProblems(made.chapters, durationMs)
       if (problems.length > 0) throw new LanguageEngineError('invalid_output', `the outline does not hold: ${problems.join('; ')}`)
     } catch (err) {
       const { reason } = failureOf(err)
-      if (!(err instanceof LanguageEngineError)) this.d.log?.(`outline of note ${noteId} failed`, err)
+      if (!(err instanceof LanguageEngineError)) this.deps.log?.(`outline of note ${noteId} failed`, err)
       await this.refund(caller, chargeId, `outline failed: ${reason}`)
-      await this.record(caller, noteId, { type: 'RecordOutlineFailure', noteId, accountId: caller.accountId, reason: reason.slice(0, 500), ...this.d.engine.info, chargeId, now: this.now() })
-      return this.d.analyses.outline(caller.accountId, noteId)
+      await this.record(caller, noteId, { type: 'RecordOutlineFailure', noteId, accountId: caller.accountId, reason: reason.slice(0, 500), ...this.deps.engine.info, chargeId, now: this.now() })
+      return this.deps.analyses.outline(caller.accountId, noteId)
     }
     try {
       const result = await this.record(caller, noteId, { type: 'RecordOutline', noteId, accountId: caller.accountId, chapters: made.chapters, durationMs, ...made.info, chargeId, now: this.now() })
@@ -176,14 +176,14 @@ export class AnalysisCommands {
       await this.refund(caller, chargeId, 'the outline could not be stored')
       throw err
     }
-    return this.d.analyses.outline(caller.accountId, noteId)
+    return this.deps.analyses.outline(caller.accountId, noteId)
   }
 
   /** The outline another request recorded, once the read model shows it (bounded wait). */
   private async generatedOutline(caller: Caller, noteId: string): Promise<Outline> {
     const deadline = Date.now() + 5000
     for (;;) {
-      const o = await this.d.analyses.outline(caller.accountId, noteId)
+      const o = await this.deps.analyses.outline(caller.accountId, noteId)
       if (o.generated || Date.now() > deadline) return o
       await new Promise((r) => setTimeout(r, 20))
     }
