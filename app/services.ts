@@ -1,5 +1,6 @@
 // Everything the edges (REST, MCP, admin CLI) call: command objects and read-side access, built
 // over the ports. One instance per process.
+import { noteStream } from '../domain/notes/note.ts'
 import type { Config } from './config.ts'
 import type { ContentKeyStore } from '../ports/contentKeys.ts'
 import { openContentKeys } from './infrastructure.ts'
@@ -96,7 +97,14 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const { blobs, localUploads } = createBlobStore(config, clock)
   const chat = config.llm ? openAiChatModel(config.llm) : null
   const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()
-  const queries = readQueries(deps.docs, { baseUrl: config.publicBaseUrl })
+  const queries = readQueries(deps.docs, {
+    baseUrl: config.publicBaseUrl,
+    sync,
+    noteWritten: async (accountId, noteId) => {
+      const { events } = await deps.events.readStream(noteStream.of(noteId))
+      return events.length > 0 && events[0]!.data.accountId === accountId ? events.at(-1)!.globalPosition : null
+    },
+  })
   const languageDeps = { handler, credits, notes: queries.notes, sync, engine: language, clock }
   const speakerModel = speakerEmbedderFrom(config.transcripts.speakerEmbeddingModel, config.transcripts.speakerModelIsDefault)
   const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, speakerModel, clock })

@@ -12,13 +12,13 @@ export function documentCounters(docs: DocumentStore): CounterStore {
   const c = docs.collection<CounterDoc>(COUNTERS)
   const ready = c.createIndex({ keys: { expiresAt: 1 }, name: 'expiresAt_ttl', expireAfterSeconds: 0 }).catch(() => {})
   return {
-    async increment(key, windowMs) {
+    async increment(key, windowMs, by = 1) {
       await ready
       const now = Date.now()
       const start = Math.floor(now / windowMs) * windowMs
       const id = `${key}|${start}`
       // A minute's grace past the window, so a clock a little behind still finds its count.
-      const update = { $inc: { count: 1 }, $setOnInsert: { expiresAt: new Date(start + windowMs + 60_000) } }
+      const update = { $inc: { count: by }, $setOnInsert: { expiresAt: new Date(start + windowMs + 60_000) } }
       try {
         await c.updateOne({ _id: id }, update, { upsert: true })
       } catch (err) {
@@ -27,7 +27,7 @@ export function documentCounters(docs: DocumentStore): CounterStore {
         await c.updateOne({ _id: id }, update)
       }
       const doc = await c.findOne({ _id: id })
-      return { count: doc?.count ?? 1, ttlMs: start + windowMs - now }
+      return { count: doc?.count ?? by, ttlMs: start + windowMs - now }
     },
   }
 }

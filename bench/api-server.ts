@@ -8,6 +8,47 @@ import { startService } from '../app/server.ts'
 import { noteStream } from '../domain/notes/note.ts'
 
 const mode = process.argv[2]
+
+/**
+ * TRACE=1: where a request's time goes in this process. Wraps the calls a POST /v1/notes makes
+ * (authentication, the rate-limit counter, the event store's reads and appends, the
+ * read-your-writes wait) and prints, on SIGTERM, the mean and p99 of each next to the whole
+ * request (received to sent).
+ */
+function trace(service: Awaited<ReturnType<typeof startService>>) {
+  const spans = new Map<string, number[]>()
+  const add = (name: string, ms: number) => (spans.get(name) ?? spans.set(name, []).get(name)!).push(ms)
+  const wrap = (obj: object | null | undefined, method: string, name: string) => {
+    if (!obj) return
+    const o = obj as Record<string, (...a: unknown[]) => unknown>
+    const f = o[method]!.bind(obj)
+    o[method] = (...a: unknown[]) => {
+      const t0 = performance.now()
+      const r = f(...a)
+      return r instanceof Promise ? r.finally(() => add(name, performance.now() - t0)) : (add(name, performance.now() - t0), r)
+    }
+  }
+  const s = service.services
+  wrap(s.accounts, 'authenticate', 'authenticate (API key lookup)')
+  wrap(s.counters, 'increment', 'rate-limit counter (shared store)')
+  wrap(s.events, 'appendToStream', 'event store append (group commit, fsync)')
+  wrap(s.events, 'readStream', 'event store readStream')
+  wrap(s.sync, 'waitFor', 'read-your-writes wait')
+  wrap(s.blobs, 'presignPut', 'presign upload URL')
+  // The listener is up already (no more hooks): the HTTP server's own request event.
+  service.app!.server.on('request', (_req, res) => {
+    const t0 = performance.now()
+    res.on('finish', () => add('whole request (received to sent)', performance.now() - t0))
+  })
+  process.on('SIGTERM', () => {
+    const lines = [...spans].map(([name, xs]) => {
+      xs.sort((a, b) => a - b)
+      const mean = xs.reduce((a, b) => a + b, 0) / xs.length
+      return `  ${name.padEnd(44)} n=${String(xs.length).padStart(6)}  mean ${mean.toFixed(2).padStart(8)} ms  p50 ${xs[Math.floor(xs.length / 2)]!.toFixed(2).padStart(8)}  p99 ${xs[Math.floor(xs.length * 0.99)]!.toFixed(2).padStart(8)} ms`
+    })
+    console.error(`TRACE pid ${process.pid}:\n${lines.join('\n')}`)
+  })
+}
 const send = (m: unknown) => process.send!(m)
 
 if (mode === 'ceiling') {
@@ -37,6 +78,7 @@ if (mode === 'ceiling') {
     const { accountId } = await service.services.accounts.openAccount({ name: 'bench', plan: 'power' })
     apiKey = (await service.services.accounts.createApiKey(accountId)).apiKey
   }
+  if (process.env.TRACE === '1' && service.app) trace(service)
   const port = service.app ? (service.app.server.address() as { port: number }).port : 0
   send({ port, apiKey })
 } else if (mode === 'bare') {

@@ -10,7 +10,9 @@
 // shared by the processes) and MongoDB read models (MONGO_URL, e.g. FerretDB from
 // scripts/servers/ferretdb.sh), POST /v1/notes spread over the API processes; next to the durable
 // ceiling: as many bare fastify processes, each route appending one event through the same event
-// store adapter (group commit, fsync).
+// store adapter (group commit, fsync). TRACE=1 prints, per API process, where its requests' time
+// went (authentication, rate-limit counter, event store reads and appends, read-your-writes
+// waits, presign), from bench/api-server.ts.
 import autocannon from 'autocannon'
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -91,6 +93,19 @@ async function rolesMode(counts: number[]) {
       const urls = apis.map((a) => `http://127.0.0.1:${a.port}/v1/notes`)
       await loadSpread('warm-up', urls, { method: 'POST', headers: { ...auth, ...json }, body, duration: 2 })
       const post = await loadSpread(`POST /v1/notes, ${n} API process(es) + projections`, urls, { method: 'POST', headers: { ...auth, ...json }, body })
+      // Where read-your-writes went: a create, then at once a GET of that note through the last
+      // API process (another process than the writer's when there are two), one pair at a time.
+      const gets: number[] = []
+      for (let i = 0; i < 50; i++) {
+        const created = (await (await fetch(urls[0]!, { method: 'POST', headers: { ...auth, ...json }, body })).json()) as { noteId: string }
+        const t0 = performance.now()
+        const r = await fetch(`${urls.at(-1)!}/${created.noteId}`, { headers: auth })
+        await r.arrayBuffer()
+        if (r.status !== 200) throw new Error(`GET after POST answered ${r.status}`)
+        gets.push(performance.now() - t0)
+      }
+      gets.sort((a, b) => a - b)
+      console.log(`GET of the note just created (${n > 1 ? 'through the other API process' : 'same process'}), 50 sequential pairs: p50 ${gets[25]!.toFixed(1)} ms, max ${gets[49]!.toFixed(1)} ms`)
       for (const c of children.splice(0)) c.kill('SIGTERM')
 
       const cdir = mkdtempSync(join(tmpdir(), 'bench-ceiling-'))

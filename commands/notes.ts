@@ -79,9 +79,15 @@ export class NoteCommands {
 
   private now = () => this.clock().toISOString()
 
+  /**
+   * Answers from the command's own events, without waiting for the notes projection: the
+   * position goes to the account's next read instead (readmodels/queries.ts waits for it there),
+   * so a create costs its append and nothing more, and a GET after it still finds the note.
+   * It waits only when the projection has fallen far behind (back-pressure, `wrote`).
+   */
   private async run(caller: Caller, noteId: string, command: NoteCommand) {
     const result = await this.deps.handler.handle(noteStream.of(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
-    await this.deps.sync.waitFor('notes', result.position)
+    await this.deps.sync.wrote(caller.accountId, 'notes', result.position)
     return result
   }
 

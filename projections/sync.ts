@@ -1,5 +1,8 @@
-// Read-your-writes: a command that changed a read model waits until the projection writing it
-// has applied the command's events, so the client's next GET sees them. In the process that
+// Read-your-writes: a client's read after its write sees the write. Either the command waits
+// until the projection writing the read model has applied its events (`waitFor`), or, cheaper,
+// the command records its position for the account (`wrote`) and answers at once from its own
+// events, and the account's next read of that read model waits only if the projection has not
+// got there yet (`readable`): the wait moves from every write to the few reads that race one. In the process that
 // runs the projection this is a wake-up; elsewhere (the API scaled apart from the projections)
 // the projection's checkpoint is polled: one poll per projection for the whole process, however
 // many requests wait (64 waiting requests each polling every 20 ms would be 3,200 reads a second
@@ -18,11 +21,35 @@ export interface ReadModelSync {
    * read-model store must wait for the rebuild, however long, rather than read a stale model.
    */
   caughtUp(name: string, position: number, timeoutMs: number): Promise<void>
+  /**
+   * Read-your-writes without holding the write's answer: records that `scope` (an account) wrote
+   * `position` for projection `name`, and returns at once. The scope's next read of that read
+   * model (`readable`) waits for it; a reader who wrote nothing since waits for nothing.
+   */
+  /**
+   * ... and returns null, unless the projection trails this write by more than `maxLagPositions`
+   * log positions: then a promise that resolves once it is back within that distance (or after
+   * the timeout). The back-pressure that waiting on every write gave: without it a burst of
+   * writes outruns a slow projection (minutes behind on FerretDB), and the reads that follow wait
+   * out their timeout and miss what was written.
+   */
+  wrote(scope: string, name: string, position: number | null): Promise<void> | null
+  /**
+   * Resolves once projection `name` has applied every position `scope` wrote for it in this
+   * process (or after the timeout); null, without a promise, when there is nothing to wait for.
+   */
+  readable(scope: string, name: string): Promise<void> | null
 }
+
+/** How far a projection may trail a write that answers without waiting for it (`wrote`). */
+export const MAX_LAG_POSITIONS = 256
+
+/** Scopes whose pending write positions are remembered at most; the oldest go first (their reads then wait for nothing). */
+const PENDING_SCOPES = 100_000
 
 type Waiter = { position: number; resolve: () => void }
 
-export function readModelSync(docs: DocumentStore, running: readonly RunningProjection[], timeoutMs = 5000, pollMs = 20): ReadModelSync {
+export function readModelSync(docs: DocumentStore, running: readonly RunningProjection[], timeoutMs = 5000, pollMs = 20, maxLagPositions = MAX_LAG_POSITIONS): ReadModelSync {
   const waiting = new Map<string, Set<Waiter>>()
   const seen = new Map<string, number>()
 
@@ -50,7 +77,38 @@ export function readModelSync(docs: DocumentStore, running: readonly RunningProj
       } else waiters.add(w)
     })
 
-  return {
+  // scope -> projection -> the highest position the scope wrote for it and has not yet seen applied.
+  const pending = new Map<string, Map<string, number>>()
+  /** Whether projection `name` is known (here, or by its last checkpoint read) to have applied `position`. */
+  const known = (name: string) => Math.max(running.find((p) => p.name === name)?.position() ?? -1, seen.get(name) ?? -1)
+  const applied = (name: string, position: number) => known(name) >= position
+
+  const sync: ReadModelSync = {
+    wrote(scope, name, position) {
+      if (position === null || applied(name, position)) return null
+      let byName = pending.get(scope)
+      if (byName) pending.delete(scope) // re-inserted last: the map's order is the eviction order
+      else byName = new Map()
+      byName.set(name, Math.max(position, byName.get(name) ?? -1))
+      pending.set(scope, byName)
+      if (pending.size > PENDING_SCOPES) pending.delete(pending.keys().next().value!)
+      // Apart from the projection, what is known is the last checkpoint read, which may be old: the
+      // first write past the distance then waits one poll, which brings it up to date.
+      return position - known(name) > maxLagPositions ? sync.waitFor(name, position - maxLagPositions) : null
+    },
+    readable(scope, name) {
+      const position = pending.get(scope)?.get(name)
+      if (position === undefined) return null
+      // Forgotten once applied, unless a later write came in meanwhile.
+      const forget = () => {
+        const byName = pending.get(scope)
+        if (byName?.get(name) !== position) return
+        byName.delete(name)
+        if (byName.size === 0) pending.delete(scope)
+      }
+      if (applied(name, position)) return (forget(), null)
+      return sync.waitFor(name, position).then(forget)
+    },
     async waitFor(name, position) {
       if (position === null) return
       const local = running.find((p) => p.name === name)
@@ -70,4 +128,5 @@ export function readModelSync(docs: DocumentStore, running: readonly RunningProj
       await viaCheckpoint(name, position, Math.min(waitMs, timeoutMs))
     },
   }
+  return sync
 }

@@ -3,6 +3,8 @@
 // holds the document store. Each query is the function of its module with the store (and the
 // base URL of download links) already given; the groups implement the ports of commands/reads.ts.
 import type { DocumentStore } from '../ports/documentStore.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+import { isDomainError } from '../domain/errors.ts'
 import { analysisHistory, latestAnalysisDraft, listAnalyses, readOutline } from './analysis.ts'
 import { listApiKeys } from './apiKeys.ts'
 import { deliverableFile, getDeliverable, listDeliverables } from './deliverables.ts'
@@ -16,14 +18,48 @@ import { searchSegments, segmentTexts } from './retrieval.ts'
 import { exportTranscript, findTranscript, getSpeakerTimeline, getSpeakers, getTranscript, getTranslation, getVoiceProfiles, notesMatchedTo, rosterFor } from './transcripts.ts'
 import { webhookDeliveries, webhookEndpoints } from './webhooks.ts'
 
-export function readQueries(docs: DocumentStore, o: { baseUrl: string }) {
-  /** `f(docs, ...rest)` as `(...rest)`. */
+export interface ReadQueryOptions {
+  baseUrl: string
+  sync?: Pick<ReadModelSync, 'readable' | 'waitFor'>
+  /**
+   * Where the note's last event is in the log, when the note exists there and is the account's
+   * (null otherwise). A read of one note that finds nothing asks it, and waits for the notes
+   * projection to get there: the note may have been created through another API process, whose
+   * pending position this process does not know.
+   */
+  noteWritten?: (accountId: string, noteId: string) => Promise<number | null>
+}
+
+export function readQueries(docs: DocumentStore, o: ReadQueryOptions) {
+  const sync = o.sync
+  /**
+   * `f(docs, ...rest)` as `(...rest)`. Every query takes the account first; when that account's
+   * note commands answered before the notes projection had their events (read-your-writes on
+   * the read: `ReadModelSync.wrote`), the read waits for them first. Every group, since many
+   * read the notes collection too (a transcript's owner, titles in statements and search).
+   */
   const over =
     <A extends unknown[], R>(f: (docs: DocumentStore, ...a: A) => R) =>
-    (...a: A): R =>
-      f(docs, ...a)
+    (...a: A): R => {
+      const wait = sync && typeof a[0] === 'string' ? sync.readable(a[0], NOTES_READ_MODEL) : null
+      return wait ? (wait.then(() => f(docs, ...a)) as R) : f(docs, ...a)
+    }
+  /** `f` of one note; when the note is not found, once more after the projection has what the log holds of it. */
+  const oneNote =
+    <A extends unknown[], R>(f: (accountId: string, noteId: string, ...a: A) => Promise<R>) =>
+    async (accountId: string, noteId: string, ...a: A): Promise<R> => {
+      try {
+        return await f(accountId, noteId, ...a)
+      } catch (err) {
+        if (!(isDomainError(err) && err.code === 'not_found') || !o.noteWritten || !sync) throw err
+        const position = await o.noteWritten(accountId, noteId)
+        if (position === null) throw err
+        await sync.waitFor(NOTES_READ_MODEL, position)
+        return f(accountId, noteId, ...a)
+      }
+    }
   return {
-    notes: { list: over(listNotes), listJson: over(listNotesJson), detail: over(getNoteDetail), waitFor: over(waitForNote), ready: over(readyNote), idsInFolder: over(noteIdsInFolder) },
+    notes: { list: over(listNotes), listJson: over(listNotesJson), detail: oneNote(over(getNoteDetail)), waitFor: over(waitForNote), ready: oneNote(over(readyNote)), idsInFolder: over(noteIdsInFolder) },
     transcripts: {
       get: over(getTranscript),
       require: over(findTranscript),
@@ -44,8 +80,8 @@ export function readQueries(docs: DocumentStore, o: { baseUrl: string }) {
     },
     segments: { search: over(searchSegments), texts: over(segmentTexts) },
     deliverables: {
-      get: (accountId: string, id: string) => getDeliverable(docs, accountId, id, o.baseUrl),
-      list: (accountId: string, noteId: string) => listDeliverables(docs, accountId, noteId, o.baseUrl),
+      get: over((d, accountId: string, id: string) => getDeliverable(d, accountId, id, o.baseUrl)),
+      list: over((d, accountId: string, noteId: string) => listDeliverables(d, accountId, noteId, o.baseUrl)),
       file: over(deliverableFile),
     },
     webhooks: { endpoints: over(webhookEndpoints), deliveries: over(webhookDeliveries) },
@@ -54,5 +90,8 @@ export function readQueries(docs: DocumentStore, o: { baseUrl: string }) {
     apiKeys: { list: over(listApiKeys) },
   }
 }
+
+/** The projection whose positions note commands leave for the next read (commands/notes.ts). */
+export const NOTES_READ_MODEL = 'notes'
 
 export type ReadQueries = ReturnType<typeof readQueries>

@@ -41,3 +41,25 @@ t.test('given sealed note events, when the key is destroyed, then they read as C
   await t.rejects(store.appendToStream(`note-${noteId}`, [{ id: randomUUID(), type: 'NoteEdited', data: { title: 'again', at: 'z' } }]), { code: 'not_found' }, 'no new key for a shredded note')
   t.equal((await keys.key(noteId, { create: true })).kind, 'shredded')
 })
+
+t.test('given 100 notes created at once, then their content keys share one commit (group commit), each distinct and durable', async (t) => {
+  const tmp = tempDir()
+  t.teardown(() => tmp.remove())
+  const path = join(tmp.dir, 'keys.db')
+  const keys = openSqliteContentKeys({ path })
+  const ids = Array.from({ length: 100 }, () => randomUUID())
+  const made = await Promise.all(ids.map((id) => keys.key(id, { create: true })))
+  t.ok(made.every((k) => k.kind === 'key'))
+  t.equal(new Set(made.map((k) => (k.kind === 'key' ? k.key.toString('hex') : ''))).size, 100, 'each note its own key')
+  // Each commit appends at least one page to the write-ahead log: one commit per key was 100+ frames.
+  const { default: Database } = await import('libsql')
+  const other = new Database(path)
+  const wal = other.prepare('PRAGMA wal_checkpoint(PASSIVE)').get() as { log: number }
+  other.close()
+  t.ok(wal.log < 20, `${wal.log} WAL frames for 100 new keys`)
+  await keys.close()
+  const again = openSqliteContentKeys({ path })
+  t.teardown(() => again.close())
+  const read = await Promise.all(ids.map((id) => again.key(id, { create: false })))
+  t.same(read.map((k) => k.kind === 'key' && k.key.toString('hex')), made.map((k) => k.kind === 'key' && k.key.toString('hex')), 'the same keys after reopening')
+})

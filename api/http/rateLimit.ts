@@ -29,6 +29,15 @@ export function memoryStore(): RateLimitStore {
   } as unknown as RateLimitStore
 }
 
+/** Places in a window [next, last] this process took from the shared count; `pending` while it takes more. */
+type Block = { end: number; next: number; last: number; pending: Promise<void> | undefined }
+/**
+ * With a limit of `max`, a process takes max / BLOCK_SHARE places from the shared count at a time
+ * (at most MAX_BLOCK): a limit below 2 * BLOCK_SHARE is counted one request at a time, exactly.
+ */
+const BLOCK_SHARE = 32
+const MAX_BLOCK = 1000
+
 /**
  * A store over shared counters (the read-model store when several API processes run), so the
  * replicas count together. Every key is prefixed with `namespace`; a child (a route's or a
@@ -36,17 +45,59 @@ export function memoryStore(): RateLimitStore {
  * in-memory store.
  */
 export function sharedStore(counters: CounterStore, namespace: string): RateLimitStore {
-  const make = (ns: string) => ({
-    incr(key: string, cb: (err: Error | null, res?: { current: number; ttl: number }) => void, timeWindow: number) {
-      counters.increment(`${ns}:${key}`, timeWindow).then(
-        (r) => cb(null, { current: r.count, ttl: r.ttlMs }),
-        (err: Error) => cb(err),
-      )
-    },
-    child(params: { nameSpace?: string }) {
-      return make(`${ns}/${params.nameSpace ?? 'child'}`)
-    },
-  })
+  const make = (ns: string) => {
+    const blocks = new Map<string, Block>()
+    /**
+     * The request's place in `id`'s window from a block this process took from the shared count
+     * (one round trip per `size` requests, not per request). Places are handed out in order and
+     * each is counted once across the replicas, so the limit is never exceeded; what a process
+     * took and did not use before the window ends is lost (at most `size` per process and key).
+     */
+    const take = async (id: string, size: number, windowMs: number, max: number): Promise<{ current: number; ttl: number }> => {
+      for (;;) {
+        const now = Date.now()
+        const b = blocks.get(id)
+        if (b && !b.pending && now < b.end) {
+          if (b.next <= b.last) return { current: b.next++, ttl: b.end - now }
+          // Past the limit: the shared count only grows within the window, so no round trip.
+          if (b.last >= max) return { current: b.last + 1, ttl: b.end - now }
+        }
+        if (b?.pending) {
+          await b.pending
+          continue
+        }
+        let done!: () => void
+        const nb: Block = { end: 0, next: 1, last: 0, pending: new Promise<void>((r) => (done = r)) }
+        blocks.delete(id)
+        blocks.set(id, nb)
+        if (blocks.size > MEMORY_KEYS) blocks.delete(blocks.keys().next().value!)
+        try {
+          const r = await counters.increment(id, windowMs, size)
+          Object.assign(nb, { end: Date.now() + r.ttlMs, next: r.count - size + 1, last: r.count })
+        } catch (err) {
+          blocks.delete(id)
+          throw err
+        } finally {
+          nb.pending = undefined
+          done()
+        }
+      }
+    }
+    return {
+      incr(key: string, cb: (err: Error | null, res?: { current: number; ttl: number }) => void, timeWindow: number, max?: number) {
+        const id = `${ns}:${key}`
+        const size = Math.min(MAX_BLOCK, Math.floor((max ?? 0) / BLOCK_SHARE))
+        const counted = size > 1 ? take(id, size, timeWindow, max!) : counters.increment(id, timeWindow).then((r) => ({ current: r.count, ttl: r.ttlMs }))
+        counted.then(
+          (r) => cb(null, r),
+          (err: Error) => cb(err),
+        )
+      },
+      child(params: { nameSpace?: string }) {
+        return make(`${ns}/${params.nameSpace ?? 'child'}`)
+      },
+    }
+  }
   const store = make(namespace)
   return class {
     constructor() {
