@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
-import { uuidFromName } from '../domain/ids.ts'
 import { askDecider, askStream, ownedSession, type CitedNote, type Turn } from '../domain/ask/session.ts'
 import { termFrequencies } from '../domain/search/terms.ts'
 import type { Passage } from '../domain/language/content.ts'
@@ -67,8 +66,8 @@ export class AskCommands {
     if (givenSession) history = ownedSession((await this.d.handler.load(askStream.of(givenSession), askDecider)).state, caller.accountId).turns
     const sessionId = givenSession ?? randomUUID()
     const price = noteId ? PRICES.askNote : PRICES.askLibrary
-    const { chargeId } = await this.d.credits.charge(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId })
-    try {
+    // Nothing answered, nothing paid: a failure is refunded by the refund process manager.
+    return this.d.credits.chargedOperation(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId }, async (chargeId) => {
       const hits = await this.d.segments.search({ accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
       const passages: Passage[] = (await this.d.segments.texts(caller.accountId, hits)).map((s) => ({
         ...s,
@@ -107,10 +106,6 @@ export class AskCommands {
         { metadata: { requestId: caller.requestId, accountId: caller.accountId } },
       )
       return { answer: drafted.draft.answer, citedSegments: cited, citedNotes, sessionId }
-    } catch (err) {
-      // Nothing answered, nothing paid: the charge goes back by a ledger event.
-      await this.d.credits.refund(caller.accountId, chargeId, `ask failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500), uuidFromName('refund', chargeId))
-      throw err
-    }
+    })
   }
 }

@@ -81,7 +81,7 @@ export const EVENT_FIELDS = {
   CreditsChargeCompleted: { chargeId: 'string', at: 'string' },
   CreditsChargeFailed: { chargeId: 'string', operation: 'string', noteId: 'string|null', reason: 'string', at: 'string' },
   CreditsReserved: { reservationId: 'string', operation: 'string', amount: 'integer', noteId: 'string|null', requestId: 'string|null', balanceAfter: 'integer', at: 'string' },
-  CreditsCaptured: { reservationId: 'string', operation: 'string', reserved: 'integer', cost: 'integer', noteId: 'string|null', part: 'string|null?', balanceAfter: 'integer', at: 'string' },
+  CreditsCaptured: { reservationId: 'string', operation: 'string', reserved: 'integer', cost: 'integer', noteId: 'string|null', part: 'string|null?', pending: 'boolean?', balanceAfter: 'integer', at: 'string' },
   CreditsHoldExtended: { reservationId: 'string', operation: 'string', by: 'integer', amount: 'integer', noteId: 'string|null', reason: 'string', balanceAfter: 'integer', at: 'string' },
   CreditsReleased: { reservationId: 'string', operation: 'string', amount: 'integer', noteId: 'string|null', reason: 'string', balanceAfter: 'integer', at: 'string' },
   CreditsRefunded: { refundId: 'string', chargeId: 'string', operation: 'string', amount: 'integer', noteId: 'string|null', reason: 'string', balanceAfter: 'integer', at: 'string' },
