@@ -44,7 +44,7 @@ class OutlineAlreadyGenerated extends Error {
 /** The engine's outline attempt failed (recorded as `attemptedAt` with `generated: false`, answered 200). */
 class OutlineAttemptFailed extends Error {
   constructor(cause: unknown) {
-    super(`outline failed: ${failureOf(cause).reason}`, { cause })
+    super(failureOf(cause).reason, { cause })
   }
 }
 
