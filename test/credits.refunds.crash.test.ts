@@ -15,6 +15,7 @@ import { CreditCommands } from '../commands/credits.ts'
 import { capturedChargeId, creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
 import { checkLedgerInvariants } from '../domain/credits/invariants.ts'
 import { testService } from './support/service.ts'
+import { CREDIT_ACCOUNTS, type CreditAccountDoc } from '../projections/ledger.ts'
 import { embeddedEnv } from './support/embeddedEnv.ts'
 
 const LEASE_MS = 60_000
@@ -124,6 +125,12 @@ t.test('every charged operation, killed at each step, ends with exactly one refu
       const managers = [s.services.credits, new CreditCommands(s.services.handler, clock, { leaseMs: LEASE_MS })]
       const read = async () => (await s.services.events.readStream(creditsStream.of(accountId))).events.map((e) => ({ revision: e.revision, event: toDomainEvent<CreditEvent>(e) }))
       const refunds = (ledger: Awaited<ReturnType<typeof read>>) => ledger.filter((e) => e.event.type === 'CreditsRefunded')
+      // What the credit-holds worker looks up to find the accounts to settle: the read model's open charges.
+      const openCharges = async () => {
+        await s.services.sync.waitFor('credit-ledger', (await s.services.events.readStream(creditsStream.of(accountId))).events.at(-1)!.globalPosition)
+        return (await s.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).findOne({ _id: accountId }))?.openCharges ?? 0
+      }
+      t.equal(await openCharges(), c.fault && c.fault !== 'crash-after-refund' ? 1 : 0, 'the read model shows the charge open until it is completed or refunded')
       await Promise.all(managers.map((m) => m.settleCharges(accountId)))
       const withinLease = refunds(await read()).length
       if (c.byLease) t.equal(withinLease, 0, 'nothing is refunded while the operation may still be running')
@@ -131,6 +138,7 @@ t.test('every charged operation, killed at each step, ends with exactly one refu
       await Promise.all(managers.map((m) => m.settleCharges(accountId)))
       await managers[0]!.settleCharges(accountId)
 
+      t.equal(await openCharges(), 0, 'and closed once refunded')
       const ledger = await read()
       const charges = ledger.flatMap((e) => (e.event.type === 'CreditsCharged' ? [e.event.data.chargeId] : e.event.type === 'CreditsCaptured' ? [capturedChargeId(e.event.data.reservationId, e.event.data.part)] : []))
       t.equal(charges.length, 1, `one charge: ${ledger.map((e) => e.event.type).join(', ')}`)
