@@ -62,7 +62,7 @@ const ReadinessBody = z.object({
   }),
 })
 
-export function allRoutes(s: Application): RouteDef[] {
+export function allRoutes(app: Application): RouteDef[] {
   const contract: RouteDef[] = []
   const meta: RouteDef[] = [
     defineRoute({
@@ -92,7 +92,7 @@ export function allRoutes(s: Application): RouteDef[] {
         description: 'The service is up.',
       },
       errors: [],
-      handle: async () => ({ status: 'ok' as const, version: s.settings.version, projections: s.projectionPositions() }),
+      handle: async () => ({ status: 'ok' as const, version: app.settings.version, projections: app.projectionPositions() }),
     }),
   ]
   meta.push(
@@ -107,7 +107,7 @@ export function allRoutes(s: Application): RouteDef[] {
       invalidCode: 'invalid_request',
       response: { status: 200, schema: z.object({ status: z.literal('ok'), version: z.string(), uptimeSeconds: z.number() }), description: 'The process answers.' },
       errors: [],
-      handle: async () => ({ status: 'ok' as const, version: s.settings.version, uptimeSeconds: Math.round(process.uptime()) }),
+      handle: async () => ({ status: 'ok' as const, version: app.settings.version, uptimeSeconds: Math.round(process.uptime()) }),
     }),
     defineRoute({
       operationId: 'getReadiness',
@@ -121,23 +121,23 @@ export function allRoutes(s: Application): RouteDef[] {
       response: { status: 200, schema: ReadinessBody, description: 'The process can serve; what it serves with.' },
       errors: ['service_unavailable'],
       handle: async () => {
-        const r = await s.readiness()
+        const r = await app.readiness()
         const { ready, ...checks } = r
         if (!ready) {
           const failed = r.projections.filter((p) => p.state === 'failed').map((p) => p.name)
           const why = r.eventStore.reachable ? `projections failed: ${failed.join(', ')}` : `the event store does not answer (${r.eventStore.error})`
-          throw new DomainError('service_unavailable', `Not ready: ${why}.`, { retryAfter: s.settings.loadShedding.retryAfterSeconds, status: 'not_ready', version: s.settings.version, ...checks })
+          throw new DomainError('service_unavailable', `Not ready: ${why}.`, { retryAfter: app.settings.loadShedding.retryAfterSeconds, status: 'not_ready', version: app.settings.version, ...checks })
         }
-        return { status: 'ready' as const, version: s.settings.version, ...checks }
+        return { status: 'ready' as const, version: app.settings.version, ...checks }
       },
     }),
   )
-  contract.push(...featureRoutes(s), ...meta)
-  const openapi = buildOpenApi(contract, { version: s.settings.version, serverUrl: s.settings.publicBaseUrl })
+  contract.push(...featureRoutes(app), ...meta)
+  const openapi = buildOpenApi(contract, { version: app.settings.version, serverUrl: app.settings.publicBaseUrl })
   return contract
 }
 
-export function buildApp(s: Application, options: BuildAppOptions = {}): FastifyInstance {
+export function buildApp(application: Application, options: BuildAppOptions = {}): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 1024 * 1024,
@@ -146,19 +146,19 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
     clientErrorHandler,
     // TRUST_PROXY: the client address (req.ip, what the sign-in and registration limits count)
     // from X-Forwarded-For when a load balancer sits in front.
-    trustProxy: fastifyTrustProxy(s.settings.trustProxy),
+    trustProxy: fastifyTrustProxy(application.settings.trustProxy),
   })
   app.register(errorHandling)
-  app.register(loadShedding, s.settings.loadShedding)
+  app.register(loadShedding, application.settings.loadShedding)
   app.register(crossOrigin, {
     paths: {
       checked: [...OAUTH_CROSS_ORIGIN.checked, ...(options.crossOriginPaths?.checked ?? [])],
       open: [...OAUTH_CROSS_ORIGIN.open, ...(options.crossOriginPaths?.open ?? [])],
     },
-    allowedOrigins: s.settings.mcp.allowedOrigins,
-    ownOrigins: ownOrigins(s.settings),
+    allowedOrigins: application.settings.mcp.allowedOrigins,
+    ownOrigins: ownOrigins(application.settings),
   })
-  const routes = allRoutes(s)
+  const routes = allRoutes(application)
   const paths = routes.map((r) => r.path)
   // What fastify really serves, so a test can hold the contract against it.
   const served: { method: string; url: string }[] = []
@@ -171,7 +171,7 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
 
   app.register(async (v1) => {
     emptyJsonIsNoBody(v1)
-    await v1.register(restAuthentication, { app: s, store: storeFor(s, 'rest') })
+    await v1.register(restAuthentication, { app: application, store: storeFor(application, 'rest') })
     for (const r of routes) if (!r.public) registerRoute(v1, r, paths)
   })
   app.register(async (open) => {
@@ -184,10 +184,10 @@ export function buildApp(s: Application, options: BuildAppOptions = {}): Fastify
   })
 
   // The OAuth authorization server behind MCP (MCP itself is one of the mounts, from app/http.ts).
-  app.register(oauthRoutes(s))
+  app.register(oauthRoutes(application))
   for (const m of options.mounts ?? []) app.register(m)
   // The web dashboard ({dashboard_url} = /app) and its JSON endpoints (/app/api): session cookies only.
-  app.register(dashboard(s))
+  app.register(dashboard(application))
 
   return app
 }

@@ -1,6 +1,7 @@
 // Configuration comes only from environment variables, the same inside and outside compose.
 import { join, resolve } from 'node:path'
 import { allowlist, loadPipelineConfig, type PipelineConfig } from './pipelineConfig.ts'
+import { loadWebhookConfig, type WebhookConfig } from './webhookConfig.ts'
 import { loadS3Config, type S3Config } from './blobStore.ts'
 import { parseTrustProxy } from '../api/http/trustProxy.ts'
 import { SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
@@ -75,8 +76,10 @@ export interface Config {
   }
   /** LANGUAGE_ENGINE: `local` (the deterministic extractive engine) or `remote` (the LLM_* endpoint). Default: remote when LLM_BASE_URL is set, else local. */
   languageEngine: 'local' | 'remote'
-  /** Transcription jobs, speech engines, import downloads, webhooks (app/pipelineConfig.ts). */
+  /** The transcription pipeline: jobs, speech engines, import downloads (app/pipelineConfig.ts). */
   pipeline: PipelineConfig
+  /** The webhook sender: retries, timeouts, allowlist, signing secrets (app/webhookConfig.ts). */
+  webhooks: WebhookConfig
   /** AUDIO_RETENTION_DAYS (default 30): audio older than this is deleted unless the note keeps it; AUDIO_RETENTION_CHECK_MS: how often to look. */
   audioRetention: { days: number; checkEveryMs: number }
   /**
@@ -187,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       voiceMatchThreshold: fraction(env.VOICE_MATCH_THRESHOLD, 0.75, 'VOICE_MATCH_THRESHOLD'),
     },
     pipeline: loadPipelineConfig(env, dataDir),
+    webhooks: loadWebhookConfig(env),
     audioRetention: {
       days: int(env.AUDIO_RETENTION_DAYS, 30, 'AUDIO_RETENTION_DAYS') || 30,
       checkEveryMs: int(env.AUDIO_RETENTION_CHECK_MS, 3_600_000, 'AUDIO_RETENTION_CHECK_MS') || 3_600_000,

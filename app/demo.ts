@@ -18,31 +18,31 @@ export interface DemoCredentials {
 
 export const DEMO_EMAIL = 'demo@example.com'
 
-export async function seedDemoAccount(s: Services): Promise<DemoCredentials | null> {
-  const file = join(s.config.dataDir, 'demo-credentials.json')
+export async function seedDemoAccount(services: Services): Promise<DemoCredentials | null> {
+  const file = join(services.config.dataDir, 'demo-credentials.json')
   const accountId = uuidFromName('notes-service', 'demo-account')
   const save = (c: DemoCredentials) => writeFileSync(file, JSON.stringify(c, null, 2) + '\n', { mode: 0o600 })
   if (existsSync(file)) {
     const creds = JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials
     // A data directory from before the dashboard: give the demo account its person now.
-    if (!creds.email && !(await s.persons.findPerson(DEMO_EMAIL))) {
-      const withPerson = { ...creds, ...(await demoPerson(s, creds.accountId)) }
+    if (!creds.email && !(await services.persons.findPerson(DEMO_EMAIL))) {
+      const withPerson = { ...creds, ...(await demoPerson(services, creds.accountId)) }
       save(withPerson)
       return withPerson
     }
     return creds
   }
   // An account without the file: the key was printed before and is not recoverable.
-  if (await s.accounts.accountExists(accountId)) return null
-  await s.accounts.openAccount({ accountId, name: 'Demo', plan: 'pro' })
-  const { apiKey } = await s.accounts.createApiKey(accountId, 'demo')
-  const creds = { accountId, apiKey, ...(await demoPerson(s, accountId)) }
+  if (await services.accounts.accountExists(accountId)) return null
+  await services.accounts.openAccount({ accountId, name: 'Demo', plan: 'pro' })
+  const { apiKey } = await services.accounts.createApiKey(accountId, 'demo')
+  const creds = { accountId, apiKey, ...(await demoPerson(services, accountId)) }
   save(creds)
   return creds
 }
 
-async function demoPerson(s: Services, accountId: string): Promise<{ email: string; password: string }> {
+async function demoPerson(services: Services, accountId: string): Promise<{ email: string; password: string }> {
   const password = randomBytes(12).toString('base64url')
-  await s.persons.register({ accountId, email: DEMO_EMAIL, password, name: 'Demo' })
+  await services.persons.register({ accountId, email: DEMO_EMAIL, password, name: 'Demo' })
   return { email: DEMO_EMAIL, password }
 }

@@ -25,37 +25,37 @@ export interface DemoDatasetDeps {
   sync: ReadModelSync
   events: EventStore
   /** Speaker names go through the same command as PATCH /v1/notes/{id}/speakers/{label}. */
-  transcriptFeatures: { transcripts: TranscriptCommands }
+  transcripts: TranscriptCommands
 }
 
-export async function seedDemoDataset(d: DemoDatasetDeps): Promise<{ accountId: string; notes: number; folders: number }> {
-  await d.accounts.openAccount({ accountId: DEMO_ACCOUNT_ID, name: DEMO_ACCOUNT_NAME, plan: DEMO_PLAN })
+export async function seedDemoDataset(deps: DemoDatasetDeps): Promise<{ accountId: string; notes: number; folders: number }> {
+  await deps.accounts.openAccount({ accountId: DEMO_ACCOUNT_ID, name: DEMO_ACCOUNT_NAME, plan: DEMO_PLAN })
   let folderPosition: number | null = null
   for (const f of DEMO_FOLDERS) {
-    const r = await d.handler.handle(folderStream.of(f.folderId), { type: 'CreateFolder', folderId: f.folderId, accountId: DEMO_ACCOUNT_ID, name: f.name, now: FOLDERS_CREATED_AT }, folderDecider)
+    const r = await deps.handler.handle(folderStream.of(f.folderId), { type: 'CreateFolder', folderId: f.folderId, accountId: DEMO_ACCOUNT_ID, name: f.name, now: FOLDERS_CREATED_AT }, folderDecider)
     folderPosition = r.position ?? folderPosition
   }
   let notePosition: number | null = null
   for (const note of DEMO_NOTES) {
-    const r = await d.handler.handle(noteStream.of(note.noteId), { type: 'SeedDemoNote', note }, demoNoteDecider, { metadata: { seed: 'mcp-demo' } })
+    const r = await deps.handler.handle(noteStream.of(note.noteId), { type: 'SeedDemoNote', note }, demoNoteDecider, { metadata: { seed: 'mcp-demo' } })
     notePosition = r.position ?? notePosition
   }
   // Folder note counts read the notes model: both must be there before the first demo call.
-  await Promise.all([d.sync.waitFor('folders', folderPosition), d.sync.waitFor('notes', notePosition)])
+  await Promise.all([deps.sync.waitFor('folders', folderPosition), deps.sync.waitFor('notes', notePosition)])
   // The speaker names below read the notes and speakers models. When the notes were seeded by an
   // earlier start, nothing was appended now, and after a lost read-model store those models are
   // still being rebuilt from the log: wait until they hold the demo notes' streams.
-  const seeded = Math.max(-1, ...(await Promise.all(DEMO_NOTES.map(async (n) => (await d.events.readStream(noteStream.of(n.noteId))).events.at(-1)?.globalPosition ?? -1))))
-  if (seeded >= 0) await Promise.all(['notes', 'speakers', 'folders'].map((name) => d.sync.caughtUp(name, seeded, REBUILD_WAIT_MS)))
+  const seeded = Math.max(-1, ...(await Promise.all(DEMO_NOTES.map(async (n) => (await deps.events.readStream(noteStream.of(n.noteId))).events.at(-1)?.globalPosition ?? -1))))
+  if (seeded >= 0) await Promise.all(['notes', 'speakers', 'folders'].map((name) => deps.sync.caughtUp(name, seeded, REBUILD_WAIT_MS)))
   let analysisPosition: number | null = null
   for (const note of DEMO_NOTES) {
     // The command waits for the speakers read model itself.
-    for (const [label, name] of Object.entries(note.speakerNames)) await d.transcriptFeatures.transcripts.renameSpeaker(demoCaller(`seed:${note.key}:${label}`), note.noteId, label, name)
+    for (const [label, name] of Object.entries(note.speakerNames)) await deps.transcripts.renameSpeaker(demoCaller(`seed:${note.key}:${label}`), note.noteId, label, name)
     for (const command of [demoAnalysesCommand(note), demoOutlineCommand(note)]) {
-      const r = await d.handler.handle(analysisStream.of(note.noteId), command, analysisDecider, { metadata: { seed: 'mcp-demo' } })
+      const r = await deps.handler.handle(analysisStream.of(note.noteId), command, analysisDecider, { metadata: { seed: 'mcp-demo' } })
       analysisPosition = r.position ?? analysisPosition
     }
   }
-  await d.sync.waitFor('analysis', analysisPosition)
+  await deps.sync.waitFor('analysis', analysisPosition)
   return { accountId: DEMO_ACCOUNT_ID, notes: DEMO_NOTES.length, folders: DEMO_FOLDERS.length }
 }

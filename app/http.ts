@@ -11,7 +11,7 @@ export interface HttpOptions {
 }
 
 /** {base_url}: REST, OAuth, the dashboard, and the MCP endpoint on the same host. */
-export const buildRestHost = (s: Application, options: HttpOptions = {}): FastifyInstance => buildApp(s, { ...options, mounts: [mcpBaseRoutes(s)], crossOriginPaths: MCP_BASE_CROSS_ORIGIN })
+export const buildRestHost = (app: Application, options: HttpOptions = {}): FastifyInstance => buildApp(app, { ...options, mounts: [mcpBaseRoutes(app)], crossOriginPaths: MCP_BASE_CROSS_ORIGIN })
 
 /** {mcp_url}: the MCP server at its root and the public demo. */
-export const buildMcpHost = (s: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance => buildMcpApp(s, options)
+export const buildMcpHost = (app: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance => buildMcpApp(app, options)

@@ -1,4 +1,4 @@
-// Builds the ingestion pipeline's parts from the configuration: the SSRF-safe fetcher, ffmpeg,
+// Builds the transcription pipeline's parts from the configuration: the SSRF-safe fetcher, ffmpeg,
 // the feed parser, yt-dlp, the configured speech engine and the job commands. The workers
 // (app/workers.ts) run them.
 import type { Config } from './config.ts'

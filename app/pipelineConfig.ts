@@ -1,5 +1,6 @@
-// Configuration of the ingestion and transcription pipeline and of the webhooks, from
-// environment variables (README: "Ingestion and transcription" and "Webhooks").
+// Configuration of the transcription pipeline (import downloads, speech engines, jobs), from
+// environment variables (README: "Ingestion and transcription"). The webhooks' settings are
+// app/webhookConfig.ts.
 import { parseAllowlist } from '../domain/net/addressPolicy.ts'
 import { statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
@@ -27,31 +28,18 @@ export interface PipelineConfig {
     progressIntervalMs: number
   }
   downloads: { connectTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs: number; maxFeedBytes: number; maxTranscriptBytes: number; /** Cap below the plan's file size limit, or null. */ maxBytes: number | null }
-  webhooks: {
-    /** Delay before each retry, in ms (its length is the number of retries after the first try). */
-    retryDelaysMs: number[]
-    timeoutMs: number
-    pollMs: number
-    allowlist: string[]
-    /** How long the previous secret keeps signing after a rotation. */
-    rotationGraceMs: number
-    /** Seals the signing secrets in the events; null: a key kept in the data directory. */
-    secretKey: string | null
-  }
 }
 
-const num = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+export const envNumber = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
   const v = env[name]
   if (v === undefined || v === '') return fallback
   const n = Number(v)
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(v)}`)
   return n
 }
-const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+export const envList = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
 /** An SSRF allowlist, refused at start when an entry is not a host, address or CIDR. */
-export const allowlist = (v: string | undefined) => (parseAllowlist(list(v)), list(v))
-
-export const DEFAULT_WEBHOOK_RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000]
+export const allowlist = (v: string | undefined) => (parseAllowlist(envList(v)), envList(v))
 
 /** The local engine WHISPER_MODEL_PATH implies: a ggml file is whisper.cpp's, a folder CTranslate2's. */
 function localEngineFor(modelPath: string | undefined): 'faster-whisper' | 'whisper.cpp' {
@@ -69,7 +57,7 @@ function localEngineFor(modelPath: string | undefined): 'faster-whisper' | 'whis
  * here is decoding and waiting, so one per core.
  */
 export function defaultConcurrency(env: NodeJS.ProcessEnv, asr: PipelineConfig['asr'], cores = availableParallelism()): { value: number; source: string } {
-  if (env.JOB_CONCURRENCY) return { value: Math.max(1, Math.floor(num(env, 'JOB_CONCURRENCY', 1))), source: 'JOB_CONCURRENCY' }
+  if (env.JOB_CONCURRENCY) return { value: Math.max(1, Math.floor(envNumber(env, 'JOB_CONCURRENCY', 1))), source: 'JOB_CONCURRENCY' }
   if (asr.engine === 'openai-compatible') return { value: Math.max(1, cores), source: `${cores} cores, remote engine` }
   const value = Math.max(1, Math.floor(cores / Math.max(1, asr.threads)))
   return { value, source: `${cores} cores / ${asr.threads} engine threads; JOB_CONCURRENCY overrides` }
@@ -85,11 +73,11 @@ export function loadPipelineConfig(env: NodeJS.ProcessEnv, dataDir = './data'): 
       baseUrl: env.ASR_BASE_URL,
       apiKey: env.ASR_API_KEY || null,
       model: env.ASR_MODEL || 'whisper-1',
-      maxUploadBytes: num(env, 'ASR_MAX_UPLOAD_BYTES', 25 * 1024 * 1024),
-      timeoutMs: num(env, 'ASR_TIMEOUT_MS', 600_000),
+      maxUploadBytes: envNumber(env, 'ASR_MAX_UPLOAD_BYTES', 25 * 1024 * 1024),
+      timeoutMs: envNumber(env, 'ASR_TIMEOUT_MS', 600_000),
     }
   } else if (asrEngine === 'whisper' || asrEngine === 'whisper.cpp') {
-    asr = { engine: 'whisper.cpp', modelPath: env.WHISPER_MODEL_PATH || null, threads: num(env, 'WHISPER_THREADS', 2) }
+    asr = { engine: 'whisper.cpp', modelPath: env.WHISPER_MODEL_PATH || null, threads: envNumber(env, 'WHISPER_THREADS', 2) }
   } else if (asrEngine === 'faster-whisper') {
     const model = env.WHISPER_MODEL_PATH || env.WHISPER_MODEL || 'base'
     asr = {
@@ -97,46 +85,36 @@ export function loadPipelineConfig(env: NodeJS.ProcessEnv, dataDir = './data'): 
       model,
       modelsDir: resolve(env.MODELS_DIR || join(dataDir, 'models')),
       python: env.ASR_PYTHON || 'python3',
-      threads: Math.max(1, num(env, 'WHISPER_THREADS', 2)),
+      threads: Math.max(1, envNumber(env, 'WHISPER_THREADS', 2)),
       computeType: env.WHISPER_COMPUTE_TYPE || 'int8',
-      beamSize: Math.max(1, num(env, 'WHISPER_BEAM_SIZE', 1)),
+      beamSize: Math.max(1, envNumber(env, 'WHISPER_BEAM_SIZE', 1)),
     }
   } else {
     throw new Error(`ASR_ENGINE must be faster-whisper, whisper or openai, got ${JSON.stringify(asrEngine)}`)
   }
   const concurrency = defaultConcurrency(env, asr)
-  const retry = list(env.WEBHOOK_RETRY_DELAYS_SECONDS).map(Number)
-  if (retry.some((n) => !Number.isFinite(n) || n < 0)) throw new Error('WEBHOOK_RETRY_DELAYS_SECONDS must be comma-separated non-negative numbers')
   return {
     asr,
     podcastDirectoryUrl: env.PODCAST_DIRECTORY_URL || 'https://itunes.apple.com',
     ytDlpPath: env.YTDLP_PATH || null,
     jobs: {
-      leaseMs: num(env, 'JOB_LEASE_MS', 5 * 60_000) || 1,
-      maxAttempts: Math.max(1, num(env, 'JOB_MAX_ATTEMPTS', 4)),
-      backoffBaseMs: num(env, 'JOB_BACKOFF_BASE_MS', 30_000),
-      backoffMaxMs: num(env, 'JOB_BACKOFF_MAX_MS', 30 * 60_000),
-      pollMs: num(env, 'JOB_POLL_MS', 1000) || 1,
+      leaseMs: envNumber(env, 'JOB_LEASE_MS', 5 * 60_000) || 1,
+      maxAttempts: Math.max(1, envNumber(env, 'JOB_MAX_ATTEMPTS', 4)),
+      backoffBaseMs: envNumber(env, 'JOB_BACKOFF_BASE_MS', 30_000),
+      backoffMaxMs: envNumber(env, 'JOB_BACKOFF_MAX_MS', 30 * 60_000),
+      pollMs: envNumber(env, 'JOB_POLL_MS', 1000) || 1,
       concurrency: concurrency.value,
       concurrencySource: concurrency.source,
-      chunkSeconds: num(env, 'JOB_CHUNK_SECONDS', 300),
-      progressIntervalMs: num(env, 'JOB_PROGRESS_INTERVAL_MS', 2000),
+      chunkSeconds: envNumber(env, 'JOB_CHUNK_SECONDS', 300),
+      progressIntervalMs: envNumber(env, 'JOB_PROGRESS_INTERVAL_MS', 2000),
     },
     downloads: {
-      connectTimeoutMs: num(env, 'IMPORT_CONNECT_TIMEOUT_MS', 15_000),
-      idleTimeoutMs: num(env, 'IMPORT_IDLE_TIMEOUT_MS', 60_000),
-      totalTimeoutMs: num(env, 'IMPORT_TOTAL_TIMEOUT_MS', 60 * 60_000),
-      maxFeedBytes: num(env, 'IMPORT_MAX_FEED_BYTES', 20 * 1024 * 1024),
-      maxTranscriptBytes: num(env, 'IMPORT_MAX_TRANSCRIPT_BYTES', 10 * 1024 * 1024),
-      maxBytes: env.IMPORT_MAX_BYTES ? num(env, 'IMPORT_MAX_BYTES', 0) : null,
-    },
-    webhooks: {
-      retryDelaysMs: (retry.length > 0 ? retry : DEFAULT_WEBHOOK_RETRY_SECONDS).map((s) => Math.round(s * 1000)),
-      timeoutMs: num(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
-      pollMs: num(env, 'WEBHOOK_POLL_MS', 1000) || 1,
-      allowlist: allowlist(env.WEBHOOK_ALLOW_HOSTS),
-      rotationGraceMs: num(env, 'WEBHOOK_ROTATION_GRACE_SECONDS', 24 * 3600) * 1000,
-      secretKey: env.WEBHOOK_SECRET_KEY || null,
+      connectTimeoutMs: envNumber(env, 'IMPORT_CONNECT_TIMEOUT_MS', 15_000),
+      idleTimeoutMs: envNumber(env, 'IMPORT_IDLE_TIMEOUT_MS', 60_000),
+      totalTimeoutMs: envNumber(env, 'IMPORT_TOTAL_TIMEOUT_MS', 60 * 60_000),
+      maxFeedBytes: envNumber(env, 'IMPORT_MAX_FEED_BYTES', 20 * 1024 * 1024),
+      maxTranscriptBytes: envNumber(env, 'IMPORT_MAX_TRANSCRIPT_BYTES', 10 * 1024 * 1024),
+      maxBytes: env.IMPORT_MAX_BYTES ? envNumber(env, 'IMPORT_MAX_BYTES', 0) : null,
     },
   }
 }

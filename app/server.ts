@@ -54,15 +54,18 @@ export async function startService(config: Config, log: (msg: string) => void = 
   if (config.roles.has('forwarder') && config.kafkaBrokers.length > 0) {
     const { openKafkaPublisher } = await import('../adapters/kafka/kafkaPublisher.ts')
     const { startAnalyticsForwarder } = await import('../projections/analyticsForwarder.ts')
-    // Starts even when Kafka is down: it retries with backoff and logs each state change once;
-    // kafkajs' own per-attempt errors are dropped while the broker is known to be unreachable.
+    // Starts even when Kafka is down: it retries with backoff and logs each state change once,
+    // with the error that caused it. kafkajs' own lines are per attempt (a broker going down
+    // mid-run gave ~30 while the failing publish was still being retried, before the state could
+    // change), so they show only at LOG_LEVEL debug or trace.
+    const kafkaDetails = config.logLevel === 'debug' || config.logLevel === 'trace'
     const forwarder = startAnalyticsForwarder(
       (state) =>
         openKafkaPublisher({
           brokers: config.kafkaBrokers,
           clientId: 'notes-forwarder',
           log: (level, message) => {
-            if (state() === 'up') console.error(`[kafkajs] ${level}: ${message}`)
+            if (kafkaDetails) console.error(`[kafkajs] ${level} (forwarder ${state()}): ${message}`)
           },
         }),
       { topicPrefix: config.kafkaTopicPrefix, personalTopics: config.analyticsPersonalTopics, log, run: { events, docs, ...supervision }, wrap: lease },

@@ -62,7 +62,7 @@ export interface Services extends Application {
   transcriptFeatures: TranscriptServices
   /** The language engine of analyses, outlines, answers and deliverables (LANGUAGE_ENGINE). */
   language: LanguageEngine
-  /** The ingestion pipeline's parts (jobs, fetcher, decoder, engines); the workers run them. */
+  /** The transcription pipeline's parts (jobs, fetcher, decoder, engines); the workers run them. */
   ingest: Ingest
 }
 
@@ -80,7 +80,7 @@ export interface ServiceDeps {
 export const VERSION = '1.0.0'
 
 /** The key that seals webhook signing secrets in the events: WEBHOOK_SECRET_KEY, or one kept in the data directory (like the upload key). */
-export const webhookSecretKey = (config: Config): string => signingSecret(config.dataDir, 'webhook', config.pipeline.webhooks.secretKey)
+export const webhookSecretKey = (config: Config): string => signingSecret(config.dataDir, 'webhook', config.webhooks.secretKey)
 
 export function createServices(config: Config, deps: ServiceDeps): Services {
   const clock = deps.clock ?? (() => new Date())
@@ -102,6 +102,8 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, speakerModel, clock })
   const oauth = new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock)
   const transcriptFeatures = createTranscriptServices(config, { handler, credits, queries, sync, blobs, chat, speakerModel, clock })
+  // With MongoDB the API may run as several processes: limits count in the shared store.
+  const counters = config.mongoUrl ? documentCounters(deps.docs) : null
   return {
     config,
     version: VERSION,
@@ -119,8 +121,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       },
     },
     queries,
-    // With MongoDB the API may run as several processes: limits count in the shared store.
-    counters: config.mongoUrl ? documentCounters(deps.docs) : null,
+    counters,
     audit: creditAudit({ events: deps.events, docs: deps.docs, sync, holdLeaseMs: config.creditHolds.leaseMs, clock }),
     projectionPositions: () => deps.projections.map((p) => ({ name: p.name, position: p.position() })),
     readiness: readinessOf({ events: deps.events, docs: deps.docs, projections: deps.projections, engine: ingest.engine }),
@@ -175,12 +176,12 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       reads: queries.webhooks,
       sync,
       resolver: deps.resolver,
-      allowlist: config.pipeline.webhooks.allowlist,
-      rotationGraceMs: config.pipeline.webhooks.rotationGraceMs,
+      allowlist: config.webhooks.allowlist,
+      rotationGraceMs: config.webhooks.rotationGraceMs,
       secrets: new SecretBox(webhookSecretKey(config)),
       clock,
     }),
-    limits: new OperationLimits(),
+    limits: new OperationLimits(Date.now, counters),
     persons: new PersonCommands(handler, credits, { sessionSeconds: config.dashboard.sessionSeconds }, clock),
     authorizedClients: new AuthorizedClients({ oauth, docs: deps.docs, sync }),
   }

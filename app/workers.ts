@@ -17,36 +17,36 @@ export interface RunningWorker {
   stop(): Promise<void>
 }
 
-export type WorkerFactory = (s: Services) => RunningWorker
+export type WorkerFactory = (services: Services) => RunningWorker
 
 /** Transcription jobs (also started alone by test/support/workerProcess.ts). */
-export function transcriptionWorker(s: Services, options: { workerId?: string; log?: (msg: string) => void } = {}): RunningWorker {
-  const j = s.config.pipeline.jobs
+export function transcriptionWorker(services: Services, options: { workerId?: string; log?: (msg: string) => void } = {}): RunningWorker {
+  const j = services.config.pipeline.jobs
   return startTranscriptionWorker({
-    jobs: s.ingest.jobs,
-    credits: s.credits,
-    docs: s.docs,
-    blobs: s.blobs,
-    probe: s.ingest.probe,
-    media: s.ingest.media,
-    sources: s.ingest.sources,
-    engine: s.ingest.engine,
-    diarizer: s.ingest.diarizer,
-    activity: s.ingest.activity,
-    config: { concurrency: j.concurrency, chunkSeconds: j.chunkSeconds, pollMs: j.pollMs, leaseMs: j.leaseMs, progressIntervalMs: j.progressIntervalMs, maxDownloadBytes: s.config.pipeline.downloads.maxBytes, maxDurationSeconds: s.config.maxDurationSeconds, ...(options.workerId ? { workerId: options.workerId } : {}) },
+    jobs: services.ingest.jobs,
+    credits: services.credits,
+    docs: services.docs,
+    blobs: services.blobs,
+    probe: services.ingest.probe,
+    media: services.ingest.media,
+    sources: services.ingest.sources,
+    engine: services.ingest.engine,
+    diarizer: services.ingest.diarizer,
+    activity: services.ingest.activity,
+    config: { concurrency: j.concurrency, chunkSeconds: j.chunkSeconds, pollMs: j.pollMs, leaseMs: j.leaseMs, progressIntervalMs: j.progressIntervalMs, maxDownloadBytes: services.config.pipeline.downloads.maxBytes, maxDurationSeconds: services.config.maxDurationSeconds, ...(options.workerId ? { workerId: options.workerId } : {}) },
     log: options.log ?? ((m) => console.error(m)),
   })
 }
 
 /** Webhook deliveries. */
-export function webhookWorker(s: Services): RunningWorker {
-  const w = s.config.pipeline.webhooks
+export function webhookWorker(services: Services): RunningWorker {
+  const w = services.config.webhooks
   return startWebhookWorkers({
-    events: s.events,
-    docs: s.docs,
-    handler: s.handler,
-    webhooks: s.webhooks,
-    transport: safeWebhookTransport({ resolveTarget: targetResolver(s.ingest.resolver, w.allowlist), connectTimeoutMs: w.timeoutMs, idleTimeoutMs: w.timeoutMs, totalTimeoutMs: w.timeoutMs }),
+    events: services.events,
+    docs: services.docs,
+    handler: services.handler,
+    webhooks: services.webhooks,
+    transport: safeWebhookTransport({ resolveTarget: targetResolver(services.ingest.resolver, w.allowlist), connectTimeoutMs: w.timeoutMs, idleTimeoutMs: w.timeoutMs, totalTimeoutMs: w.timeoutMs }),
     config: { retryDelaysMs: w.retryDelaysMs, timeoutMs: w.timeoutMs, pollMs: w.pollMs },
     log: (m) => console.error(m),
   })
@@ -62,8 +62,8 @@ const translations: WorkerFactory = (s) => {
 
 /** Voice matching and enrolment; idle without a speaker-embedding model. */
 const voice: WorkerFactory = (s) => {
-  if (!s.transcriptFeatures.voice.matching.available) return { name: 'voice', stop: async () => {} }
-  const p = startProjection(voiceWorkProjection(s.transcriptFeatures.voice), { events: s.events, docs: s.docs })
+  if (!s.voice.matching.available) return { name: 'voice', stop: async () => {} }
+  const p = startProjection(voiceWorkProjection(s.voice), { events: s.events, docs: s.docs })
   return { name: 'voice', stop: () => p.stop() }
 }
 
@@ -103,6 +103,6 @@ const uploadExpiry: WorkerFactory = (s) =>
 
 export const WORKERS: WorkerFactory[] = [(s) => transcriptionWorker(s), webhookWorker, translations, voice, audioRetention, creditHolds, uploadExpiry]
 
-export function startWorkers(s: Services): RunningWorker[] {
-  return WORKERS.map((start) => start(s))
+export function startWorkers(services: Services): RunningWorker[] {
+  return WORKERS.map((start) => start(services))
 }

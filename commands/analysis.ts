@@ -69,15 +69,15 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 
 export class AnalysisCommands {
   private readonly clock: () => Date
-  constructor(private readonly d: AnalysisCommandsDeps) {
-    this.clock = d.clock ?? (() => new Date())
+  constructor(private readonly deps: AnalysisCommandsDeps) {
+    this.clock = deps.clock ?? (() => new Date())
   }
 
   private now = () => this.clock().toISOString()
 
   private async record(caller: Caller, noteId: string, command: AnalysisCommand) {
-    const result = await this.d.handler.handle(analysisStream.of(noteId), command, analysisDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
-    await this.d.sync.waitFor('analysis', result.position)
+    const result = await this.deps.handler.handle(analysisStream.of(noteId), command, analysisDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    await this.deps.sync.waitFor('analysis', result.position)
     return result
   }
 
@@ -86,13 +86,13 @@ export class AnalysisCommands {
    * in the order given. Answers the persisted analyses with a report of what came out.
    */
   async generate(caller: Caller, noteId: string, templates: readonly Template[]): Promise<AnalysisList> {
-    const { source } = await this.d.notes.ready(caller.accountId, noteId)
+    const { source } = await this.deps.notes.ready(caller.accountId, noteId)
     const cost = PRICES.analysis.credits
     // One hold for the whole request: concurrent requests each get all their templates or none,
     // instead of each taking a few and every one of them failing.
     const reservationId = randomUUID()
     try {
-      await this.d.credits.reserve(caller.accountId, { operation: PRICES.analysis.operation, amount: cost * templates.length, noteId, requestId: caller.requestId, reservationId })
+      await this.deps.credits.reserve(caller.accountId, { operation: PRICES.analysis.operation, amount: cost * templates.length, noteId, requestId: caller.requestId, reservationId })
     } catch (err) {
       if (isDomainError(err) && err.code === 'insufficient_credits') {
         throw new DomainError(
@@ -106,18 +106,18 @@ export class AnalysisCommands {
     const charges = templates.map((template) => ({ template, chargeId: capturedChargeId(reservationId, template) }))
     let captured = 0
     const releaseRest = (reason: string) =>
-      captured < cost * templates.length ? this.d.credits.release(caller.accountId, reservationId, reason) : Promise.resolve()
+      captured < cost * templates.length ? this.deps.credits.release(caller.accountId, reservationId, reason) : Promise.resolve()
 
-    const results = await mapLimit(charges, this.d.concurrency ?? 3, async ({ template, chargeId }): Promise<TemplateResult> => {
+    const results = await mapLimit(charges, this.deps.concurrency ?? 3, async ({ template, chargeId }): Promise<TemplateResult> => {
       try {
-        const { draft, info } = await this.d.engine.analyze(source, template)
+        const { draft, info } = await this.deps.engine.analyze(source, template)
         // Whatever the engine, what is stored is what the contract promises.
         const checked = AnalysisContent.safeParse(draft)
         if (!checked.success) throw new LanguageEngineError('invalid_output', `the engine's analysis does not fit the contract: ${checked.error.issues[0]?.message}`)
         return { ok: true, template, analysis: draft, ...info, chargeId }
       } catch (err) {
-        if (!(err instanceof LanguageEngineError)) this.d.log?.(`analysis ${template} of note ${noteId} failed`, err)
-        return { ok: false, template, ...failureOf(err), ...this.d.engine.info, chargeId }
+        if (!(err instanceof LanguageEngineError)) this.deps.log?.(`analysis ${template} of note ${noteId} failed`, err)
+        return { ok: false, template, ...failureOf(err), ...this.deps.engine.info, chargeId }
       }
     })
 
@@ -127,7 +127,7 @@ export class AnalysisCommands {
     try {
       for (const r of results) {
         if (!r.ok) continue
-        await this.d.credits.capture(caller.accountId, reservationId, cost, r.template, { pending: true })
+        await this.deps.credits.capture(caller.accountId, reservationId, cost, r.template, { pending: true })
         paid.push(r.chargeId)
         captured += cost
       }
@@ -135,7 +135,7 @@ export class AnalysisCommands {
       const failed = results.filter((r) => !r.ok).map((r) => `${r.template}: ${r.ok ? '' : r.reason}`)
       await releaseRest((failed.length ? `analysis failed for ${failed.join('; ')}` : 'analysis stopped before every template was captured').slice(0, 500))
     }
-    await this.d.credits.settlePending(caller.accountId, paid, () =>
+    await this.deps.credits.settlePending(caller.accountId, paid, () =>
       this.record(caller, noteId, { type: 'RecordAnalyses', noteId, accountId: caller.accountId, results, now: this.now() }),
     )
     const ok = results.filter((r) => r.ok).map((r) => r.template as Template)
@@ -143,7 +143,7 @@ export class AnalysisCommands {
     if (ok.length === 0) {
       throw new DomainError('llm_invalid_json', `Every requested template failed (${failed.map((f) => `${f.template}: ${f.message}`).join('; ')}); the credits were refunded.`, { failed })
     }
-    const list = await this.d.analyses.list(caller.accountId, noteId)
+    const list = await this.deps.analyses.list(caller.accountId, noteId)
     return { ...list, report: { ok, failed } }
   }
 
@@ -154,22 +154,22 @@ export class AnalysisCommands {
    */
   async outline(caller: Caller, noteId: string, generate: boolean): Promise<Outline> {
     if (!generate) {
-      await this.d.notes.ready(caller.accountId, noteId)
-      return this.d.analyses.outline(caller.accountId, noteId)
+      await this.deps.notes.ready(caller.accountId, noteId)
+      return this.deps.analyses.outline(caller.accountId, noteId)
     }
-    const { source } = await this.d.notes.ready(caller.accountId, noteId)
-    const current = await this.d.analyses.outline(caller.accountId, noteId)
+    const { source } = await this.deps.notes.ready(caller.accountId, noteId)
+    const current = await this.deps.analyses.outline(caller.accountId, noteId)
     if (current.generated) return current
     const durationMs = audioDurationMs(source)
     let chargeId = ''
     try {
       // A failed attempt, and one another request made unnecessary, are refunded by the refund
       // process manager (CreditCommands.chargedOperation), never here.
-      await this.d.credits.chargedOperation(caller.accountId, { operation: PRICES.outline.operation, cost: PRICES.outline.credits, noteId, requestId: caller.requestId }, async (id) => {
+      await this.deps.credits.chargedOperation(caller.accountId, { operation: PRICES.outline.operation, cost: PRICES.outline.credits, noteId, requestId: caller.requestId }, async (id) => {
         chargeId = id
         let made: Awaited<ReturnType<LanguageEngine['outline']>>
         try {
-          made = await this.d.engine.outline(source)
+          made = await this.deps.engine.outline(source)
           const problems = outlineProblems(made.chapters, durationMs)
           if (problems.length > 0) throw new LanguageEngineError('invalid_output', `the outline does not hold: ${problems.join('; ')}`)
         } catch (err) {
@@ -183,17 +183,17 @@ export class AnalysisCommands {
       if (err instanceof OutlineAlreadyGenerated) return this.generatedOutline(caller, noteId)
       if (!(err instanceof OutlineAttemptFailed)) throw err
       const { reason } = failureOf(err.cause)
-      if (!(err.cause instanceof LanguageEngineError)) this.d.log?.(`outline of note ${noteId} failed`, err.cause)
-      await this.record(caller, noteId, { type: 'RecordOutlineFailure', noteId, accountId: caller.accountId, reason: reason.slice(0, 500), ...this.d.engine.info, chargeId, now: this.now() })
+      if (!(err.cause instanceof LanguageEngineError)) this.deps.log?.(`outline of note ${noteId} failed`, err.cause)
+      await this.record(caller, noteId, { type: 'RecordOutlineFailure', noteId, accountId: caller.accountId, reason: reason.slice(0, 500), ...this.deps.engine.info, chargeId, now: this.now() })
     }
-    return this.d.analyses.outline(caller.accountId, noteId)
+    return this.deps.analyses.outline(caller.accountId, noteId)
   }
 
   /** The outline another request recorded, once the read model shows it (bounded wait). */
   private async generatedOutline(caller: Caller, noteId: string): Promise<Outline> {
     const deadline = Date.now() + 5000
     for (;;) {
-      const o = await this.d.analyses.outline(caller.accountId, noteId)
+      const o = await this.deps.analyses.outline(caller.accountId, noteId)
       if (o.generated || Date.now() > deadline) return o
       await new Promise((r) => setTimeout(r, 20))
     }

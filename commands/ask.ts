@@ -4,9 +4,9 @@
 // uses as [mm:ss] (one note) or [Note title | mm:ss] (library), and `citedSegments` are exactly
 // the quoted passages. A `sessionId` continues a conversation: the engine sees the earlier turns
 // and retrieval leans on their questions too.
-import { randomUUID } from 'node:crypto'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
+import { uuidFromName } from '../domain/ids.ts'
 import { askDecider, askStream, ownedSession, type CitedNote, type Turn } from '../domain/ask/session.ts'
 import { termFrequencies } from '../domain/search/terms.ts'
 import type { Passage } from '../domain/language/content.ts'
@@ -14,7 +14,7 @@ import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngin
 import { mmss } from '../domain/language/time.ts'
 import type { Answer, AskRequest, GlobalAnswer, GlobalAskRequest } from '../contract/ask.ts'
 import type { CommandHandler } from './handleCommand.ts'
-import type { CreditCommands } from './credits.ts'
+import { chargeIdOf, type CreditCommands } from './credits.ts'
 import type { Caller } from './context.ts'
 import type { NoteReads, SegmentReads } from './reads.ts'
 
@@ -44,13 +44,13 @@ export function queryWeights(question: string, history: readonly Turn[]): Map<st
 
 export class AskCommands {
   private readonly clock: () => Date
-  constructor(private readonly d: AskCommandsDeps) {
-    this.clock = d.clock ?? (() => new Date())
+  constructor(private readonly deps: AskCommandsDeps) {
+    this.clock = deps.clock ?? (() => new Date())
   }
 
   /** POST /v1/notes/{id}/ask, MCP ask_note. */
   async askNote(caller: Caller, noteId: string, body: AskRequest): Promise<Answer> {
-    await this.d.notes.ready(caller.accountId, noteId)
+    await this.deps.notes.ready(caller.accountId, noteId)
     const r = await this.ask(caller, noteId, body.question, body.sessionId)
     return { noteId, question: body.question, answer: r.answer, citedSegments: r.citedSegments, sessionId: r.sessionId }
   }
@@ -62,20 +62,40 @@ export class AskCommands {
   }
 
   private async ask(caller: Caller, noteId: string | null, question: string, givenSession: string | undefined) {
-    let history: Turn[] = []
-    if (givenSession) history = ownedSession((await this.d.handler.load(askStream.of(givenSession), askDecider)).state, caller.accountId).turns
-    const sessionId = givenSession ?? randomUUID()
+    // A new conversation's id comes from the request id (the Idempotency-Key when sent), so a
+    // retried request finds the conversation, and the answer, its first attempt recorded.
+    const sessionId = givenSession ?? uuidFromName(`ask-session:${caller.accountId}`, caller.requestId)
+    const { state: session } = await this.deps.handler.load(askStream.of(sessionId), askDecider)
+    const history: Turn[] = givenSession || session.exists ? ownedSession(session, caller.accountId).turns : []
     const price = noteId ? PRICES.askNote : PRICES.askLibrary
+    const charge = { operation: price.operation, cost: price.credits, noteId }
+    const chargeId = chargeIdOf(caller.requestId, charge, { sessionId, question })
+    if (session.exists) {
+      const answered = session.answers.find((a) => a.chargeId === chargeId)
+      // The same request again (a client retrying after a timeout): the first answer, not charged again.
+      if (answered) return { answer: answered.answer, citedSegments: answered.citedSegments, citedNotes: answered.citedNotes, sessionId }
+      // The conversation this key opened answered another question: the key names that request.
+      if (!givenSession) {
+        throw new DomainError('invalid_state', 'This Idempotency-Key was already used for another question; send a new key with a new question.', { current: 'answered' })
+      }
+    }
+    const charged = await this.deps.credits.charge(caller.accountId, { ...charge, requestId: caller.requestId, chargeId, pending: true })
+    // The ledger has seen this charge but no answer was recorded: the first attempt is still
+    // running, or failed and was refunded. Never an answer on a charge paid back (or not yet
+    // settled): the client retries later, or with a new key.
+    if (charged.events.length === 0) {
+      throw new DomainError('invalid_state', 'A request with this Idempotency-Key is still running or has failed; retry shortly, or send a new key.', { current: 'processing' })
+    }
     // Nothing answered, nothing paid: a failure is refunded by the refund process manager.
-    return this.d.credits.chargedOperation(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId }, async (chargeId) => {
-      const hits = await this.d.segments.search({ accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
-      const passages: Passage[] = (await this.d.segments.texts(caller.accountId, hits)).map((s) => ({
+    return this.deps.credits.settlePending(caller.accountId, [chargeId], async () => {
+      const hits = await this.deps.segments.search({ accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
+      const passages: Passage[] = (await this.deps.segments.texts(caller.accountId, hits)).map((s) => ({
         ...s,
         label: noteId ? `[${mmss(s.startMs)}]` : `[${labelTitle(s.noteTitle)} | ${mmss(s.startMs)}]`,
       }))
       let drafted: Awaited<ReturnType<LanguageEngine['answer']>>
       try {
-        drafted = await this.d.engine.answer({ question, scope: noteId ? 'note' : 'library', passages, history: history.map((t) => ({ question: t.question, answer: t.answer })) })
+        drafted = await this.deps.engine.answer({ question, scope: noteId ? 'note' : 'library', passages, history: history.map((t) => ({ question: t.question, answer: t.answer })) })
       } catch (err) {
         if (err instanceof LanguageEngineError) throw new DomainError('chat_failed', `The model did not answer (${err.message}); the credits were refunded.`)
         throw err
@@ -87,7 +107,7 @@ export class AskCommands {
         const p = byId.get(id)!
         if (!citedNotes.some((n) => n.noteId === p.noteId)) citedNotes.push({ noteId: p.noteId, title: p.noteTitle })
       }
-      await this.d.handler.handle(
+      await this.deps.handler.handle(
         askStream.of(sessionId),
         {
           type: 'RecordAnswer',

@@ -30,11 +30,11 @@ export interface Clip {
 
 export class ClipCommands {
   constructor(
-    private readonly d: { handler: CommandHandler; credits: CreditCommands; blobs: BlobStore; media: MediaTool },
+    private readonly deps: { handler: CommandHandler; credits: CreditCommands; blobs: BlobStore; media: MediaTool },
   ) {}
 
   async extract(caller: Caller, r: { noteId: string; startMs: number; endMs: number }): Promise<Clip> {
-    const { state } = await this.d.handler.load(noteStream.of(r.noteId), noteDecider)
+    const { state } = await this.deps.handler.load(noteStream.of(r.noteId), noteDecider)
     const note = ownedNote(state, caller.accountId)
     if (note.phase !== 'ready') throw new DomainError('note_not_ready', 'Clips are cut from ready notes; this one is not ready yet.')
     const blobKey = audioBlobOf(note)
@@ -51,12 +51,12 @@ export class ClipCommands {
     if (totalMs !== null && r.startMs >= totalMs) throw new DomainError('invalid_request', `startMs is past the end of the audio (${totalMs} ms).`)
     const endMs = totalMs !== null ? Math.min(r.endMs, totalMs) : r.endMs
     if (endMs - r.startMs > MAX_CLIP_MS) throw new DomainError('invalid_request', `A clip is at most ${MAX_CLIP_MS / 1000} s long.`)
-    return this.d.credits.chargedOperation(caller.accountId, { operation: PRICES.clip.operation, cost: PRICES.clip.credits, noteId: note.noteId, requestId: caller.requestId }, async () => {
+    return this.deps.credits.chargedOperation(caller.accountId, { operation: PRICES.clip.operation, cost: PRICES.clip.credits, noteId: note.noteId, requestId: caller.requestId }, async () => {
       const dir = await mkdtemp(join(tmpdir(), 'clip-'))
       try {
         const out = join(dir, 'clip.mp3')
-        await this.d.blobs.withLocalFile(blobKey, (path) =>
-          this.d.media.encodeSlice(path, out, { startSeconds: r.startMs / 1000, seconds: (endMs - r.startMs) / 1000, kbps: CLIP_KBPS }),
+        await this.deps.blobs.withLocalFile(blobKey, (path) =>
+          this.deps.media.encodeSlice(path, out, { startSeconds: r.startMs / 1000, seconds: (endMs - r.startMs) / 1000, kbps: CLIP_KBPS }),
         )
         const data = await readFile(out)
         if (data.length === 0) throw new Error('the cut produced no audio')

@@ -39,7 +39,7 @@ export class CreditCommands {
   /** Charges `cost` credits; throws DomainError insufficient_credits when they are not there. */
   charge(accountId: string, c: { operation: string; cost: number; noteId?: string | null; requestId?: string; chargeId?: string; pending?: boolean }) {
     // From the request when there is one: a retried request names the same charge, which the ledger applies once.
-    const chargeId = c.chargeId ?? (c.requestId ? derivedEventId('charge', c.requestId, { operation: c.operation, cost: c.cost, noteId: c.noteId ?? null }, 0) : randomUUID())
+    const chargeId = c.chargeId ?? (c.requestId ? chargeIdOf(c.requestId, c) : randomUUID())
     const command = { type: 'ChargeCredits' as const, chargeId, operation: c.operation, cost: c.cost, noteId: c.noteId ?? null, requestId: c.requestId ?? null, ...(c.pending ? { pending: true } : {}) }
     return this.run(accountId, command, c.requestId).then(
       (r) => ({ ...r, chargeId }),
@@ -134,4 +134,14 @@ export class CreditCommands {
   state(accountId: string) {
     return this.handler.load(creditsStream.of(accountId), ledgerDecider)
   }
+}
+
+/**
+ * The charge a request makes, derived from its request id (the Idempotency-Key when the client
+ * sent one) and what it charges for, so a retried request names the same charge. `about`: more of
+ * the request that must match for it to be the same request (ask: the session and the question),
+ * so another body under the same key is another charge, never a free ride on the first.
+ */
+export function chargeIdOf(requestId: string, c: { operation: string; cost: number; noteId?: string | null }, about?: Record<string, unknown>): string {
+  return derivedEventId('charge', requestId, { operation: c.operation, cost: c.cost, noteId: c.noteId ?? null, ...(about ? { about } : {}) }, 0)
 }

@@ -49,29 +49,29 @@ export const deliverableBlobKey = (noteId: string, id: string, extension: string
 
 export class DeliverableCommands {
   private readonly clock: () => Date
-  constructor(private readonly d: DeliverableCommandsDeps) {
-    this.clock = d.clock ?? (() => new Date())
+  constructor(private readonly deps: DeliverableCommandsDeps) {
+    this.clock = deps.clock ?? (() => new Date())
   }
 
   async create(caller: Caller, noteId: string, body: CreateDeliverableRequest): Promise<{ deliverable: Deliverable }> {
-    const { note, source } = await this.d.notes.ready(caller.accountId, noteId)
+    const { note, source } = await this.deps.notes.ready(caller.accountId, noteId)
     const id = randomUUID()
     const file = DELIVERABLE_FILES[body.kind]
     const blobKey = deliverableBlobKey(noteId, id, file.extension)
     // Anything failing after the charge is refunded by the refund process manager.
-    return this.d.credits.chargedOperation(caller.accountId, { operation: PRICES.deliverable.operation, cost: PRICES.deliverable.credits, noteId, requestId: caller.requestId }, async (chargeId) => {
+    return this.deps.credits.chargedOperation(caller.accountId, { operation: PRICES.deliverable.operation, cost: PRICES.deliverable.credits, noteId, requestId: caller.requestId }, async (chargeId) => {
       let stored = false
       try {
         const basis = DELIVERABLE_BASIS[body.template]!
-        const analysis = (await this.d.analyses.latestDraft(caller.accountId, noteId, basis)) ?? (await this.engine((e) => e.analyze(source, basis))).draft
+        const analysis = (await this.deps.analyses.latestDraft(caller.accountId, noteId, basis)) ?? (await this.engine((e) => e.analyze(source, basis))).draft
         const createdAt = this.clock().toISOString()
         const { draft, info } = await this.engine((e) =>
           e.deliverable({ kind: body.kind, template: body.template, locale: body.locale, transcript: source, analysis, date: note.recordedAt ?? note.createdAt }),
         )
-        const bytes = await this.d.renderers[body.kind].render({ id, title: draft.title, subject: draft.subject, sections: draft.sections, locale: body.locale, createdAt, author: 'Notes' })
-        const blob = await this.d.blobs.put(blobKey, Readable.from(bytes), { contentType: file.contentType, maxBytes: 100 * 1024 * 1024 })
+        const bytes = await this.deps.renderers[body.kind].render({ id, title: draft.title, subject: draft.subject, sections: draft.sections, locale: body.locale, createdAt, author: 'Notes' })
+        const blob = await this.deps.blobs.put(blobKey, Readable.from(bytes), { contentType: file.contentType, maxBytes: 100 * 1024 * 1024 })
         stored = true
-        const result = await this.d.handler.handle(
+        const result = await this.deps.handler.handle(
           deliverableStream.of(id),
           {
             type: 'CreateDeliverable',
@@ -92,12 +92,12 @@ export class DeliverableCommands {
           deliverableDecider,
           { metadata: { requestId: caller.requestId, accountId: caller.accountId } },
         )
-        await this.d.sync.waitFor('deliverables', result.position)
-        const deliverable = await this.d.deliverables.get(caller.accountId, id)
+        await this.deps.sync.waitFor('deliverables', result.position)
+        const deliverable = await this.deps.deliverables.get(caller.accountId, id)
         if (!deliverable) throw new Error('the deliverable read model did not catch up')
         return { deliverable }
       } catch (err) {
-        if (stored) await this.d.blobs.delete(blobKey).catch(() => {})
+        if (stored) await this.deps.blobs.delete(blobKey).catch(() => {})
         throw err
       }
     })
@@ -106,7 +106,7 @@ export class DeliverableCommands {
   /** Runs an engine call; an engine that does not answer is 502 chat_failed (the caller refunds). */
   private async engine<T>(call: (e: LanguageEngine) => Promise<T>): Promise<T> {
     try {
-      return await call(this.d.engine)
+      return await call(this.deps.engine)
     } catch (err) {
       if (err instanceof LanguageEngineError) throw new DomainError('chat_failed', `The model did not write the deliverable (${err.message}); the credits were refunded.`)
       throw err
@@ -114,13 +114,13 @@ export class DeliverableCommands {
   }
 
   list(caller: Caller, noteId: string) {
-    return this.d.deliverables.list(caller.accountId, noteId)
+    return this.deps.deliverables.list(caller.accountId, noteId)
   }
 
   /** The stored file of a deliverable (GET .../deliverables/{id}/file). */
   async file(caller: Caller, noteId: string, deliverableId: string): Promise<{ body: Readable; fileName: string; contentType: string; sizeBytes: number }> {
-    const file = await this.d.deliverables.file(caller.accountId, noteId, deliverableId)
-    const body = await this.d.blobs.read(file.blobKey)
+    const file = await this.deps.deliverables.file(caller.accountId, noteId, deliverableId)
+    const body = await this.deps.blobs.read(file.blobKey)
     return { body, fileName: file.fileName, contentType: file.contentType, sizeBytes: file.sizeBytes }
   }
 }

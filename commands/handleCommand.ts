@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Decider, DomainEvent } from '../domain/decider.ts'
 import { DomainError } from '../domain/errors.ts'
-import { WrongExpectedRevisionError, toDomainEvent, type EventStore } from '../ports/eventStore.ts'
+import { EventStoreTimeoutError, StreamDeletedError, WrongExpectedRevisionError, toDomainEvent, type EventStore } from '../ports/eventStore.ts'
 
 export interface HandleResult<Event extends DomainEvent, State> {
   events: Event[]
@@ -55,6 +55,14 @@ export function derivedEventId(streamName: string, key: string, command: unknown
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`
 }
 
+/** A store that misses its deadline is unavailable for now: 503 with Retry-After, never a 500 or a hang. */
+function unavailable(err: unknown): never {
+  if (err instanceof EventStoreTimeoutError) {
+    throw new DomainError('service_unavailable', 'The event store is not answering; retry shortly.', { retryAfter: CONFLICT_RETRY_AFTER_SECONDS })
+  }
+  throw err
+}
+
 interface Cached<State> {
   revision: number
   state: State
@@ -79,10 +87,8 @@ export class CommandHandler {
     opts: HandleOptions = {},
   ): Promise<HandleResult<Event, State>> {
     const previous = this.queues.get(streamName) ?? Promise.resolve()
-    const run = previous.then(
-      () => this.handleWithRetry(streamName, command, decider, opts),
-      () => this.handleWithRetry(streamName, command, decider, opts),
-    )
+    const attempt = () => this.handleWithRetry(streamName, command, decider, opts).catch(unavailable)
+    const run = previous.then(attempt, attempt)
     this.queues.set(streamName, run)
     const cleanup = () => {
       if (this.queues.get(streamName) === run) this.queues.delete(streamName)
@@ -93,7 +99,7 @@ export class CommandHandler {
 
   /** Current folded state of a stream (for queries that need the decider's view). */
   async load<Event extends DomainEvent, State>(streamName: string, decider: Decider<unknown, Event, State>): Promise<Cached<State>> {
-    return this.refresh(streamName, decider)
+    return this.refresh(streamName, decider).catch(unavailable)
   }
 
   private async handleWithRetry<Command, Event extends DomainEvent, State>(
@@ -132,6 +138,11 @@ export class CommandHandler {
         this.remember(decider, streamName, { revision: result.nextExpectedRevision, state: next })
         return { events, state: next, revision: result.nextExpectedRevision, position: result.lastGlobalPosition }
       } catch (err) {
+        // A stream an operator hard-deleted is gone for good: what it held is not found, never a 500.
+        if (err instanceof StreamDeletedError) {
+          this.cacheOf(decider).delete(streamName)
+          throw new DomainError('not_found', 'This resource was deleted.')
+        }
         if (!(err instanceof WrongExpectedRevisionError)) throw err
         // Another process wrote first: back off (full jitter, doubling up to 250 ms) and decide again.
         const wait = Math.random() * Math.min(250, 5 * 2 ** attempt)
@@ -149,6 +160,11 @@ export class CommandHandler {
   ): Promise<Cached<State>> {
     const cached = (this.cacheOf(decider).get(streamName) as Cached<State> | undefined) ?? { revision: -1, state: decider.initialState() }
     const read = await this.store.readStream(streamName, { from: cached.revision + 1 })
+    if (!read.streamExists && cached.revision >= 0) {
+      // Deleted since it was cached (an operator deleted the stream): it reads as missing now.
+      this.cacheOf(decider).delete(streamName)
+      return { revision: -1, state: decider.initialState() }
+    }
     if (read.events.length === 0) return cached
     let state = cached.state
     for (const e of read.events) state = decider.evolve(state, toDomainEvent<Event>(e))

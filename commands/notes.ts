@@ -73,21 +73,21 @@ async function sha256OfFile(path: string): Promise<string> {
 
 export class NoteCommands {
   private readonly clock: () => Date
-  constructor(private readonly d: NoteCommandsDeps) {
-    this.clock = d.clock ?? (() => new Date())
+  constructor(private readonly deps: NoteCommandsDeps) {
+    this.clock = deps.clock ?? (() => new Date())
   }
 
   private now = () => this.clock().toISOString()
 
   private async run(caller: Caller, noteId: string, command: NoteCommand) {
-    const result = await this.d.handler.handle(noteStream.of(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
-    await this.d.sync.waitFor('notes', result.position)
+    const result = await this.deps.handler.handle(noteStream.of(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    await this.deps.sync.waitFor('notes', result.position)
     return result
   }
 
   /** Refuses an upload's bytes unless the note exists and still waits for them (PUT /uploads/:id). */
   async expectUpload(noteId: string): Promise<void> {
-    const { state } = await this.d.handler.load(noteStream.of(noteId), noteDecider)
+    const { state } = await this.deps.handler.load(noteStream.of(noteId), noteDecider)
     if (!state.exists) throw new DomainError('not_found', 'No such note.')
     if (state.phase !== 'awaiting_upload') throw new DomainError('invalid_state', 'This note is not waiting for an upload any more.', { current: statusOf(state.phase) })
   }
@@ -98,15 +98,16 @@ export class NoteCommands {
    * transcription and dropped), so they have none.
    */
   async audio(caller: Caller, noteId: string): Promise<{ blobKey: string; contentType: string; sizeBytes: number } | null> {
-    const { state } = await this.d.handler.load(noteStream.of(noteId), noteDecider)
+    const { state } = await this.deps.handler.load(noteStream.of(noteId), noteDecider)
     const key = audioBlobOf(ownedNote(state, caller.accountId))
-    const blob = key ? await this.d.blobs.stat(key) : null
+    const blob = key ? await this.deps.blobs.stat(key) : null
     return key && blob ? { blobKey: key, contentType: blob.contentType, sizeBytes: blob.sizeBytes } : null
   }
 
   /** POST /v1/notes and MCP import_from_url. `idempotencyKey` makes a retried request return the first answer. */
   async create(caller: Caller, body: CreateNoteRequest, idempotencyKey?: string): Promise<CreateNoteResponse> {
     const noteId = idempotencyKey ? uuidFromName(`note:${caller.accountId}`, idempotencyKey) : randomUUID()
+    if (idempotencyKey) await this.assertSameRequest(caller, noteId, body)
     return body.audioUrl !== undefined ? this.createImport(caller, noteId, body.audioUrl, body) : this.createUpload(caller, noteId, body)
   }
 
@@ -114,10 +115,10 @@ export class NoteCommands {
     const source = classifySourceUrl(audioUrl)
     await this.assertPublicTarget(source.url)
     const reservationId = uuidFromName(`import:${noteId}`, 'reservation')
-    await this.d.credits.reserve(caller.accountId, { operation: 'import', amount: IMPORT_RESERVE_CREDITS, noteId, requestId: caller.requestId, reservationId })
+    await this.deps.credits.reserve(caller.accountId, { operation: 'import', amount: IMPORT_RESERVE_CREDITS, noteId, requestId: caller.requestId, reservationId })
     // A crash here leaves the hold without its note: the hold sweeper (workers/creditHolds.ts)
     // releases it once the lease has passed, and the auditor reports it until then.
-    this.d.fault?.('crash-after-import-reserve')
+    this.deps.fault?.('crash-after-import-reserve')
     try {
       await this.run(caller, noteId, {
         type: 'CreateNote',
@@ -137,7 +138,7 @@ export class NoteCommands {
         now: this.now(),
       })
     } catch (err) {
-      await this.d.credits.release(caller.accountId, reservationId, 'the note could not be created').catch(() => {})
+      await this.deps.credits.release(caller.accountId, reservationId, 'the note could not be created').catch(() => {})
       throw err
     }
     return {
@@ -148,9 +149,23 @@ export class NoteCommands {
     }
   }
 
+  /**
+   * A key names one request: the note it created must come from the same source (link, or
+   * uploaded file name). Another source under the same key is 409 `invalid_state` with the note's
+   * state, checked before anything is held, so the first request's hold stays as it is.
+   */
+  private async assertSameRequest(caller: Caller, noteId: string, body: CreateNoteRequest) {
+    const { state } = await this.deps.handler.load(noteStream.of(noteId), noteDecider)
+    if (!state.exists || state.accountId !== caller.accountId) return
+    const same = body.audioUrl !== undefined ? state.sourceUrl === classifySourceUrl(body.audioUrl).url.href : state.sourceType === 'upload' && state.upload?.filename === body.filename
+    if (!same) {
+      throw new DomainError('invalid_state', `This Idempotency-Key already created note ${noteId} from another source; send a new key for a new note.`, { current: statusOf(state.phase) })
+    }
+  }
+
   /** Refuses links whose host resolves to loopback, private or link-local addresses unless allowlisted. */
   private async assertPublicTarget(url: URL) {
-    const refused = await refusedTarget(this.d.resolver, url, this.d.config.importAllowlist)
+    const refused = await refusedTarget(this.deps.resolver, url, this.deps.config.importAllowlist)
     if (refused) throw new DomainError('invalid_audio_url', `This link cannot be imported: ${refused}; only public links can be.`)
   }
 
@@ -165,7 +180,7 @@ export class NoteCommands {
     if (declared !== null && declared > limits.maxFileBytes) {
       throw new DomainError('file_too_large', `The ${caller.plan} plan accepts files up to ${limits.maxFileBytes} bytes; this one is ${declared}.`, { maxBytes: limits.maxFileBytes })
     }
-    const stored = (await this.d.handler.load(usageStream.of(caller.accountId), usageDecider)).state.storedBytes
+    const stored = (await this.deps.handler.load(usageStream.of(caller.accountId), usageDecider)).state.storedBytes
     if (stored + (declared ?? 1) > limits.storageBytes) {
       throw new DomainError('file_too_large', `The storage quota of the ${caller.plan} plan (${limits.storageBytes} bytes) is used up (${stored} bytes stored).`, {
         storageBytes: limits.storageBytes,
@@ -189,8 +204,8 @@ export class NoteCommands {
       reservationId: null,
       now: this.now(),
     })
-    const ttl = this.d.config.uploadUrlTtlSeconds
-    const signed = await this.d.blobs.presignPut(uploadKey(noteId), { contentType, maxBytes: Math.min(declared ?? limits.maxFileBytes, limits.maxFileBytes), exactBytes: declared, expiresInSeconds: ttl })
+    const ttl = this.deps.config.uploadUrlTtlSeconds
+    const signed = await this.deps.blobs.presignPut(uploadKey(noteId), { contentType, maxBytes: Math.min(declared ?? limits.maxFileBytes, limits.maxFileBytes), exactBytes: declared, expiresInSeconds: ttl })
     return {
       noteId,
       status: 'processing',
@@ -200,7 +215,7 @@ export class NoteCommands {
   }
 
   private usage(caller: Caller, command: UsageCommand) {
-    return this.d.handler.handle(usageStream.of(caller.accountId), command, usageDecider, { metadata: { requestId: caller.requestId } })
+    return this.deps.handler.handle(usageStream.of(caller.accountId), command, usageDecider, { metadata: { requestId: caller.requestId } })
   }
 
   /**
@@ -214,7 +229,7 @@ export class NoteCommands {
       // The note keeps waiting for a better PUT; if none comes before the upload URL expires, it
       // fails with this refusal's code (workers/uploadExpiry.ts).
       if (isDomainError(err) && UPLOAD_REFUSALS.has(err.code)) {
-        await this.d.handler
+        await this.deps.handler
           .handle(noteStream.of(noteId), { type: 'RefuseUpload', accountId: caller.accountId, errorCode: err.code, message: err.message, now: this.now() }, noteDecider)
           .catch(() => {})
       }
@@ -224,11 +239,11 @@ export class NoteCommands {
 
   private async finalizeUpload(caller: Caller, noteId: string, body: { title?: string }): Promise<{ noteId: string; jobId: string; status: 'processing' }> {
     const stream = noteStream.of(noteId)
-    const { state } = await this.d.handler.load(stream, noteDecider)
+    const { state } = await this.deps.handler.load(stream, noteDecider)
     const note = ownedNote(state, caller.accountId)
     const jobId = uuidFromName(`job:${noteId}`, 'transcription')
     if (note.phase === 'awaiting_upload') await this.bindUpload(caller, noteId, note.upload?.declaredBytes ?? null, note.received?.blobKey ?? null)
-    const { state: current } = await this.d.handler.load(stream, noteDecider)
+    const { state: current } = await this.deps.handler.load(stream, noteDecider)
     const fresh = ownedNote(current, caller.accountId)
     // Storage and minutes are taken only for a note that will really be finalized now.
     if (fresh.phase === 'awaiting_upload' && fresh.received) {
@@ -248,7 +263,7 @@ export class NoteCommands {
         throw err
       }
       // The note has its own copy now; what is left under the upload key is read by no one.
-      if (fresh.received.blobKey !== uploadKey(noteId)) await this.d.blobs.delete(uploadKey(noteId)).catch(() => {})
+      if (fresh.received.blobKey !== uploadKey(noteId)) await this.deps.blobs.delete(uploadKey(noteId)).catch(() => {})
     } else {
       // Refused: the decider says why (not waiting for an upload, or no bytes yet).
       await this.run(caller, noteId, { type: 'FinalizeUpload', accountId: caller.accountId, jobId, title: body.title ?? null, minutes: 0, blobKey: null, now: this.now() })
@@ -267,27 +282,27 @@ export class NoteCommands {
    */
   private async bindUpload(caller: Caller, noteId: string, declared: number | null, previous: string | null): Promise<void> {
     const bound = boundUploadKey(noteId)
-    const blob = await this.d.blobs.snapshot(uploadKey(noteId), bound)
+    const blob = await this.deps.blobs.snapshot(uploadKey(noteId), bound)
     if (!blob) return
     let recorded = false
     try {
       await this.refuseWrongSize(caller, uploadKey(noteId), blob.sizeBytes, declared)
-      const { info, sha256 } = await this.d.blobs.withLocalFile(bound, async (path) => ({ info: await this.d.probe.probe(path), sha256: blob.sha256 ?? (await sha256OfFile(path)) }))
+      const { info, sha256 } = await this.deps.blobs.withLocalFile(bound, async (path) => ({ info: await this.deps.probe.probe(path), sha256: blob.sha256 ?? (await sha256OfFile(path)) }))
       if (!info || !info.hasAudio) {
         throw new DomainError('unsupported_media_type', info ? 'The uploaded file has no audio track.' : 'The uploaded bytes are not an audio or video file we can read; PUT a media file again.')
       }
       // Before any minute or credit is taken: the note keeps waiting for a shorter file.
-      const maxSeconds = (this.d.config.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS)[caller.plan]
+      const maxSeconds = (this.deps.config.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS)[caller.plan]
       if (shownSeconds(info.durationSeconds) > maxSeconds) {
         throw new DomainError('duration_limit_exceeded', durationLimitMessage(caller.plan, info.durationSeconds, maxSeconds), { maxDurationSeconds: maxSeconds, durationSeconds: Math.ceil(info.durationSeconds) })
       }
       await this.run(caller, noteId, { type: 'RecordUpload', accountId: caller.accountId, blobKey: bound, sizeBytes: blob.sizeBytes, contentType: blob.contentType, sha256, durationSeconds: info.durationSeconds, now: this.now() })
       recorded = true
     } finally {
-      if (!recorded) await this.d.blobs.delete(bound).catch(() => {})
+      if (!recorded) await this.deps.blobs.delete(bound).catch(() => {})
     }
     // An upload recorded by an earlier, refused finalize is replaced: its copy goes.
-    if (previous && previous !== uploadKey(noteId)) await this.d.blobs.delete(previous).catch(() => {})
+    if (previous && previous !== uploadKey(noteId)) await this.deps.blobs.delete(previous).catch(() => {})
   }
 
   /**
@@ -300,7 +315,7 @@ export class NoteCommands {
     const maxBytes = PLAN_LIMITS[caller.plan].maxFileBytes
     const allowed = Math.min(declared ?? maxBytes, maxBytes)
     if (sizeBytes > allowed) {
-      await this.d.blobs.delete(key)
+      await this.deps.blobs.delete(key)
       throw new DomainError(
         'file_too_large',
         declared !== null
@@ -310,7 +325,7 @@ export class NoteCommands {
       )
     }
     if (declared !== null && sizeBytes !== declared) {
-      await this.d.blobs.delete(key)
+      await this.deps.blobs.delete(key)
       throw new DomainError('invalid_request', `The note was created for ${declared} bytes (fileSizeBytes); ${sizeBytes} were uploaded and have been deleted. PUT the whole file again.`)
     }
   }
@@ -325,35 +340,35 @@ export class NoteCommands {
    * storage. Another account's note, or an unknown id: 404 not_found.
    */
   async delete(caller: Caller, noteId: string): Promise<void> {
-    const { state } = await this.d.handler.load(noteStream.of(noteId), noteDecider)
+    const { state } = await this.deps.handler.load(noteStream.of(noteId), noteDecider)
     const note = ownedNote(state, caller.accountId)
     // The deliverables' files are found through their read model, before it drops them.
     const blobKeys = new Set<string>([uploadKey(noteId)])
     for (const key of [note.received?.blobKey, note.audio?.blobKey]) if (key) blobKeys.add(key)
     // A note whose read model has not caught up yet has no deliverables either (they need a ready note).
-    const deliverables = await this.d.deliverables.list(caller.accountId, noteId).catch(() => ({ items: [] }))
+    const deliverables = await this.deps.deliverables.list(caller.accountId, noteId).catch(() => ({ items: [] }))
     for (const d of deliverables.items) {
-      const file = await this.d.deliverables.file(caller.accountId, noteId, d.id).catch(() => null)
+      const file = await this.deps.deliverables.file(caller.accountId, noteId, d.id).catch(() => null)
       if (file) blobKeys.add(file.blobKey)
     }
     const result = await this.run(caller, noteId, { type: 'DeleteNote', accountId: caller.accountId, now: this.now() })
-    await this.d.contentKeys.shred(noteId)
-    for (const key of blobKeys) await this.d.blobs.delete(key)
+    await this.deps.contentKeys.shred(noteId)
+    for (const key of blobKeys) await this.deps.blobs.delete(key)
     const unfinished = note.phase !== 'ready' && note.phase !== 'failed'
     if (unfinished && note.reservationId) {
-      const { state: ledger } = await this.d.credits.state(caller.accountId)
-      if (ledger.reservations[note.reservationId]) await this.d.credits.release(caller.accountId, note.reservationId, 'note deleted').catch(() => {})
+      const { state: ledger } = await this.deps.credits.state(caller.accountId)
+      if (ledger.reservations[note.reservationId]) await this.deps.credits.release(caller.accountId, note.reservationId, 'note deleted').catch(() => {})
     }
     if (unfinished && note.sourceType === 'upload') await this.usage(caller, { type: 'ReleaseMinutes', noteId, reason: 'note deleted', now: this.now() })
     await this.usage(caller, { type: 'FreeStorage', noteId, reason: 'note deleted', now: this.now() })
-    for (const name of NOTE_READ_MODELS) await this.d.sync.waitFor(name, result.position)
-    await this.d.docs.eraseFreedSpace?.()
+    for (const name of NOTE_READ_MODELS) await this.deps.sync.waitFor(name, result.position)
+    await this.deps.docs.eraseFreedSpace?.()
   }
 
   /** PATCH /v1/notes/{id}. */
   async edit(caller: Caller, noteId: string, patch: PatchNoteRequest): Promise<void> {
     if (patch.folderId) {
-      const { state } = await this.d.handler.load(folderStream.of(patch.folderId), folderDecider)
+      const { state } = await this.deps.handler.load(folderStream.of(patch.folderId), folderDecider)
       ownedFolder(state, caller.accountId)
     }
     const changes = {

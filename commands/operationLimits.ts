@@ -1,8 +1,9 @@
 // Fixed-window counting per credential, and the per-operation limits (domain/limits.ts) built on it.
-// In memory and per process:
-// with several API processes each enforces the limit on its own share (README, "Rate limits").
+// In this process's memory on the embedded default (one API process); in the shared counters
+// (`_counters` on MongoDB) when several API processes run, so two replicas grant a limit once.
 import { DomainError } from '../domain/errors.ts'
 import type { OperationLimit } from '../domain/limits.ts'
+import type { CounterStore } from '../ports/counterStore.ts'
 
 export type LimitResult = { ok: true; remaining: number } | { ok: false; retryAfter: number }
 
@@ -47,17 +48,33 @@ export const apiKeyCredential = (keyId: string) => `key:${keyId}`
 export class OperationLimits {
   private readonly buckets = new Map<string, FixedWindowLimiter>()
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  /** `counters`: the store the API replicas share (null: count in this process). */
+  constructor(
+    private readonly clock: () => number = Date.now,
+    private readonly counters: CounterStore | null = null,
+  ) {}
 
   /** Counts one call; once the budget is spent, 429 `rate_limit_exceeded` with `retryAfter` (seconds). */
-  hit(limit: OperationLimit, credential: string): void {
-    let limiter = this.buckets.get(limit.bucket)
-    if (!limiter) this.buckets.set(limit.bucket, (limiter = new FixedWindowLimiter(limit.max, limit.windowSeconds, this.clock)))
-    const r = limiter.hit(credential)
+  async hit(limit: OperationLimit, credential: string): Promise<void> {
+    const r = this.counters ? await this.hitShared(limit, credential) : this.hitLocal(limit, credential)
     if (!r.ok) {
       throw new DomainError('rate_limit_exceeded', `This operation allows ${limit.max} calls per ${limit.windowSeconds} s per API key (or OAuth grant); retry in ${r.retryAfter} s.`, {
         retryAfter: r.retryAfter,
       })
     }
+  }
+
+  private hitLocal(limit: OperationLimit, credential: string): LimitResult {
+    let limiter = this.buckets.get(limit.bucket)
+    if (!limiter) this.buckets.set(limit.bucket, (limiter = new FixedWindowLimiter(limit.max, limit.windowSeconds, this.clock)))
+    return limiter.hit(credential)
+  }
+
+  // A refused call still increments the shared count: harmless, the window's answer stays "no"
+  // until it ends, and it keeps this one round trip (no read-then-write race between replicas).
+  private async hitShared(limit: OperationLimit, credential: string): Promise<LimitResult> {
+    const { count, ttlMs } = await this.counters!.increment(`op:${limit.bucket}:${credential}`, limit.windowSeconds * 1000)
+    if (count > limit.max) return { ok: false, retryAfter: Math.max(1, Math.ceil(ttlMs / 1000)) }
+    return { ok: true, remaining: limit.max - count }
   }
 }

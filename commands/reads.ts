@@ -101,7 +101,7 @@ export interface ExportedTranscript {
 export interface TranscriptReads {
   /** Resolves when the caller's note has a transcript (404 no_transcript otherwise). */
   require(accountId: string, noteId: string): Promise<unknown>
-  export(accountId: string, noteId: string, o: ExportOptions): Promise<ExportedTranscript>
+  export(accountId: string, noteId: string, options: ExportOptions): Promise<ExportedTranscript>
   translation(accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState>
   speakers(accountId: string, noteId: string): Promise<SpeakerList>
   /** Earlier confirmations on the same source, by person (the note's own are left out). */

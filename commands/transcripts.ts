@@ -31,31 +31,31 @@ export interface TranscriptCommandsDeps {
 
 export class TranscriptCommands {
   private readonly clock: () => Date
-  constructor(private readonly d: TranscriptCommandsDeps) {
-    this.clock = d.clock ?? (() => new Date())
+  constructor(private readonly deps: TranscriptCommandsDeps) {
+    this.clock = deps.clock ?? (() => new Date())
   }
 
   private async run(caller: Caller | null, noteId: string, command: Without<TranscriptCommand, 'now'>, projections: string[]) {
-    const result = await this.d.handler.handle(noteStream.of(noteId), { ...command, now: this.clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, {
+    const result = await this.deps.handler.handle(noteStream.of(noteId), { ...command, now: this.clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, {
       metadata: caller ? { requestId: caller.requestId, accountId: caller.accountId } : { actor: 'system' },
     })
-    for (const p of projections) await this.d.sync.waitFor(p, result.position)
+    for (const p of projections) await this.deps.sync.waitFor(p, result.position)
     return result
   }
 
   private async load(noteId: string) {
-    return (await this.d.handler.load(noteStream.of(noteId), noteTranscriptDecider)).state
+    return (await this.deps.handler.load(noteStream.of(noteId), noteTranscriptDecider)).state
   }
 
   /**
    * GET /v1/notes/{id}/transcript: 1 credit per read, charged in the ledger after the note and its
    * transcript are found (a 404 costs nothing) and refunded by an event if rendering then fails.
    */
-  async readTranscript(caller: Caller, noteId: string, o: Omit<ExportOptions, 'limit'>): Promise<ExportedTranscript> {
-    await this.d.reads.require(caller.accountId, noteId)
+  async readTranscript(caller: Caller, noteId: string, options: Omit<ExportOptions, 'limit'>): Promise<ExportedTranscript> {
+    await this.deps.reads.require(caller.accountId, noteId)
     const price = PRICES.transcriptRead
-    return this.d.credits.chargedOperation(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId }, () =>
-      this.d.reads.export(caller.accountId, noteId, { ...o, limit: transcriptPreviewFor(caller.plan) }),
+    return this.deps.credits.chargedOperation(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId }, () =>
+      this.deps.reads.export(caller.accountId, noteId, { ...options, limit: transcriptPreviewFor(caller.plan) }),
     )
   }
 
@@ -84,7 +84,7 @@ export class TranscriptCommands {
     const limit = transcriptPreviewFor(caller.plan)
     if (!limit) return changed
     // The preview itself, as every read of this caller gets it.
-    const { body } = await this.d.reads.export(caller.accountId, noteId, { format: 'json', limit })
+    const { body } = await this.deps.reads.export(caller.accountId, noteId, { format: 'json', limit })
     const visible = new Map((body as Transcript).segments.map((s) => [s.sequence, s.text.length]))
     return changed.filter((c) => visible.has(c.sequence)).map((c) => ({ ...c, before: c.before.slice(0, limit.maxChars), after: c.after.slice(0, visible.get(c.sequence)) }))
   }
@@ -97,8 +97,8 @@ export class TranscriptCommands {
     const r = await this.run(caller, noteId, { type: 'RequestTranslation', accountId: caller.accountId, language, requestId: caller.requestId }, ['translations'])
     const t = r.state.exists ? r.state.translations[language] : undefined
     const done = r.events.length === 0 && t?.status === 'ready'
-    if (r.events.length > 0) this.d.wakeTranslations?.()
-    return { queued: !done, state: await this.d.reads.translation(caller.accountId, noteId, language, transcriptPreviewFor(caller.plan)) }
+    if (r.events.length > 0) this.deps.wakeTranslations?.()
+    return { queued: !done, state: await this.deps.reads.translation(caller.accountId, noteId, language, transcriptPreviewFor(caller.plan)) }
   }
 
   /** PATCH speakers/{label}: the user's name for a speaker, remembered for the note's source. */
@@ -107,13 +107,13 @@ export class TranscriptCommands {
     const sourceKey = state.exists ? sourceKeyOf({ provider: state.provider, sourceUrl: state.sourceUrl, metadata: state.metadata }) : null
     await this.run(caller, noteId, { type: 'RenameSpeaker', accountId: caller.accountId, label, name, sourceKey }, ['speakers'])
     if (voiceExcluded !== undefined) await this.setVoiceExclusion(caller, noteId, label, voiceExcluded)
-    return this.d.reads.speakers(caller.accountId, noteId)
+    return this.deps.reads.speakers(caller.accountId, noteId)
   }
 
   /** 'Do not recognise this person' for one speaker of one note. */
   async setVoiceExclusion(caller: Caller, noteId: string, label: string, excluded: boolean): Promise<SpeakerList> {
     await this.run(caller, noteId, { type: 'SetSpeakerVoiceExclusion', accountId: caller.accountId, label, excluded }, ['speakers'])
-    return this.d.reads.speakers(caller.accountId, noteId)
+    return this.deps.reads.speakers(caller.accountId, noteId)
   }
 
   /**
@@ -125,10 +125,10 @@ export class TranscriptCommands {
     if (!state.exists || state.accountId !== caller.accountId) throw new DomainError('not_found', 'No note with that id belongs to you.')
     if (state.phase !== 'ready' || !state.transcript) throw new DomainError('note_not_ready', 'Speaker names can be suggested once the note is ready.')
     const note = state as TranscriptNoteState & { transcript: NonNullable<TranscriptNoteState['transcript']> }
-    const roster = await this.d.reads.roster(caller.accountId, sourceKeyOf({ provider: note.provider, sourceUrl: note.sourceUrl, metadata: note.metadata }), noteId)
+    const roster = await this.deps.reads.roster(caller.accountId, sourceKeyOf({ provider: note.provider, sourceUrl: note.sourceUrl, metadata: note.metadata }), noteId)
     let suggestions
     try {
-      suggestions = await this.d.namer.suggest({
+      suggestions = await this.deps.namer.suggest({
         title: note.title,
         metadata: note.metadata,
         segments: [...note.transcript.segments].sort((a, b) => a.sequence - b.sequence).map((s) => ({ sequence: s.sequence, speakerLabel: s.speakerLabel, text: s.text })),
@@ -137,8 +137,8 @@ export class TranscriptCommands {
     } catch (err) {
       throw new DomainError('speaker_naming_failed', `Speaker names could not be inferred; nothing was changed. ${(err as Error).message}`)
     }
-    await this.run(caller, noteId, { type: 'RecordNameSuggestions', accountId: caller.accountId, engine: this.d.namer.engine, model: this.d.namer.model, suggestions }, ['speakers'])
-    return this.d.reads.speakers(caller.accountId, noteId)
+    await this.run(caller, noteId, { type: 'RecordNameSuggestions', accountId: caller.accountId, engine: this.deps.namer.engine, model: this.deps.namer.model, suggestions }, ['speakers'])
+    return this.deps.reads.speakers(caller.accountId, noteId)
   }
 
   /** For the pipeline: show or channel metadata of the note's source (feeds the roster key and the namer). */

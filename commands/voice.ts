@@ -81,29 +81,29 @@ const MAX_ANALYSED_MS = 90_000
 export class VoiceCommands {
   readonly vault: VoiceprintVault
   private readonly clock: () => Date
-  constructor(private readonly d: VoiceCommandsDeps) {
-    this.vault = new VoiceprintVault(d.blobs)
-    this.clock = d.clock ?? (() => new Date())
+  constructor(private readonly deps: VoiceCommandsDeps) {
+    this.vault = new VoiceprintVault(deps.blobs)
+    this.clock = deps.clock ?? (() => new Date())
   }
 
   get matching(): { available: boolean; reason: string | null } {
-    return this.d.embedder ? { available: true, reason: null } : { available: false, reason: this.d.embedderUnavailable ?? 'no speaker-embedding model is configured (SPEAKER_EMBEDDING_MODEL)' }
+    return this.deps.embedder ? { available: true, reason: null } : { available: false, reason: this.deps.embedderUnavailable ?? 'no speaker-embedding model is configured (SPEAKER_EMBEDDING_MODEL)' }
   }
 
   private async run(accountId: string, c: Without<VoiceCommand, 'now'>, requestId?: string) {
-    const r = await this.d.handler.handle(voiceStream.of(accountId), { ...c, now: this.clock().toISOString() } as VoiceCommand, voiceDecider, {
+    const r = await this.deps.handler.handle(voiceStream.of(accountId), { ...c, now: this.clock().toISOString() } as VoiceCommand, voiceDecider, {
       metadata: requestId ? { requestId } : { actor: 'voice-worker' },
     })
-    await this.d.sync.waitFor('voice-profiles', r.position)
+    await this.deps.sync.waitFor('voice-profiles', r.position)
     return r
   }
 
   private state(accountId: string): Promise<VoiceState> {
-    return this.d.handler.load(voiceStream.of(accountId), voiceDecider).then((r) => r.state)
+    return this.deps.handler.load(voiceStream.of(accountId), voiceDecider).then((r) => r.state)
   }
 
   profiles(caller: Caller): Promise<VoiceProfiles> {
-    return this.d.reads.profiles(caller.accountId, this.matching)
+    return this.deps.reads.profiles(caller.accountId, this.matching)
   }
 
   /** The dashboard's grant; refused for any other caller (an API key can never grant it). */
@@ -159,10 +159,10 @@ export class VoiceCommands {
       const noteId = a.slice(0, i)
       enrolled.set(noteId, [...(enrolled.get(noteId) ?? []), a.slice(i + 1)])
     }
-    const notes = new Set([...enrolled.keys(), ...(await this.d.reads.notesMatchedTo(caller.accountId, profileId))])
+    const notes = new Set([...enrolled.keys(), ...(await this.deps.reads.notesMatchedTo(caller.accountId, profileId))])
     let position: number | null = null
     for (const noteId of notes) {
-      const r = await this.d.handler.handle(
+      const r = await this.deps.handler.handle(
         noteStream.of(noteId),
         { type: 'ExcludeProfileVoice', profileId, enrolledLabels: enrolled.get(noteId) ?? [], now: this.clock().toISOString() },
         noteTranscriptDecider,
@@ -170,14 +170,14 @@ export class VoiceCommands {
       )
       if (r.events.length > 0) position = r.position
     }
-    if (position !== null) await this.d.sync.waitFor('speakers', position)
+    if (position !== null) await this.deps.sync.waitFor('speakers', position)
   }
 
   // ---- voice work (the voice worker calls these) -------------------------------------------
 
   /** Audio of a note and the speech ranges of one speaker, if both exist. */
   private async speakerAudio(noteId: string, label: string) {
-    const [{ state: note }, { state: t }] = await Promise.all([this.d.handler.load(noteStream.of(noteId), noteDecider), this.d.handler.load(noteStream.of(noteId), noteTranscriptDecider)])
+    const [{ state: note }, { state: t }] = await Promise.all([this.deps.handler.load(noteStream.of(noteId), noteDecider), this.deps.handler.load(noteStream.of(noteId), noteTranscriptDecider)])
     if (!note.exists || !t.exists || !t.transcript) return null
     const blobKey = note.received?.blobKey
     if (!blobKey) return null
@@ -192,18 +192,18 @@ export class VoiceCommands {
   }
 
   private async embed(noteId: string, label: string) {
-    if (!this.d.embedder) return null
+    if (!this.deps.embedder) return null
     const audio = await this.speakerAudio(noteId, label)
     // A speaker marked 'do not recognise this person' is never analysed.
     if (!audio || audio.speaker?.voiceExcluded) return null
-    const embedding = await this.d.blobs.withLocalFile(audio.blobKey, (path) => this.d.embedder!.embed(path, audio.ranges))
+    const embedding = await this.deps.blobs.withLocalFile(audio.blobKey, (path) => this.deps.embedder!.embed(path, audio.ranges))
     return embedding && { ...embedding, accountId: audio.accountId }
   }
 
   /** Compares each speaker of a ready note with the account's profiles and records resemblances. */
   async matchNote(noteId: string): Promise<number> {
-    const { state: t } = await this.d.handler.load(noteStream.of(noteId), noteTranscriptDecider)
-    if (!this.d.embedder || !t.exists || !t.transcript) return 0
+    const { state: t } = await this.deps.handler.load(noteStream.of(noteId), noteTranscriptDecider)
+    if (!this.deps.embedder || !t.exists || !t.transcript) return 0
     const voice = await this.state(t.accountId)
     if (!consentInForce(voice)) return 0
     const profiles = Object.values(voice.profiles).filter((p) => p.hasVoiceprint && !p.voiceExcluded)
@@ -224,8 +224,8 @@ export class VoiceCommands {
         const similarity = Math.max(0, Math.min(1, cosineSimilarity(e.vector, v)))
         if (!best || similarity > best.similarity) best = { profileId: p.profileId, profileName: p.name, similarity: Math.round(similarity * 1000) / 1000 }
       }
-      const match = best && best.similarity >= this.d.matchThreshold ? best : null
-      await this.d.handler.handle(noteStream.of(noteId), { type: 'RecordVoiceMatch', label, match, now: this.clock().toISOString() }, noteTranscriptDecider, { metadata: { actor: 'voice-worker' } })
+      const match = best && best.similarity >= this.deps.matchThreshold ? best : null
+      await this.deps.handler.handle(noteStream.of(noteId), { type: 'RecordVoiceMatch', label, match, now: this.clock().toISOString() }, noteTranscriptDecider, { metadata: { actor: 'voice-worker' } })
       if (match) matched++
     }
     return matched
@@ -233,8 +233,8 @@ export class VoiceCommands {
 
   /** Adds a confirmed speaker's voice to the profile of that name (created if needed). */
   async enroll(noteId: string, label: string, name: string): Promise<boolean> {
-    const { state: t } = await this.d.handler.load(noteStream.of(noteId), noteTranscriptDecider)
-    if (!this.d.embedder || !t.exists) return false
+    const { state: t } = await this.deps.handler.load(noteStream.of(noteId), noteTranscriptDecider)
+    if (!this.deps.embedder || !t.exists) return false
     const voice = await this.state(t.accountId)
     if (!consentInForce(voice)) return false
     const existing = findProfileByName(voice, name)
@@ -245,7 +245,7 @@ export class VoiceCommands {
     const old = existing?.hasVoiceprint ? await this.vault.get(t.accountId, profileId) : null
     await this.vault.put(t.accountId, profileId, mergeVoiceprints(old, existing?.voiceSeconds ?? 0, e.vector, e.voiceSeconds))
     try {
-      await this.run(t.accountId, { type: 'EnrollVoiceprint', profileId, name, noteId, label, voiceSeconds: Math.round(e.voiceSeconds * 1000) / 1000, model: this.d.embedder.model })
+      await this.run(t.accountId, { type: 'EnrollVoiceprint', profileId, name, noteId, label, voiceSeconds: Math.round(e.voiceSeconds * 1000) / 1000, model: this.deps.embedder.model })
     } catch (err) {
       // Consent revoked meanwhile: the print just written must not survive.
       if (!existing?.hasVoiceprint) await this.vault.delete(t.accountId, profileId)

@@ -62,8 +62,8 @@ export const newWebhookSecret = () => `${SECRET_PREFIX}${randomBytes(24).toStrin
 
 export class WebhookCommands {
   private readonly clock: () => Date
-  constructor(private readonly d: WebhookCommandsDeps) {
-    this.clock = d.clock ?? (() => new Date())
+  constructor(private readonly deps: WebhookCommandsDeps) {
+    this.clock = deps.clock ?? (() => new Date())
   }
 
   private now = () => this.clock().toISOString()
@@ -75,8 +75,8 @@ export class WebhookCommands {
   }
 
   private async endpointCommand(caller: Caller, endpointId: string, command: WebhookEndpointCommand) {
-    const r = await this.d.handler.handle(webhookStream.of(endpointId), command, webhookEndpointDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
-    await this.d.sync.waitFor('webhooks', r.position)
+    const r = await this.deps.handler.handle(webhookStream.of(endpointId), command, webhookEndpointDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+    await this.deps.sync.waitFor('webhooks', r.position)
     return r
   }
 
@@ -89,7 +89,7 @@ export class WebhookCommands {
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DomainError('invalid_request', 'url must be an http(s) URL.')
     if (url.username || url.password) throw new DomainError('invalid_request', 'url must not carry credentials.')
-    const refused = await refusedTarget(this.d.resolver, url, this.d.allowlist)
+    const refused = await refusedTarget(this.deps.resolver, url, this.deps.allowlist)
     if (refused) throw new DomainError('invalid_request', `url cannot receive webhooks: ${refused}.`)
     return url.href
   }
@@ -97,7 +97,7 @@ export class WebhookCommands {
   async create(caller: Caller, body: CreateWebhookRequest) {
     this.requirePlan(caller)
     const url = await this.checkUrl(body.url)
-    const existing = (await this.d.reads.endpoints(caller.accountId)).length
+    const existing = (await this.deps.reads.endpoints(caller.accountId)).length
     if (existing >= MAX_WEBHOOK_ENDPOINTS) throw new DomainError('invalid_request', `At most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints per account; delete one first.`)
     const endpointId = randomUUID()
     const secret = newWebhookSecret()
@@ -109,7 +109,7 @@ export class WebhookCommands {
       url,
       eventTypes,
       description: body.description ?? null,
-      secret: this.d.secrets.seal(secret),
+      secret: this.deps.secrets.seal(secret),
       now: this.now(),
     })
     return { id: endpointId, url, events: eventTypes, description: body.description ?? null, createdAt: r.state.createdAt, secret }
@@ -117,7 +117,7 @@ export class WebhookCommands {
 
   async list(caller: Caller) {
     this.requirePlan(caller)
-    return { webhooks: await this.d.reads.endpoints(caller.accountId) }
+    return { webhooks: await this.deps.reads.endpoints(caller.accountId) }
   }
 
   async remove(caller: Caller, endpointId: string) {
@@ -128,14 +128,14 @@ export class WebhookCommands {
   async rotate(caller: Caller, endpointId: string) {
     this.requirePlan(caller)
     const secret = newWebhookSecret()
-    const r = await this.endpointCommand(caller, endpointId, { type: 'RotateWebhookSecret', accountId: caller.accountId, secret: this.d.secrets.seal(secret), graceMs: this.d.rotationGraceMs, now: this.now() })
+    const r = await this.endpointCommand(caller, endpointId, { type: 'RotateWebhookSecret', accountId: caller.accountId, secret: this.deps.secrets.seal(secret), graceMs: this.deps.rotationGraceMs, now: this.now() })
     const previous = r.state.secrets[1]
     return { id: endpointId, secret, previousSecretExpiresAt: previous?.expiresAt ?? this.now() }
   }
 
   async deliveries(caller: Caller, endpointId: string) {
     this.requirePlan(caller)
-    const deliveries = await this.d.reads.deliveries(caller.accountId, endpointId)
+    const deliveries = await this.deps.reads.deliveries(caller.accountId, endpointId)
     if (!deliveries) throw new DomainError('not_found', 'No webhook endpoint with that id belongs to you.')
     return { deliveries }
   }
@@ -156,31 +156,31 @@ export class WebhookCommands {
       data: { endpointId, message: 'A test event sent from the dashboard: your endpoint is reachable and can check the signature.' },
     }
     const r = await this.schedule({ endpointId, accountId: caller.accountId, messageId, eventType: WEBHOOK_TEST_EVENT, noteId: null, payload })
-    await this.d.sync.waitFor('webhooks', r.position)
+    await this.deps.sync.waitFor('webhooks', r.position)
     return { id: deliveryIdOf(endpointId, messageId), messageId, eventType: WEBHOOK_TEST_EVENT }
   }
 
   // ---- used by the workers -------------------------------------------------------------------
 
   endpoint(endpointId: string) {
-    return this.d.handler.load(webhookStream.of(endpointId), webhookEndpointDecider)
+    return this.deps.handler.load(webhookStream.of(endpointId), webhookEndpointDecider)
   }
 
   /** The clear secrets that sign a call made at `now`. */
   async signingSecrets(endpointId: string, now: string): Promise<string[]> {
     const { state } = await this.endpoint(endpointId)
-    return signingSecrets(state, now).map((s) => this.d.secrets.open(s))
+    return signingSecrets(state, now).map((s) => this.deps.secrets.open(s))
   }
 
   /** One logical delivery per endpoint and message id: scheduling it again changes nothing. */
   schedule(d: { endpointId: string; accountId: string; messageId: string; eventType: string; noteId: string | null; payload: Record<string, unknown> }) {
     const deliveryId = deliveryIdOf(d.endpointId, d.messageId)
-    return this.d.handler.handle(deliveryStream.of(deliveryId), { type: 'ScheduleWebhookDelivery', deliveryId, ...d, now: this.now() }, webhookDeliveryDecider)
+    return this.deps.handler.handle(deliveryStream.of(deliveryId), { type: 'ScheduleWebhookDelivery', deliveryId, ...d, now: this.now() }, webhookDeliveryDecider)
   }
 
   async startAttempt(deliveryId: string, workerId: string, leaseMs: number) {
     try {
-      const r = await this.d.handler.handle(deliveryStream.of(deliveryId), { type: 'StartWebhookAttempt', workerId, leaseMs, now: this.now() }, webhookDeliveryDecider)
+      const r = await this.deps.handler.handle(deliveryStream.of(deliveryId), { type: 'StartWebhookAttempt', workerId, leaseMs, now: this.now() }, webhookDeliveryDecider)
       return r.state.running
     } catch (err) {
       if (isDomainError(err) && err.code === 'conflict') return null
@@ -189,10 +189,10 @@ export class WebhookCommands {
   }
 
   recordAttempt(deliveryId: string, c: Omit<Extract<WebhookDeliveryCommand, { type: 'RecordWebhookAttempt' }>, 'type' | 'now'>) {
-    return this.d.handler.handle(deliveryStream.of(deliveryId), { type: 'RecordWebhookAttempt', ...c, now: this.now() }, webhookDeliveryDecider)
+    return this.deps.handler.handle(deliveryStream.of(deliveryId), { type: 'RecordWebhookAttempt', ...c, now: this.now() }, webhookDeliveryDecider)
   }
 
   loadDelivery(deliveryId: string) {
-    return this.d.handler.load(deliveryStream.of(deliveryId), webhookDeliveryDecider)
+    return this.deps.handler.load(deliveryStream.of(deliveryId), webhookDeliveryDecider)
   }
 }

@@ -24,9 +24,9 @@ interface Stores {
   demoPerIp: RateLimitStore
 }
 const stores = new WeakMap<Application, Stores>()
-function storesOf(s: Application): Stores {
-  let l = stores.get(s)
-  if (!l) stores.set(s, (l = { perCredential: storeFor(s, 'mcp'), demoPerIp: storeFor(s, 'demo') }))
+function storesOf(app: Application): Stores {
+  let l = stores.get(app)
+  if (!l) stores.set(app, (l = { perCredential: storeFor(app, 'mcp'), demoPerIp: storeFor(app, 'demo') }))
   return l
 }
 
@@ -37,12 +37,12 @@ declare module 'fastify' {
 }
 
 /** Hands the request to a fresh stateless MCP server acting for `caller`. */
-async function serve(s: Application, req: FastifyRequest, reply: FastifyReply, caller: (requestId: string) => Caller, credential: string, demo: boolean) {
+async function serve(app: Application, req: FastifyRequest, reply: FastifyReply, caller: (requestId: string) => Caller, credential: string, demo: boolean) {
   // Headers the hooks set (CORS) go out on the raw response the transport writes.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value)
   reply.hijack()
   const log = (err: unknown, msg: string) => req.log.error({ err }, msg)
-  const server = buildMcpServer(s, { caller, credential, demo, log })
+  const server = buildMcpServer(app, { caller, credential, demo, log })
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
   reply.raw.on('close', () => {
     void transport.close()
@@ -77,26 +77,26 @@ function methodNotAllowed(_req: FastifyRequest, reply: FastifyReply) {
 }
 
 /** An authenticated MCP endpoint at `paths`, the resource `resource`; a 401 points at `resourceMetadataUrl`. */
-function mcpEndpoint(app: FastifyInstance, s: Application, paths: string[], resource: string, resourceMetadataUrl: string) {
+function mcpEndpoint(app: FastifyInstance, application: Application, paths: string[], resource: string, resourceMetadataUrl: string) {
   app.register(async (scope) => {
     jsonRpcErrors(scope)
     scope.addHook('onRequest', async (req, reply) => {
       if (req.method !== 'POST') return
-      const auth = await authenticateMcp(s, req.headers.authorization, resource)
+      const auth = await authenticateMcp(application, req.headers.authorization, resource)
       if (!auth) return unauthorized(reply, resourceMetadataUrl, req.headers.authorization !== undefined)
       req.mcpAuth = auth
     })
     await scope.register(limitPerCredential, {
-      max: s.settings.rateLimit.max,
-      windowSeconds: s.settings.rateLimit.windowSeconds,
+      max: application.settings.rateLimit.max,
+      windowSeconds: application.settings.rateLimit.windowSeconds,
       keyOf: (req) => req.mcpAuth!.limiterKey,
       message: (retryAfter) => `Too many requests for this credential; retry in ${retryAfter} s.`,
-      store: storesOf(s).perCredential,
+      store: storesOf(application).perCredential,
     })
     for (const path of paths) {
       scope.post(path, async (req, reply) => {
         const auth = req.mcpAuth!
-        return serve(s, req, reply, (requestId) => ({ ...auth.caller, requestId }), auth.limiterKey, false)
+        return serve(application, req, reply, (requestId) => ({ ...auth.caller, requestId }), auth.limiterKey, false)
       })
       scope.get(path, { config: { rateLimit: false } }, methodNotAllowed)
       scope.delete(path, { config: { rateLimit: false } }, methodNotAllowed)
@@ -109,7 +109,7 @@ function mcpEndpoint(app: FastifyInstance, s: Application, paths: string[], reso
  * per IP. One JSON-RPC message per request: a batch would carry any number of tool calls in one
  * counted request (the MCP protocol of 2025-06-18 has no batches either).
  */
-function demoEndpoint(app: FastifyInstance, s: Application, path: string) {
+function demoEndpoint(app: FastifyInstance, application: Application, path: string) {
   app.register(async (scope) => {
     jsonRpcErrors(scope)
     // Whatever the request carries (an API key, a token), the demo acts for the sample library only.
@@ -119,13 +119,13 @@ function demoEndpoint(app: FastifyInstance, s: Application, path: string) {
       keyOf: (req) => req.ip,
       message: (retryAfter) =>
         `The demo allows ${DEMO_LIMIT.requests} requests per ${DEMO_LIMIT.windowSeconds / 60} minutes per IP address; retry in ${retryAfter} s, or use your own API key at the main endpoint.`,
-      store: storesOf(s).demoPerIp,
+      store: storesOf(application).demoPerIp,
     })
     scope.post(path, async (req, reply) => {
       if (Array.isArray(req.body)) {
         return reply.code(400).send(errorBody('invalid_request', `The demo takes one JSON-RPC message per request, not a batch: each counts against its ${DEMO_LIMIT.requests} requests per ${DEMO_LIMIT.windowSeconds / 60} minutes.`))
       }
-      return serve(s, req, reply, demoCaller, `demo:${req.ip}`, true)
+      return serve(application, req, reply, demoCaller, `demo:${req.ip}`, true)
     })
     scope.get(path, { config: { rateLimit: false } }, methodNotAllowed)
     scope.delete(path, { config: { rateLimit: false } }, methodNotAllowed)
@@ -139,12 +139,12 @@ export const MCP_BASE_CROSS_ORIGIN: CrossOriginPaths = { checked: ['/mcp/stream'
 const MCP_HOST_CROSS_ORIGIN: CrossOriginPaths = { checked: ['/', '/mcp', '/demo'], open: ['/info', '/.well-known/oauth-protected-resource'] }
 
 /** On the REST host: POST /mcp/stream, GET /mcp/info, and the stream's resource metadata. */
-export function mcpBaseRoutes(s: Application) {
+export function mcpBaseRoutes(application: Application) {
   return async (app: FastifyInstance) => {
-    const u = mcpUrls(s)
-    mcpEndpoint(app, s, ['/mcp/stream'], u.stream, u.streamResourceMetadata)
-    app.get('/mcp/info', async () => mcpInfo(s))
-    app.get('/.well-known/oauth-protected-resource/mcp/stream', async () => protectedResourceMetadata(s, u.stream))
+    const u = mcpUrls(application)
+    mcpEndpoint(app, application, ['/mcp/stream'], u.stream, u.streamResourceMetadata)
+    app.get('/mcp/info', async () => mcpInfo(application))
+    app.get('/.well-known/oauth-protected-resource/mcp/stream', async () => protectedResourceMetadata(application, u.stream))
   }
 }
 
@@ -153,19 +153,19 @@ export function mcpBaseRoutes(s: Application) {
  * Inspector assume a path ending in /mcp; one resource, so one token serves both), the demo at
  * /demo, the same info at /info, and the resource metadata at /.well-known/oauth-protected-resource.
  */
-export function buildMcpApp(s: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: fastifyTrustProxy(s.settings.mcp.trustProxy), frameworkErrors, clientErrorHandler })
+export function buildMcpApp(application: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: fastifyTrustProxy(application.settings.mcp.trustProxy), frameworkErrors, clientErrorHandler })
   app.register(errorHandling)
-  app.register(loadShedding, s.settings.loadShedding)
-  app.register(crossOrigin, { paths: MCP_HOST_CROSS_ORIGIN, allowedOrigins: s.settings.mcp.allowedOrigins, ownOrigins: ownOrigins(s.settings) })
-  const u = mcpUrls(s)
-  mcpEndpoint(app, s, ['/', '/mcp'], u.mcp, u.mcpResourceMetadata)
-  demoEndpoint(app, s, '/demo')
+  app.register(loadShedding, application.settings.loadShedding)
+  app.register(crossOrigin, { paths: MCP_HOST_CROSS_ORIGIN, allowedOrigins: application.settings.mcp.allowedOrigins, ownOrigins: ownOrigins(application.settings) })
+  const u = mcpUrls(application)
+  mcpEndpoint(app, application, ['/', '/mcp'], u.mcp, u.mcpResourceMetadata)
+  demoEndpoint(app, application, '/demo')
   // In a plugin, like every route here: the error handling's route table (405) sees them, and CORS
   // (registered above) reads each route as it is added.
   app.register(async (docs) => {
-    docs.get('/info', async () => mcpInfo(s))
-    docs.get('/.well-known/oauth-protected-resource', async () => protectedResourceMetadata(s, u.mcp))
+    docs.get('/info', async () => mcpInfo(application))
+    docs.get('/.well-known/oauth-protected-resource', async () => protectedResourceMetadata(application, u.mcp))
   })
   return app
 }

@@ -12,9 +12,9 @@ import { TOOLS } from './tools/index.ts'
 export const DEMO_LIMIT = { requests: 10, windowSeconds: 600 } as const
 
 /** Where each MCP endpoint and its metadata live. */
-export function mcpUrls(s: Application) {
-  const base = s.settings.publicBaseUrl
-  const mcp = s.settings.mcp.publicUrl
+export function mcpUrls(app: Application) {
+  const base = app.settings.publicBaseUrl
+  const mcp = app.settings.mcp.publicUrl
   return {
     stream: `${base}/mcp/stream`,
     info: `${base}/mcp/info`,
@@ -28,12 +28,12 @@ export function mcpUrls(s: Application) {
   }
 }
 
-export function mcpInfo(s: Application): McpInfo {
-  const u = mcpUrls(s)
+export function mcpInfo(app: Application): McpInfo {
+  const u = mcpUrls(app)
   const demoTools = new Set(toolsFor(true).map((t) => t.name))
   return {
     name: MCP_SERVER_NAME,
-    version: s.settings.version,
+    version: app.settings.version,
     protocol: { transport: 'streamable-http', stateless: true },
     endpoints: { stream: u.stream, mcp: u.mcp, demo: u.demo, info: u.info },
     tools: TOOLS.map((t) => {
@@ -71,8 +71,8 @@ export function mcpInfo(s: Application): McpInfo {
   }
 }
 
-export function protectedResourceMetadata(s: Application, resource: string): ProtectedResourceMetadata {
-  const u = mcpUrls(s)
+export function protectedResourceMetadata(app: Application, resource: string): ProtectedResourceMetadata {
+  const u = mcpUrls(app)
   return {
     resource,
     authorization_servers: [u.authorizationServer],

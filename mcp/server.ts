@@ -70,15 +70,15 @@ export function sdkToolError(message: string): { result: CallToolResult; interna
   return { result: { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }, internal: body.error === 'internal_error' }
 }
 
-export function buildMcpServer(s: Application, o: McpServerOptions): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, title: 'Notes: transcripts and analysis of audio and video', version: s.settings.version }, { instructions: INSTRUCTIONS })
+export function buildMcpServer(app: Application, options: McpServerOptions): McpServer {
+  const server = new McpServer({ name: MCP_SERVER_NAME, title: 'Notes: transcripts and analysis of audio and video', version: app.settings.version }, { instructions: INSTRUCTIONS })
   // The SDK's hook for its own refusals is private in its types, not in its code.
   ;(server as unknown as { createToolError: (message: string) => CallToolResult }).createToolError = (message) => {
     const { result, internal } = sdkToolError(message)
-    if (internal) o.log(new Error(message), 'MCP tool failed in the SDK')
+    if (internal) options.log(new Error(message), 'MCP tool failed in the SDK')
     return result
   }
-  for (const tool of toolsFor(o.demo)) {
+  for (const tool of toolsFor(options.demo)) {
     const cost = TOOL_COSTS[tool.name]
     server.registerTool(
       tool.name,
@@ -91,14 +91,14 @@ export function buildMcpServer(s: Application, o: McpServerOptions): McpServer {
         _meta: { costClass: cost.costClass, ...(cost.price ? { credits: cost.price.credits, per: cost.price.per } : {}) },
       },
       (async (args: unknown, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> => {
-        const caller = o.caller(randomUUID())
+        const caller = options.caller(randomUUID())
         const progressToken = extra._meta?.progressToken
         const ctx: ToolContext = {
-          s,
+          app,
           caller,
-          credential: o.credential,
+          credential: options.credential,
           cost,
-          demo: o.demo,
+          demo: options.demo,
           signal: extra.signal,
           async progress(p) {
             if (progressToken === undefined) return
@@ -117,7 +117,7 @@ export function buildMcpServer(s: Application, o: McpServerOptions): McpServer {
           }
           return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
         } catch (err) {
-          return toolError(err, o.log)
+          return toolError(err, options.log)
         }
       }) as never,
     )

@@ -15,7 +15,7 @@ export interface ToolProgress {
 }
 
 export interface ToolContext {
-  s: Application
+  app: Application
   /** The account the call acts for: the key's or the OAuth grant's, or the demo library's. */
   caller: Caller
   /**

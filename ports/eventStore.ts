@@ -48,7 +48,10 @@ export interface ReadStreamResult {
   events: RecordedEvent[]
   /** Revision of the last event in the stream, or -1 when the stream does not exist. */
   currentRevision: StreamRevision
+  /** False for a stream never written, and for a deleted one (soft or hard: it reads as missing). */
   streamExists: boolean
+  /** True when the stream was hard-deleted (tombstoned): appending to it fails with StreamDeletedError. */
+  streamDeleted?: boolean
 }
 
 export interface EventFilter {
@@ -70,6 +73,13 @@ export interface SubscribeOptions {
   signal?: AbortSignal
   /** Events fetched per round trip while catching up. */
   batchSize?: number
+  /**
+   * Called between events, in order, with a position the store has scanned up to: every event
+   * yielded before the call lies at or before it, every later one after it. A filtered
+   * subscription reports so how far it got through events it skipped, and a consumer that has
+   * processed everything yielded so far may store it as its checkpoint. Optional for stores.
+   */
+  onCheckpoint?: (position: GlobalPosition) => void
 }
 
 export interface EventStore {
@@ -96,6 +106,14 @@ export interface EventStore {
    */
   setStreamRetention?(streamName: string, retention: { maxCount?: number; maxAgeSeconds?: number }): Promise<void>
 
+  /**
+   * Deletes a stream, as an operator does on EventStoreDB. Soft (default): the stream reads as
+   * missing and may be written again, its revisions continuing. Hard (a tombstone): it reads as
+   * missing for good and every append fails with StreamDeletedError. Optional: stores without it
+   * never delete streams.
+   */
+  deleteStream?(streamName: string, options?: { hard?: boolean }): Promise<void>
+
   close(): Promise<void>
 }
 
@@ -107,6 +125,43 @@ export class WrongExpectedRevisionError extends Error {
     readonly actual: StreamRevision,
   ) {
     super(`stream ${streamName}: expected revision ${String(expected)}, actual ${actual}`)
+  }
+}
+
+/** An append to a hard-deleted (tombstoned) stream: it can never be written again. */
+export class StreamDeletedError extends Error {
+  override readonly name = 'StreamDeletedError'
+  constructor(readonly streamName: string) {
+    super(`stream ${streamName} was deleted`)
+  }
+}
+
+/**
+ * The event store did not answer within its deadline (it accepted the connection but hangs, or
+ * the network drops replies). Callers treat it as the store being unavailable: a command answers
+ * 503, a supervised loop retries.
+ */
+export class EventStoreTimeoutError extends Error {
+  override readonly name = 'EventStoreTimeoutError'
+  constructor(
+    readonly operation: string,
+    readonly deadlineMs: number,
+  ) {
+    super(`the event store did not answer ${operation} within ${deadlineMs} ms`)
+  }
+}
+
+/**
+ * The event store refused the caller: credentials missing, wrong, or without the rights the call
+ * needs (on a secured EventStoreDB, reading or subscribing to `$all` needs an admin user).
+ */
+export class EventStoreAccessDeniedError extends Error {
+  override readonly name = 'EventStoreAccessDeniedError'
+  constructor(
+    readonly operation: string,
+    detail: string,
+  ) {
+    super(`the event store refused ${operation}: ${detail}`)
   }
 }
 

@@ -9,6 +9,7 @@ import { noteStream } from '../domain/notes/note.ts'
 import type { AnalysisEvent } from '../domain/analysis/analysis.ts'
 import type { AnalysisDraft, ChapterDraft } from '../domain/language/content.ts'
 import type { Projection } from './runner.ts'
+import { replaceRead } from './revisionGuard.ts'
 
 export const ANALYSES = 'analyses'
 export const OUTLINES = 'outlines'
@@ -101,6 +102,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
             version: current?.version ?? null,
             revision: recorded.revision,
           }
-    await outlines.replaceOne({ _id: d.noteId }, next, { upsert: true })
+    // Over the revision read (projections/revisionGuard.ts): a late instance's older outline is dropped.
+    await replaceRead(outlines, current, next)
   }
 }

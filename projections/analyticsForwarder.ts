@@ -7,8 +7,8 @@
 // '-'), e.g. `notes.events.credits` for `credits-<accountId>`. Characters Kafka does not allow
 // in a topic name (anything but [a-zA-Z0-9._-]) become '_'.
 // Key: the stream name, so all events of a stream land in one partition, in revision order.
-// Value: JSON `ForwardedEvent` (below). Headers: `event-id` (the dedup key), `event-type`,
-// `schema-version`.
+// Value: JSON `ForwardedEvent` (domain/analytics/contract.ts). Headers: `event-id` (the dedup
+// key), `event-type`, `schema-version`.
 //
 // What is published is the contract in domain/analytics/contract.ts: only the listed event types
 // of the listed categories, only their listed fields; personal fields only on the categories in
@@ -31,7 +31,7 @@
 // one they processed); after that they see exactly the stored events, in stream order.
 import type { AnalyticsMessage, AnalyticsPublisher } from '../ports/analyticsPublisher.ts'
 import { categoryOf, type EventFilter, type RecordedEvent } from '../ports/eventStore.ts'
-import { ANALYTICS_SCHEMA_VERSION, isPublished, publishedData, publishedMetadata } from '../domain/analytics/contract.ts'
+import { ANALYTICS_SCHEMA_VERSION, isPublished, publishedData, publishedMetadata, type ForwardedEvent } from '../domain/analytics/contract.ts'
 import { startProjection, type Projection, type RunningProjection, type RunOptions } from './runner.ts'
 
 export const ANALYTICS_FORWARDER = 'analytics-forwarder'
@@ -40,23 +40,7 @@ export const DEFAULT_TOPIC_PREFIX = 'notes.events.'
 export const FORWARDER_STATE = 'analytics_forwarder'
 type ForwarderState = { _id: string; lastEventId: string; position: number; published: number; at: string }
 
-/** The JSON value of every message on the analytics topics (schema `ANALYTICS_SCHEMA_VERSION`). */
-export interface ForwardedEvent {
-  schemaVersion: number
-  /** The event's id (UUID): the deduplication key. */
-  eventId: string
-  type: string
-  /** Stream name, e.g. `credits-acc-1`; also the message key. */
-  stream: string
-  /** Position within the stream, from 0, without gaps. */
-  revision: number
-  /** Position in the global log: increasing in commit order, not contiguous. */
-  globalPosition: number
-  /** ISO 8601 commit time. */
-  recordedAt: string
-  data: Record<string, unknown>
-  metadata: Record<string, unknown>
-}
+export type { ForwardedEvent }
 
 export interface AnalyticsForwarderOptions {
   topicPrefix?: string

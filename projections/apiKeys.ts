@@ -3,6 +3,7 @@
 import type { ApiKeyEvent, ApiKeyUsed } from '../domain/accounts/apiKey.ts'
 import type { Projection } from './runner.ts'
 import { toDomainEvent } from '../ports/eventStore.ts'
+import { replaceRead, updateRead } from './revisionGuard.ts'
 
 export const API_KEYS = 'api_keys'
 
@@ -41,13 +42,21 @@ export const apiKeysProjection: Projection = {
       if (doc && doc.revision >= recorded.revision) continue
       if (e.type === 'ApiKeyCreated') {
         const d = e.data
-        await keys.replaceOne(
-          { _id: d.keyId },
-          { _id: d.keyId, accountId: d.accountId, name: d.name, prefix: d.prefix, status: 'active', createdAt: d.at, revokedAt: null, lastUsedAt: doc?.lastUsedAt ?? null, revision: recorded.revision },
-          { upsert: true },
-        )
-      } else {
-        await keys.updateOne({ _id: e.data.keyId }, { $set: { status: 'revoked', revokedAt: e.data.at, revision: recorded.revision } })
+        // Guarded by the revision read (projections/revisionGuard.ts): a late creation never
+        // reactivates a key another instance has revoked meanwhile.
+        await replaceRead(keys, doc, {
+          _id: d.keyId,
+          accountId: d.accountId,
+          name: d.name,
+          prefix: d.prefix,
+          status: 'active',
+          createdAt: d.at,
+          revokedAt: null,
+          lastUsedAt: doc?.lastUsedAt ?? null,
+          revision: recorded.revision,
+        })
+      } else if (doc) {
+        await updateRead(keys, doc, { $set: { status: 'revoked', revokedAt: e.data.at, revision: recorded.revision } })
       }
     }
   },

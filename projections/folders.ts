@@ -1,8 +1,10 @@
-// The folders read model: one document per live folder.
+// The folders read model: one document per live folder. Writes are guarded by the revision read
+// (projections/revisionGuard.ts).
 import type { FolderEvent } from '../domain/folders/folder.ts'
 import type { Projection } from './runner.ts'
 import { folderStream } from '../domain/folders/folder.ts'
 import { toDomainEvent } from '../ports/eventStore.ts'
+import { insertIfAbsent, updateRead } from './revisionGuard.ts'
 
 export const FOLDERS = 'folders'
 
@@ -32,12 +34,10 @@ export const foldersProjection: Projection = {
       if (doc && doc.revision >= recorded.revision) continue
       switch (e.type) {
         case 'FolderCreated':
-          if (!doc) {
-            await folders.insertOne({ _id: id, accountId: e.data.accountId, name: e.data.name, createdAt: e.data.at, updatedAt: e.data.at, revision: recorded.revision })
-          }
+          if (!doc) await insertIfAbsent(folders, { _id: id, accountId: e.data.accountId, name: e.data.name, createdAt: e.data.at, updatedAt: e.data.at, revision: recorded.revision })
           break
         case 'FolderRenamed':
-          await folders.updateOne({ _id: id }, { $set: { name: e.data.name, updatedAt: e.data.at, revision: recorded.revision } })
+          if (doc) await updateRead(folders, doc, { $set: { name: e.data.name, updatedAt: e.data.at, revision: recorded.revision } })
           break
         case 'FolderDeleted':
           await folders.deleteOne({ _id: id })

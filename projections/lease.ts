@@ -36,10 +36,10 @@ export class LeaseReleased extends Error {
 }
 
 /** `projection`, applying batches only while this instance holds its lease in `docs`. */
-export function leased(projection: Projection, docs: DocumentStore, o: LeaseOptions = {}): Leased {
-  const ttlMs = o.ttlMs ?? 30_000
-  const pollMs = o.pollMs ?? Math.max(50, Math.floor(ttlMs / 6))
-  const holder = o.holder ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
+export function leased(projection: Projection, docs: DocumentStore, options: LeaseOptions = {}): Leased {
+  const ttlMs = options.ttlMs ?? 30_000
+  const pollMs = options.pollMs ?? Math.max(50, Math.floor(ttlMs / 6))
+  const holder = options.holder ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
   const leases = docs.collection<LeaseDoc>(LEASES)
   let held = false
   let renewedAt = 0

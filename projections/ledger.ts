@@ -5,6 +5,7 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { balanceDelta, type CreditEvent } from '../domain/credits/ledger.ts'
 import type { Projection } from './runner.ts'
+import { replaceRead } from './revisionGuard.ts'
 import { capturedChargeId, creditsStream, entryReference, isBookkeeping } from '../domain/credits/ledger.ts'
 
 export const LEDGER_ENTRIES = 'ledger_entries'
@@ -86,22 +87,22 @@ async function applyLedgerEvent(recorded: RecordedEvent, docs: DocumentStore) {
     }
     await docs.collection<LedgerEntryDoc>(LEDGER_ENTRIES).replaceOne({ _id: entry._id }, entry, { upsert: true })
   }
-  await accounts.updateOne(
-    { _id: accountId },
-    {
-      $set: {
-        plan: e.type === 'CreditAccountOpened' ? e.data.plan : e.type === 'CreditPlanChanged' ? e.data.to : e.type === 'CreditCycleStarted' ? e.data.plan : (account?.plan ?? 'free'),
-        cycle,
-        balance: balanceAfter,
-        reserved: (account?.reserved ?? 0) + reservedDelta(e),
-        spentThisCycle: e.type === 'CreditCycleStarted' ? 0 : (account?.spentThisCycle ?? 0) + spentDelta(e),
-        ...openChargesAfter(account?.openChargeIds ?? [], e),
-        revision: recorded.revision,
-        updatedAt: e.data.at,
-      },
-    },
-    { upsert: true },
-  )
+  // The summary is computed from the one read: it is written only over that revision
+  // (projections/revisionGuard.ts), so a late instance cannot put an older balance back. The
+  // entry above is keyed by event id and computed from the balance before this event, which any
+  // instance that gets this far has read right; writing it again changes nothing.
+  await replaceRead(accounts, account, {
+    ...account,
+    _id: accountId,
+    plan: e.type === 'CreditAccountOpened' ? e.data.plan : e.type === 'CreditPlanChanged' ? e.data.to : e.type === 'CreditCycleStarted' ? e.data.plan : (account?.plan ?? 'free'),
+    cycle,
+    balance: balanceAfter,
+    reserved: (account?.reserved ?? 0) + reservedDelta(e),
+    spentThisCycle: e.type === 'CreditCycleStarted' ? 0 : (account?.spentThisCycle ?? 0) + spentDelta(e),
+    ...openChargesAfter(account?.openChargeIds ?? [], e),
+    revision: recorded.revision,
+    updatedAt: e.data.at,
+  })
 }
 
 const reservedDelta = (e: CreditEvent): number =>

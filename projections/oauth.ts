@@ -2,13 +2,15 @@
 // (`oauth_clients`: name and site, never a secret), each account's approvals
 // (`oauth_consents`, one per account and client) and grants (`oauth_grants`: status, when tokens
 // were last issued, hard expiry; never a token hash). Guarded by stream revision (grants) or by
-// the event's time (approvals, whose stream holds every client of an account).
+// the event's time (approvals, whose stream holds every client of an account); every write
+// carries the revision it read in its filter (projections/revisionGuard.ts).
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { oauthClientStream, type OAuthClientEvent } from '../domain/oauth/client.ts'
 import { oauthConsentStream, type OAuthConsentEvent } from '../domain/oauth/consent.ts'
 import { oauthGrantStream, type OAuthGrantEvent, type RevocationReason } from '../domain/oauth/grant.ts'
 import type { Projection } from './runner.ts'
+import { insertIfAbsent, replaceRead, updateRead } from './revisionGuard.ts'
 
 export const OAUTH_CLIENTS = 'oauth_clients'
 export const OAUTH_CONSENTS = 'oauth_consents'
@@ -70,9 +72,8 @@ export const oauthProjection: Projection = {
 async function applyClient(r: RecordedEvent, docs: DocumentStore) {
   const e = toDomainEvent<OAuthClientEvent>(r)
   if (e.type !== 'OAuthClientRegistered') return
-  await docs
-    .collection<OAuthClientDoc>(OAUTH_CLIENTS)
-    .replaceOne({ _id: e.data.clientId }, { _id: e.data.clientId, clientName: e.data.clientName, clientUri: e.data.clientUri, registeredAt: e.data.at }, { upsert: true })
+  // Registered once and never changed: the first write stands.
+  await insertIfAbsent(docs.collection<OAuthClientDoc>(OAUTH_CLIENTS), { _id: e.data.clientId, clientName: e.data.clientName, clientUri: e.data.clientUri, registeredAt: e.data.at })
 }
 
 async function applyConsent(r: RecordedEvent, docs: DocumentStore) {
@@ -83,9 +84,9 @@ async function applyConsent(r: RecordedEvent, docs: DocumentStore) {
   if (doc && doc.revision >= r.revision) return
   if (e.type === 'OAuthConsentGiven') {
     const d = e.data
-    await c.replaceOne({ _id: id }, { _id: id, accountId: d.accountId, clientId: d.clientId, scope: d.scope, approvedAt: d.at, withdrawnAt: null, revision: r.revision }, { upsert: true })
+    await replaceRead(c, doc, { _id: id, accountId: d.accountId, clientId: d.clientId, scope: d.scope, approvedAt: d.at, withdrawnAt: null, revision: r.revision })
   } else if (doc) {
-    await c.updateOne({ _id: id }, { $set: { withdrawnAt: e.data.at, revision: r.revision } })
+    await updateRead(c, doc, { $set: { withdrawnAt: e.data.at, revision: r.revision } })
   }
 }
 
@@ -98,19 +99,27 @@ async function applyGrant(r: RecordedEvent, docs: DocumentStore) {
   switch (e.type) {
     case 'OAuthAuthorizationGranted': {
       const d = e.data
-      await c.replaceOne(
-        { _id: id },
-        { _id: id, accountId: d.accountId, clientId: d.clientId, scope: d.scope, status: 'active', grantedAt: d.at, lastTokenAt: null, expiresAt: d.expiresAt, revokedAt: null, revokedReason: null, revision: r.revision },
-        { upsert: true },
-      )
+      await replaceRead(c, doc, {
+        _id: id,
+        accountId: d.accountId,
+        clientId: d.clientId,
+        scope: d.scope,
+        status: 'active',
+        grantedAt: d.at,
+        lastTokenAt: null,
+        expiresAt: d.expiresAt,
+        revokedAt: null,
+        revokedReason: null,
+        revision: r.revision,
+      })
       return
     }
     case 'OAuthCodeRedeemed':
     case 'OAuthTokensRefreshed':
-      if (doc) await c.updateOne({ _id: id }, { $set: { lastTokenAt: e.data.at, revision: r.revision } })
+      if (doc) await updateRead(c, doc, { $set: { lastTokenAt: e.data.at, revision: r.revision } })
       return
     case 'OAuthGrantRevoked':
-      if (doc) await c.updateOne({ _id: id }, { $set: { status: 'revoked', revokedAt: e.data.at, revokedReason: e.data.reason, revision: r.revision } })
+      if (doc) await updateRead(c, doc, { $set: { status: 'revoked', revokedAt: e.data.at, revokedReason: e.data.reason, revision: r.revision } })
       return
   }
 }

@@ -88,6 +88,8 @@ export interface RunningProjection {
 }
 
 const nextTick = Symbol('nextTick')
+const checkpointTick = Symbol('checkpoint')
+const saveTick = Symbol('save')
 
 /** How late the checkpoint of batches that wrote nothing may be saved. */
 export const CHECKPOINT_LAG_MS = 250
@@ -185,11 +187,49 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
     // is down may only fail on its first read).
     await events.readAll({ after: position, maxCount: 1, filter: projection.filter })
     healthy()
-    const iterator = events.subscribeToAll({ after: position, filter: projection.filter, signal: ac.signal, batchSize })[Symbol.asyncIterator]()
+    // A filtered projection may go long without an event it follows: the store's checkpoints
+    // (positions it has scanned up to, reported in step with the events) let its checkpoint
+    // follow the log anyway, so a restart does not rescan everything after its last event.
+    // Safe for a standby without the lease too: it only gets here with nothing left to apply (its
+    // batches wait for the lease), so no followed event lies between the checkpoint it started
+    // from, which the holder had applied, and the scanned position.
+    let scanned: GlobalPosition = START
+    let checkpointed: (() => void) | undefined
+    const onCheckpoint = (at: GlobalPosition) => {
+      scanned = Math.max(scanned, at)
+      checkpointed?.()
+    }
+    /** Every event the subscription gave before reporting `scanned` has been applied: the position may move up to it. */
+    const advanceToScanned = () => {
+      if (scanned <= position) return
+      position = scanned
+      wake()
+    }
+    const iterator = events.subscribeToAll({ after: position, filter: projection.filter, signal: ac.signal, batchSize, onCheckpoint })[Symbol.asyncIterator]()
     let pending = iterator.next()
+    /** The next event; while none comes, follows the reported checkpoints and saves them at most every CHECKPOINT_LAG_MS. */
+    const nextEvent = async (): Promise<IteratorResult<RecordedEvent>> => {
+      for (;;) {
+        const lag = position > savedPosition ? Math.max(0, CHECKPOINT_LAG_MS - (Date.now() - savedAt)) : null
+        let timer: NodeJS.Timeout | undefined
+        const r = await Promise.race([
+          pending,
+          new Promise<typeof checkpointTick>((resolve) => (checkpointed = () => resolve(checkpointTick))),
+          ...(lag === null ? [] : [new Promise<typeof saveTick>((resolve) => (timer = setTimeout(() => resolve(saveTick), lag)))]),
+        ]).finally(() => clearTimeout(timer))
+        checkpointed = undefined
+        if (r === checkpointTick) advanceToScanned()
+        else if (r === saveTick) {
+          const at = position
+          await saveCheckpoint(docs, projection.name, at)
+          savedPosition = at
+          savedAt = Date.now()
+        } else return r
+      }
+    }
     try {
       while (!ac.signal.aborted) {
-        const first = await pending
+        const first = await nextEvent()
         if (first.done) {
           if (ac.signal.aborted) return
           throw new Error('the event store ended the subscription')
@@ -210,6 +250,7 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
         await apply(batch)
         applied += batch.length
         position = batch[batch.length - 1]!.globalPosition
+        advanceToScanned()
         if (status.state !== 'running') healthy()
         wake()
         if (stopAfter !== undefined && applied >= stopAfter) return

@@ -16,6 +16,7 @@ import type { NoteEvent } from '../domain/notes/note.ts'
 import type { TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
 import { termFrequencies } from '../domain/search/terms.ts'
 import type { Projection } from './runner.ts'
+import { replaceRead } from './revisionGuard.ts'
 import { noteStream } from '../domain/notes/note.ts'
 
 export const SEGMENT_INDEX = 'segment_index'
@@ -106,8 +107,8 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   if (e.type === 'TranscriptTextReplaced') {
     const current = await index.findOne({ _id: noteId })
     if (!current || current.revision >= recorded.revision) return
-    await index.replaceOne({ _id: noteId }, withChangedSegments(current, recorded.revision, e.data.changes))
-    await refreshStats(docs, current.accountId)
+    // Over the revision read only (projections/revisionGuard.ts): a late instance's write is dropped.
+    if (await replaceRead(index, current, withChangedSegments(current, recorded.revision, e.data.changes))) await refreshStats(docs, current.accountId)
     return
   }
   if (e.type !== 'NoteTranscribed') return
@@ -116,8 +117,8 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   const owner = await docs.collection(OWNERS).findOne({ _id: noteId })
   const accountId = (owner?.accountId as string | undefined) ?? (recorded.metadata.accountId as string | undefined)
   if (!accountId) return
-  await index.replaceOne({ _id: noteId }, buildSegmentIndex(noteId, accountId, recorded.revision, e.data.transcript.segments), { upsert: true })
-  await refreshStats(docs, accountId)
+  // `current` holds only `revision` and `accountId`: enough for the guard's filter.
+  if (await replaceRead(index, current, buildSegmentIndex(noteId, accountId, recorded.revision, e.data.transcript.segments))) await refreshStats(docs, accountId)
 }
 
 /** The index after an edit: each changed segment's postings move from its old text to its new one. */

@@ -14,6 +14,7 @@ import { speakerStats, type SpeakerStats, type TranscriptSegment } from '../doma
 import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
 import type { SpeakerState } from '../domain/speakers/speakers.ts'
 import type { Projection } from './runner.ts'
+import { insertIfAbsent, replaceIfNewer, updateRead } from './revisionGuard.ts'
 import { noteStream } from '../domain/notes/note.ts'
 
 export const SPEAKERS = 'speakers'
@@ -122,7 +123,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
       speakers: {},
       revision: recorded.revision,
     }
-    await col.replaceOne({ _id: id }, created, { upsert: true })
+    await insertIfAbsent(col, created)
     return
   }
   if (!doc) return
@@ -147,7 +148,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
       set.firstLabel = [...segments].sort((a, b) => a.sequence - b.sequence).find((s) => s.speakerLabel)?.speakerLabel ?? null
       set.speakers = evolveSpeakers(doc.speakers, e)
       const timeline: TimelineDoc = { _id: id, accountId: doc.accountId, turns: turnsOf(segments), revision: recorded.revision }
-      await docs.collection<TimelineDoc>(SPEAKER_TIMELINES).replaceOne({ _id: id }, timeline, { upsert: true })
+      await replaceIfNewer(docs.collection<TimelineDoc>(SPEAKER_TIMELINES), timeline)
       break
     }
     case 'SpeakerRenamed': {
@@ -175,5 +176,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
     default:
       return
   }
-  await col.updateOne({ _id: id }, { $set: { ...set, revision: recorded.revision } })
+  // The revision read is in the filter (projections/revisionGuard.ts): a late instance's write,
+  // computed from an older state, matches nothing.
+  await updateRead(col, doc, { $set: { ...set, revision: recorded.revision } })
 }

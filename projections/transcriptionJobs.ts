@@ -6,6 +6,7 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import type { Projection } from './runner.ts'
+import { replaceRead, updateRead } from './revisionGuard.ts'
 import { noteStream } from '../domain/notes/note.ts'
 
 export const TRANSCRIPTION_JOBS = 'transcription_jobs'
@@ -48,20 +49,18 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   // an old event of it would only re-create what a later event removed: the guard is the
   // revision stored on the document, and events before a terminal one are harmless to skip.
   if (doc && doc.revision >= recorded.revision) return
-  const set = (fields: Partial<TranscriptionJobDoc>) => jobs.updateOne({ _id: noteId }, { $set: { ...fields, revision: recorded.revision } })
+  // Every write carries the revision read in its filter (projections/revisionGuard.ts): a late
+  // instance cannot put a job back to an older state.
+  const set = (fields: Partial<TranscriptionJobDoc>) => updateRead(jobs, doc!, { $set: { ...fields, revision: recorded.revision } })
   switch (e.type) {
     case 'NoteCreated':
       if (e.data.jobId) {
-        await jobs.replaceOne(
-          { _id: noteId },
-          { _id: noteId, accountId: e.data.accountId, jobId: e.data.jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision },
-          { upsert: true },
-        )
+        await replaceRead(jobs, doc, { _id: noteId, accountId: e.data.accountId, jobId: e.data.jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision })
       }
       return
     case 'NoteFinalized': {
       const accountId = String((recorded.metadata as { accountId?: string }).accountId ?? doc?.accountId ?? '')
-      await jobs.replaceOne({ _id: noteId }, { _id: noteId, accountId, jobId: e.data.jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision }, { upsert: true })
+      await replaceRead(jobs, doc, { _id: noteId, accountId, jobId: e.data.jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision })
       return
     }
     case 'TranscriptionStarted':

@@ -7,6 +7,7 @@ import type { NoteEvent } from '../domain/notes/note.ts'
 import { evolveTranslation, translationAfterRetranscription, type TranscriptEvent, type TranslationState } from '../domain/notes/noteTranscript.ts'
 import type { TranslationLanguage } from '../domain/languages.ts'
 import type { Projection } from './runner.ts'
+import { replaceRead } from './revisionGuard.ts'
 import { noteStream } from '../domain/notes/note.ts'
 
 export const TRANSLATIONS = 'translations'
@@ -73,7 +74,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
       for (const d of await col.find({ noteId })) {
         if (d.revision >= recorded.revision) continue
         const next = translationAfterRetranscription(toState(d), e.data.transcript.segments, e.data.at)
-        await col.replaceOne({ _id: d._id }, fromState(next, { _id: d._id, noteId, accountId: d.accountId, totalSegments: e.data.transcript.segments.length }, recorded.revision))
+        await replaceRead(col, d, fromState(next, { _id: d._id, noteId, accountId: d.accountId, totalSegments: e.data.transcript.segments.length }, recorded.revision))
       }
       return
     }
@@ -81,7 +82,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
       for (const d of await col.find({ noteId })) {
         if (d.revision >= recorded.revision) continue
         const next = evolveTranslation(toState(d), e)!
-        await col.replaceOne({ _id: d._id }, fromState(next, d, recorded.revision))
+        await replaceRead(col, d, fromState(next, d, recorded.revision))
       }
       return
     }
@@ -98,7 +99,8 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
       const owner = d ? d.accountId : ((await docs.collection(OWNERS).findOne({ _id: noteId }))?.accountId as string | undefined)
       if (!owner) return
       const totalSegments = e.type === 'TranslationRequested' ? e.data.totalSegments : (d?.totalSegments ?? 0)
-      await col.replaceOne({ _id }, fromState(next, { _id, noteId, accountId: owner, totalSegments }, recorded.revision), { upsert: true })
+      // Over the revision read (projections/revisionGuard.ts): a late instance's older state is dropped.
+      await replaceRead(col, d, fromState(next, { _id, noteId, accountId: owner, totalSegments }, recorded.revision))
       return
     }
     default:

@@ -5,6 +5,7 @@ import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { evolveVoice, voiceDecider, type VoiceEvent, type VoiceState } from '../domain/voice/voiceProfiles.ts'
 import type { Projection } from './runner.ts'
+import { replaceRead } from './revisionGuard.ts'
 import { voiceStream } from '../domain/voice/voiceProfiles.ts'
 
 export const VOICE_CONSENTS = 'voice_consents'
@@ -31,6 +32,8 @@ export interface VoiceProfileDoc {
   hasVoiceprint: boolean
   voiceExcluded: boolean
   createdAt: string
+  /** Revision of the account's voice stream last applied to this profile (the guard of its writes). */
+  revision?: number
 }
 
 export const voiceProfilesProjection: Projection = {
@@ -72,20 +75,19 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
     const p = after.profiles[id]
     if (!p) continue
     const prev = stored.find((s) => s._id === id)
-    await profiles.replaceOne(
-      { _id: id },
-      {
-        _id: id,
-        accountId,
-        name: p.name,
-        appearances: p.appearances,
-        voiceSeconds: p.voiceSeconds,
-        hasVoiceprint: p.hasVoiceprint,
-        voiceExcluded: p.voiceExcluded,
-        createdAt: prev?.createdAt ?? e.data.at,
-      },
-      { upsert: true },
-    )
+    // Each write over what was read only (projections/revisionGuard.ts): a late instance, which
+    // read an older profile or consent, changes nothing.
+    await replaceRead(profiles, prev ?? null, {
+      _id: id,
+      accountId,
+      name: p.name,
+      appearances: p.appearances,
+      voiceSeconds: p.voiceSeconds,
+      hasVoiceprint: p.hasVoiceprint,
+      voiceExcluded: p.voiceExcluded,
+      createdAt: prev?.createdAt ?? e.data.at,
+      revision: recorded.revision,
+    })
   }
-  await consents.replaceOne({ _id: accountId }, { _id: accountId, ...after.consent, revision: recorded.revision }, { upsert: true })
+  await replaceRead(consents, consent, { _id: accountId, ...after.consent, revision: recorded.revision })
 }

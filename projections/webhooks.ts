@@ -6,6 +6,7 @@ import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { webhookStream, type WebhookEndpointEvent } from '../domain/webhooks/endpoint.ts'
 import { deliveryStream, type WebhookDeliveryEvent } from '../domain/webhooks/delivery.ts'
 import type { Projection } from './runner.ts'
+import { replaceRead, updateRead } from './revisionGuard.ts'
 
 export const WEBHOOK_ENDPOINTS = 'webhook_endpoints'
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries'
@@ -78,9 +79,9 @@ async function applyEndpoint(r: RecordedEvent, docs: DocumentStore) {
   if (doc && doc.revision >= r.revision) return
   if (e.type === 'WebhookEndpointCreated') {
     const d = e.data
-    await c.replaceOne({ _id: id }, { _id: id, accountId: d.accountId, url: d.url, eventTypes: d.eventTypes, description: d.description, deleted: false, createdAt: d.at, revision: r.revision }, { upsert: true })
+    await replaceRead(c, doc, { _id: id, accountId: d.accountId, url: d.url, eventTypes: d.eventTypes, description: d.description, deleted: false, createdAt: d.at, revision: r.revision })
   } else if (doc) {
-    await c.updateOne({ _id: id }, { $set: { revision: r.revision, ...(e.type === 'WebhookEndpointDeleted' ? { deleted: true } : {}) } })
+    await updateRead(c, doc, { $set: { revision: r.revision, ...(e.type === 'WebhookEndpointDeleted' ? { deleted: true } : {}) } })
   }
 }
 
@@ -94,25 +95,33 @@ async function applyDelivery(r: RecordedEvent, docs: DocumentStore) {
   switch (e.type) {
     case 'WebhookDeliveryScheduled': {
       const d = e.data
-      await c.replaceOne(
-        { _id: id },
-        { _id: id, accountId: d.accountId, endpointId: d.endpointId, messageId: d.messageId, eventType: d.eventType, noteId: d.noteId, status: 'pending', attempts: 0, lastStatusCode: null, lastError: null, dueAt: at, createdAt: at, updatedAt: at, revision: r.revision },
-        { upsert: true },
-      )
+      await replaceRead(c, doc, {
+        _id: id,
+        accountId: d.accountId,
+        endpointId: d.endpointId,
+        messageId: d.messageId,
+        eventType: d.eventType,
+        noteId: d.noteId,
+        status: 'pending',
+        attempts: 0,
+        lastStatusCode: null,
+        lastError: null,
+        dueAt: at,
+        createdAt: at,
+        updatedAt: at,
+        revision: r.revision,
+      })
       return
     }
     case 'WebhookDeliveryAttemptStarted':
-      if (doc) await c.updateOne({ _id: id }, { $set: { attempts: e.data.attempt, dueAt: e.data.leaseUntil, updatedAt: at, revision: r.revision } })
+      if (doc) await updateRead(c, doc, { $set: { attempts: e.data.attempt, dueAt: e.data.leaseUntil, updatedAt: at, revision: r.revision } })
       return
     case 'WebhookDeliveryAttempted': {
       if (!doc) return
       const status = e.data.outcome === 'retry' ? 'pending' : e.data.outcome
       const d = e.data
       const tried: WebhookTry = { attempt: d.attempt, statusCode: d.statusCode, error: d.error, durationMs: d.durationMs, outcome: d.outcome, responseExcerpt: d.responseExcerpt ?? null, at }
-      await c.updateOne(
-        { _id: id },
-        { $set: { status, lastStatusCode: d.statusCode, lastError: d.error, dueAt: d.nextAttemptAt, updatedAt: at, revision: r.revision, tries: [...(doc.tries ?? []), tried] } },
-      )
+      await updateRead(c, doc, { $set: { status, lastStatusCode: d.statusCode, lastError: d.error, dueAt: d.nextAttemptAt, updatedAt: at, revision: r.revision, tries: [...(doc.tries ?? []), tried] } })
       return
     }
   }

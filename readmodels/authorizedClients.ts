@@ -16,19 +16,19 @@ export interface ClientRevocation {
 }
 
 export class AuthorizedClients {
-  constructor(private readonly d: { oauth: ClientRevocation; docs: DocumentStore; sync: ReadModelSync }) {}
+  constructor(private readonly deps: { oauth: ClientRevocation; docs: DocumentStore; sync: ReadModelSync }) {}
 
   list(caller: Caller): Promise<AuthorizedClientList> {
-    return listAuthorizedClients(this.d.docs, caller.accountId)
+    return listAuthorizedClients(this.deps.docs, caller.accountId)
   }
 
   async revoke(caller: Caller, clientId: string): Promise<AuthorizedClientList> {
     const listed = await this.list(caller)
     if (!listed.clients.some((c) => c.clientId === clientId)) throw new DomainError('not_found', 'No authorised client with that id.')
-    let last = await this.d.oauth.withdrawConsent(caller.accountId, clientId)
-    const grants = await this.d.docs.collection<OAuthGrantDoc>(OAUTH_GRANTS).find({ accountId: caller.accountId, clientId, status: 'active' })
-    for (const g of grants) last = (await this.d.oauth.revokeGrantOf(caller.accountId, g._id)) ?? last
-    await this.d.sync.waitFor('oauth', last)
+    let last = await this.deps.oauth.withdrawConsent(caller.accountId, clientId)
+    const grants = await this.deps.docs.collection<OAuthGrantDoc>(OAUTH_GRANTS).find({ accountId: caller.accountId, clientId, status: 'active' })
+    for (const g of grants) last = (await this.deps.oauth.revokeGrantOf(caller.accountId, g._id)) ?? last
+    await this.deps.sync.waitFor('oauth', last)
     return this.list(caller)
   }
 }

@@ -22,23 +22,23 @@ export interface CreditAuditDeps {
 }
 
 /** Null when the account has no credit ledger. */
-export async function auditAccountLedger(d: CreditAuditDeps, accountId: string, anchors: readonly Anchor[] = []): Promise<(AuditResult & { accountId: string; auditedAt: string }) | null> {
-  const read = await d.events.readStream(creditsStream.of(accountId))
+export async function auditAccountLedger(deps: CreditAuditDeps, accountId: string, anchors: readonly Anchor[] = []): Promise<(AuditResult & { accountId: string; auditedAt: string }) | null> {
+  const read = await deps.events.readStream(creditsStream.of(accountId))
   if (!read.streamExists) return null
-  await d.sync.waitFor('credit-ledger', read.events.at(-1)?.globalPosition ?? null)
+  await deps.sync.waitFor('credit-ledger', read.events.at(-1)?.globalPosition ?? null)
   const events = read.events.map((e) => ({ id: e.id, revision: e.revision, event: toDomainEvent<CreditEvent>(e) }))
   const existing = new Set<string>()
-  for (const noteId of ownerNotesToCheck(openHolds(events))) if ((await d.events.readStream(noteStream.of(noteId), { maxCount: 1 })).streamExists) existing.add(noteId)
-  const now = (d.clock ?? (() => new Date()))().toISOString()
+  for (const noteId of ownerNotesToCheck(openHolds(events))) if ((await deps.events.readStream(noteStream.of(noteId), { maxCount: 1 })).streamExists) existing.add(noteId)
+  const now = (deps.clock ?? (() => new Date()))().toISOString()
   const result = auditLedger(
     events,
-    { lines: await ledgerEntries(d.docs, accountId), balance: (await creditAccount(d.docs, accountId))?.balance ?? null },
-    { now, leaseMs: d.holdLeaseMs, noteExists: (id) => existing.has(id) },
+    { lines: await ledgerEntries(deps.docs, accountId), balance: (await creditAccount(deps.docs, accountId))?.balance ?? null },
+    { now, leaseMs: deps.holdLeaseMs, noteExists: (id) => existing.has(id) },
     { accountId, anchors },
   )
   return { accountId, auditedAt: now, ...result }
 }
 
 /** The audit as the dashboard calls it. */
-export const creditAudit = (d: CreditAuditDeps) => ({ account: (accountId: string) => auditAccountLedger(d, accountId) })
+export const creditAudit = (deps: CreditAuditDeps) => ({ account: (accountId: string) => auditAccountLedger(deps, accountId) })
 export type CreditAudit = ReturnType<typeof creditAudit>

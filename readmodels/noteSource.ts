@@ -3,7 +3,7 @@
 // (spec part 3), also when it has no transcript.
 import { DomainError } from '../domain/errors.ts'
 import type { SourceTranscript } from '../domain/language/content.ts'
-import { speakerNameMap } from '../domain/language/speakers.ts'
+import { speakerNameMap } from '../domain/speakers/names.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
 import type { ReadyNote } from '../commands/reads.ts'

@@ -33,10 +33,10 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 const fingerprint = (n: Note) => `${n.status}|${n.progress?.stage ?? ''}|${n.progress?.percent ?? ''}|${n.progress?.attempt ?? ''}`
 
-export async function waitForNote(docs: DocumentStore, accountId: string, noteId: string, o: WaitOptions): Promise<WaitResult> {
+export async function waitForNote(docs: DocumentStore, accountId: string, noteId: string, options: WaitOptions): Promise<WaitResult> {
   const started = Date.now()
-  const pollMs = o.pollMs ?? 200
-  const heartbeatMs = o.heartbeatMs ?? 5000
+  const pollMs = options.pollMs ?? 200
+  const heartbeatMs = options.heartbeatMs ?? 5000
   let last = ''
   let lastTick = 0
   for (;;) {
@@ -48,9 +48,9 @@ export async function waitForNote(docs: DocumentStore, accountId: string, noteId
     if (print !== last || elapsed - lastTick >= heartbeatMs || finished) {
       last = print
       lastTick = elapsed
-      await o.onTick?.(note, elapsed)
+      await options.onTick?.(note, elapsed)
     }
-    if (finished || elapsed >= o.timeoutMs || o.signal?.aborted) return { note, finished, waitedMs: elapsed }
-    await sleep(Math.min(pollMs, o.timeoutMs - elapsed), o.signal)
+    if (finished || elapsed >= options.timeoutMs || options.signal?.aborted) return { note, finished, waitedMs: elapsed }
+    await sleep(Math.min(pollMs, options.timeoutMs - elapsed), options.signal)
   }
 }

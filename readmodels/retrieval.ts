@@ -1,7 +1,7 @@
 // Ranked retrieval over transcript segments (BM25) for the ask features, on the segment index
 // read model. Only the caller's notes are ever read: every query is filtered by account.
 import { idf, termScore } from '../domain/search/bm25.ts'
-import { speakerNameMap } from '../domain/language/speakers.ts'
+import { speakerNameMap } from '../domain/speakers/names.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
 import type { SegmentHit, SegmentSearch, SegmentText } from '../commands/reads.ts'

@@ -146,12 +146,12 @@ function translatedBySequence(t: TranslationDoc | null, segments: TranscriptDoc[
   return out
 }
 
-export async function getTranscript(docs: DocumentStore, accountId: string, noteId: string, o: TranscriptReadOptions): Promise<Transcript> {
+export async function getTranscript(docs: DocumentStore, accountId: string, noteId: string, options: TranscriptReadOptions): Promise<Transcript> {
   const t = await findTranscript(docs, accountId, noteId)
-  const [{ views }, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, o.translation)])
+  const [{ views }, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, options.translation)])
   const translated = translatedBySequence(tr, t.segments)
   const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
-  const { shown, truncated, counts } = cut(ordered, o.limit)
+  const { shown, truncated, counts } = cut(ordered, options.limit)
   return {
     noteId,
     language: t.language,
@@ -174,22 +174,22 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
       words: s.words,
       // The spec types it as a string: a segment not translated (yet) has no field, never null,
       // as the text formats show it with its original text alone (issue 17, item 5).
-      ...(o.translation && translated.has(s.sequence) ? { translation: translated.get(s.sequence)! } : {}),
+      ...(options.translation && translated.has(s.sequence) ? { translation: translated.get(s.sequence)! } : {}),
     })),
-    ...(o.translation ? { translation: { language: o.translation, status: tr?.status ?? 'none', stale: (tr?.staleSegments.length ?? 0) > 0 } } : {}),
+    ...(options.translation ? { translation: { language: options.translation, status: tr?.status ?? 'none', stale: (tr?.staleSegments.length ?? 0) > 0 } } : {}),
     ...(truncated ? { truncated: true, truncation: counts } : {}),
   }
 }
 
 /** The transcript in the asked format; text formats are rendered from the same JSON view. */
-export async function exportTranscript(docs: DocumentStore, accountId: string, noteId: string, o: ExportOptions): Promise<ExportedTranscript> {
-  const json = await getTranscript(docs, accountId, noteId, o)
-  const translationStatus = !o.translation ? 'not_requested' : json.translation!.stale ? 'stale' : json.translation!.status
-  if (o.format === 'json') return { contentType: CONTENT_TYPES.json, body: json, translationStatus }
+export async function exportTranscript(docs: DocumentStore, accountId: string, noteId: string, options: ExportOptions): Promise<ExportedTranscript> {
+  const json = await getTranscript(docs, accountId, noteId, options)
+  const translationStatus = !options.translation ? 'not_requested' : json.translation!.stale ? 'stale' : json.translation!.status
+  if (options.format === 'json') return { contentType: CONTENT_TYPES.json, body: json, translationStatus }
   const title = (await docs.collection<NoteDoc>(NOTES).findOne({ _id: noteId, accountId }, { projection: { title: 1 } }))?.title ?? ''
   const segments: ExportSegment[] = json.segments.map((s) => ({ ...s, translation: s.translation }))
-  const body = renderText(o.format, { title, segments, translation: o.translation ? { language: o.translation, mode: o.translationMode ?? 'both' } : null })
-  return { contentType: `${CONTENT_TYPES[o.format]}; charset=utf-8`, body, translationStatus }
+  const body = renderText(options.format, { title, segments, translation: options.translation ? { language: options.translation, mode: options.translationMode ?? 'both' } : null })
+  return { contentType: `${CONTENT_TYPES[options.format]}; charset=utf-8`, body, translationStatus }
 }
 
 // ---- translation ------------------------------------------------------------------------------

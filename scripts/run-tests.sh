@@ -68,6 +68,22 @@ files_failed=$(grep -cE '^not ok ' "$out")
 # A suite whose server is missing skips (t.skip, with the reason); npm test starts every server
 # such a suite needs, so a skip here means a suite tested nothing: that fails the run.
 skip_lines=$(grep -E '# SKIP' "$out" || true)
+# Every failed assertion again, with the subtests it sits in and its first diagnostic lines, so
+# that the end of the log (all a CI page may show) says what failed without scrolling back.
+failures=$(awk '
+  function indent(l) { match(l, /^ */); return RLENGTH }
+  /^ *# Subtest: / { d = indent($0) / 4; name[d] = substr($0, indent($0) + 12); next }
+  /^ *not ok / {
+    d = indent($0) / 4; diag = 0
+    what = $0; sub(/^ *not ok [0-9]+ - /, "", what); sub(/ # time=.*$/, "", what)
+    if (what == name[d]) next
+    path = ""
+    for (i = 0; i < d; i++) path = path name[i] " > "
+    print "FAILED: " path what; diag = 12; next
+  }
+  diag > 0 { print "    " $0; diag-- }
+' "$out" | head -200)
+failed_files=$(grep -E '^not ok ' "$out" | sed -E 's/^not ok [0-9]+ - /FAILED FILE: /' || true)
 rm -f "$out"
 total=${total:-0}
 pass=${pass:-0}
@@ -83,5 +99,7 @@ fi
 # Stop the servers first, so the summary is the very last line.
 cleanup
 trap - EXIT
+[ -n "$failures" ] && printf '%s\n' "$failures"
+[ -n "$failed_files" ] && printf '%s\n' "$failed_files"
 echo "${pass} passed, ${failed} failed"
 exit "$status"

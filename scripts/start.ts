@@ -55,7 +55,7 @@ if (config.roles.has('workers')) {
     if (st && st.state === 'unavailable') noSpeechModel(st.reason)
   }
 }
-console.log(`  speakers:    ${service.services.ingest.diarizer ? `diarized locally (${service.services.ingest.diarizer.model})` : config.transcripts.diarization.enabled ? `no local diarization: ${service.services.transcriptFeatures.voice.matching.reason}` : 'local diarization off (DIARIZATION=off)'}`)
+console.log(`  speakers:    ${service.services.ingest.diarizer ? `diarized locally (${service.services.ingest.diarizer.model})` : config.transcripts.diarization.enabled ? `no local diarization: ${service.services.voice.matching.reason}` : 'local diarization off (DIARIZATION=off)'}`)
 if (config.seedDemo && service.app) {
   const demo = await seedDemoAccount(service.services)
   if (demo) {

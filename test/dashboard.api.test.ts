@@ -342,7 +342,7 @@ t.test('biometric consent from the dashboard: the text, its version, grant, outd
   const events = (await s.services.events.readStream(`voice-${accountId}`)).events
   t.match(events.at(-1), { type: 'VoiceConsentGranted', data: { via: 'dashboard', consentVersion: CURRENT_CONSENT_VERSION } })
   // An older grant reads as outdated and shows the text agreed to.
-  await s.services.transcriptFeatures.voice.grantConsent({ accountId, plan: 'pro', keyId: null, requestId: 'r', via: 'dashboard' }, '2025-03')
+  await s.services.voice.grantConsent({ accountId, plan: 'pro', keyId: null, requestId: 'r', via: 'dashboard' }, '2025-03')
   t.match((await d.request('GET', '/app/api/voice')).json(), { consent: { status: 'outdated' }, grantedVersion: '2025-03', grantedText: { version: '2025-03' } })
   t.match((await d.request('POST', '/app/api/voice/consent', { body: { consentVersion: CURRENT_CONSENT_VERSION } })).json().consent, { status: 'granted' }, 'accepted again')
   t.match((await d.request('DELETE', '/app/api/voice/consent')).json().consent, { status: 'revoked' })

@@ -390,6 +390,45 @@ t.test('plan and credits: balance, ledger table and chart, CSV export, the audit
   await pageDone(t, 'credits')
 })
 
+t.test('plan and credits: a slow answer for an earlier cycle choice never overwrites the later one', async (t) => {
+  // Two cycle choices in quick succession; the first one's answer arrives last. The page must show
+  // the cycle chosen last (before the fix it showed whichever answer landed last).
+  const OLD = '2000-01'
+  const slow = { released: false }
+  const isCredits = (url: URL) => url.pathname === '/app/api/credits'
+  await page.route(isCredits, async (route) => {
+    const url = new URL(route.request().url())
+    if (url.searchParams.get('cycle') === OLD) {
+      const deadline = Date.now() + 30_000
+      while (!slow.released && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    }
+    try {
+      const response = await route.fetch()
+      const body = (await response.json()) as { cycles: string[] }
+      await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ ...body, cycles: [...body.cycles, OLD] }) })
+    } catch (err) {
+      console.error('credits route', err)
+      await route.abort()
+    }
+  })
+  t.teardown(() => page.unroute(isCredits))
+  await page.goto(`${base}/app/credits`)
+  await page.waitForFunction((old) => [...document.querySelectorAll<HTMLOptionElement>('#cycle option')].some((o) => o.value === old), OLD)
+  const current = await page.$eval('#cycle', (el) => (el as HTMLSelectElement).value)
+  t.not(current, OLD)
+  await page.selectOption('#cycle', OLD)
+  const quick = page.waitForResponse((r) => r.url().includes(`cycle=${current}`))
+  await page.selectOption('#cycle', current)
+  await quick
+  const late = page.waitForResponse((r) => r.url().includes(`cycle=${OLD}`))
+  slow.released = true
+  await late
+  // The late answer has been handed to the page; give the render a turn, then look.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
+  t.equal(await page.locator('#ledger-title').innerText(), `Ledger of ${current}`, 'the ledger shown is the cycle chosen last')
+  t.equal(await page.$eval('#cycle', (el) => (el as HTMLSelectElement).value), current, 'and the select says so')
+})
+
 t.test('integrations: add a webhook endpoint, send a test event, see the delivery with its answer', async (t) => {
   await openByKeyboard('Integrations')
   await tabTo('Endpoint URL')
@@ -466,7 +505,7 @@ t.test('voice consent: grant, a voice profile with "do not recognise", revoke, r
   t.pass('revoked')
 
   // A consent given under an older text reads as outdated and must be accepted again.
-  await s.services.transcriptFeatures.voice.grantConsent({ accountId: account.accountId, plan: 'power', keyId: null, requestId: 'test', via: 'dashboard' }, '2025-03')
+  await s.services.voice.grantConsent({ accountId: account.accountId, plan: 'power', keyId: null, requestId: 'test', via: 'dashboard' }, '2025-03')
   await page.reload()
   await page.waitForSelector('#consent-status[data-status="outdated"]')
   t.match(await text('main'), /You agreed to version 2025-03/)

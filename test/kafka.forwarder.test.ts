@@ -13,8 +13,6 @@ import { openKafkaPublisher, readKafkaTopics, type ConsumedMessage } from '../ad
 import { CommandHandler } from '../commands/handleCommand.ts'
 import { creditsStream, ledgerDecider, type CreditCommand } from '../domain/credits/ledger.ts'
 import { analyticsForwarder, ANALYTICS_FORWARDER, startAnalyticsForwarder, topicFor, type ForwardedEvent } from '../projections/analyticsForwarder.ts'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { readCheckpoint, startProjection, CHECKPOINTS } from '../projections/runner.ts'
 import type { EventStore, RecordedEvent } from '../ports/eventStore.ts'
 import { tempDir } from './support/tmp.ts'
@@ -24,6 +22,7 @@ import { PersonCommands } from '../commands/persons.ts'
 import { CreditCommands } from '../commands/credits.ts'
 import { OAuthGrants } from '../commands/oauthGrants.ts'
 import { sampleEvents, schemaValidator } from './support/analytics.ts'
+import { ownKafkaBroker } from './support/kafkaBroker.ts'
 
 const brokersEnv = process.env.KAFKA_BROKERS
 
@@ -321,12 +320,10 @@ if (!brokersEnv) {
 
   t.test('given Kafka down when the forwarder starts, when Kafka comes up, then the waiting events arrive, with one log line per state change', async (t) => {
     // A broker of its own (the suite's port + 5), so stopping it disturbs nothing else.
-    const port = Number(brokers[0]!.split(':').pop()) + 5
-    const kafkaSh = (cmd: 'start' | 'stop') =>
-      promisify(execFile)('bash', ['scripts/servers/kafka.sh', cmd], { env: { ...process.env, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(port + 1) }, timeout: 180_000 })
-    await kafkaSh('stop').catch(() => {})
-    t.teardown(() => kafkaSh('stop').catch(() => {}))
-    const downBrokers = [`127.0.0.1:${port}`]
+    const broker = ownKafkaBroker(brokers, 5)
+    await broker.stop().catch(() => {})
+    t.teardown(() => broker.stop().catch(() => {}))
+    const downBrokers = broker.brokers
     const tmp = tempDir()
     t.teardown(tmp.remove)
     const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
@@ -361,7 +358,7 @@ if (!brokersEnv) {
     t.ok(forwarder.position() < stored[0]!.globalPosition, 'nothing forwarded while Kafka is down')
     t.equal(lines.filter((l) => /unreachable/.test(l)).length, 1, `${attempts} failed attempts, one "unreachable" line (kafkajs' ${clientErrorsWhileDown} per-attempt errors kept quiet)`)
     const started = Date.now()
-    await kafkaSh('start')
+    await broker.start()
     await forwarder.waitFor(last, 120_000)
     t.pass(`all ${stored.length} events forwarded ${Date.now() - started} ms after Kafka was started`)
     await forwarder.stop()

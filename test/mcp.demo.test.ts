@@ -142,7 +142,7 @@ t.test('the demo serves the sample library only, whoever calls', async (t) => {
     )
     // The caller's own ready note with an outline and named speakers: invisible from the demo.
     const privateNote = await appendNote(s, a.accountId, { title: 'Zeppelin sync', language: 'en', lines: [['A', 'The zeppelin budget is final.'], ['B', 'Agreed.']] })
-    await s.services.transcriptFeatures.transcripts.renameSpeaker({ accountId: a.accountId, plan: 'pro', keyId: null, requestId: 'test', via: 'admin' }, privateNote.noteId, 'A', 'Private Person')
+    await s.services.transcripts.renameSpeaker({ accountId: a.accountId, plan: 'pro', keyId: null, requestId: 'test', via: 'admin' }, privateNote.noteId, 'A', 'Private Person')
     await s.services.analysis.outline({ accountId: a.accountId, plan: 'pro', keyId: null, requestId: 'test', via: 'admin' }, privateNote.noteId, true)
     const again = await demoClient()
     t.match(toolErrorBody(await again.callTool({ name: 'list_highlights', arguments: { noteId: privateNote.noteId } })), { error: 'not_found' })

@@ -244,8 +244,8 @@ t.test('a translation made by the worker, read over MCP, previewed on the free p
   const free = await s.account('free')
   const translated = async (who: { accountId: string }, specs: SegmentSpec[]) => {
     const noteId = await readyNote(s, who.accountId, { transcript: transcriptOf(specs) })
-    await s.services.transcriptFeatures.transcripts.requestTranslation({ accountId: who.accountId, plan: 'pro', keyId: null, requestId: 'test', via: 'admin' }, noteId, 'en')
-    await eventually(async () => ((await s.services.transcriptFeatures.transcripts.requestTranslation({ accountId: who.accountId, plan: 'pro', keyId: null, requestId: 'poll', via: 'admin' }, noteId, 'en')).state.status === 'ready' ? true : undefined))
+    await s.services.transcripts.requestTranslation({ accountId: who.accountId, plan: 'pro', keyId: null, requestId: 'test', via: 'admin' }, noteId, 'en')
+    await eventually(async () => ((await s.services.transcripts.requestTranslation({ accountId: who.accountId, plan: 'pro', keyId: null, requestId: 'poll', via: 'admin' }, noteId, 'en')).state.status === 'ready' ? true : undefined))
     return noteId
   }
 

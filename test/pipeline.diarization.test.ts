@@ -39,7 +39,7 @@ t.test('an upload of two voices is ready with two speakers, and speakers, names 
   })
   t.teardown(s.close)
   const a = await s.account('pro')
-  await s.services.transcriptFeatures.voice.grantConsent({ accountId: a.accountId, plan: 'pro', keyId: null, requestId: randomUUID(), via: 'dashboard' })
+  await s.services.voice.grantConsent({ accountId: a.accountId, plan: 'pro', keyId: null, requestId: randomUUID(), via: 'dashboard' })
 
   const created = await s.inject({ method: 'POST', url: '/v1/notes', headers: { ...a.headers, ...json }, payload: JSON.stringify({ filename: 'talk.mp3', contentType: 'audio/mpeg', fileSizeBytes: bytes.length }) })
   t.equal(created.statusCode, 202)

@@ -77,3 +77,33 @@ if (!mongoUrl) {
     t.not(await register(b.port, '203.0.113.8'), 429, 'another client behind the same proxy is not throttled')
   })
 }
+
+if (mongoUrl) {
+  // A per-operation limit (domain/limits.ts: speaker suggestions, 10 per hour per key) counts in
+  // the same shared store. Before, each replica had its own ten: 12 calls alternating between two
+  // replicas all passed the limit. The note does not exist: the limit is counted before the
+  // handler, which then answers 404, so every call that passes the limit is a 404.
+  t.test('two API processes share one per-operation limit', async (t) => {
+    const tmp = tempDir()
+    const db = `test_replicas_${randomUUID().replace(/-/g, '').slice(0, 10)}`
+    const env = { DATA_DIR: tmp.dir, MONGO_URL: mongoUrl, MONGO_DB: db, RATE_LIMIT_MAX: '1000', TRUST_PROXY: '1' }
+    const a = await startReplica({ ...env, ROLES: 'api,projections', SETUP: '1' })
+    const b = await startReplica({ ...env, ROLES: 'api' })
+    t.teardown(async () => {
+      await Promise.all([stop(a), stop(b)])
+      const { dropMongoDatabase } = await import('../adapters/mongodb/documentStore.ts')
+      await dropMongoDatabase(mongoUrl, db)
+      tmp.remove()
+    })
+    const statuses: number[] = []
+    for (let i = 0; i < 12; i++) {
+      const port = i % 2 === 0 ? a.port : b.port
+      const r = await fetch(`http://127.0.0.1:${port}/v1/notes/${randomUUID()}/speakers/suggest`, { method: 'POST', headers: { authorization: `Bearer ${a.apiKey}` } })
+      statuses.push(r.status)
+      if (r.status === 429) t.match(await r.json(), { error: 'rate_limit_exceeded', retryAfter: Number })
+      else await r.arrayBuffer()
+    }
+    t.same(statuses.slice(0, 10), Array(10).fill(404), `the first ten pass the limit (${statuses.join(' ')})`)
+    t.same(statuses.slice(10), [429, 429], 'the 11th and 12th are refused, whichever replica gets them')
+  })
+}

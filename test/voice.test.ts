@@ -69,14 +69,14 @@ t.test('consent over REST, without a model', async (t) => {
   t.equal(grant.statusCode, 403)
   t.equal(grant.json().error, 'consent_requires_app')
   t.equal((await s.services.events.readStream(`voice-${a.accountId}`)).events.length, 0, 'nothing recorded')
-  await t.rejects(s.services.transcriptFeatures.voice.grantConsent(as(a.accountId, 'mcp')), { code: 'consent_requires_app' }, 'nor through MCP')
+  await t.rejects(s.services.voice.grantConsent(as(a.accountId, 'mcp')), { code: 'consent_requires_app' }, 'nor through MCP')
 
-  await s.services.transcriptFeatures.voice.grantConsent(as(a.accountId, 'dashboard'))
+  await s.services.voice.grantConsent(as(a.accountId, 'dashboard'))
   const granted = await get()
   t.match(granted.consent, { status: 'granted', grantedAt: /^\d{4}-/, revokedAt: null })
   t.match(granted.voiceMatching, { available: false, reason: /SPEAKER_EMBEDDING_MODEL/ }, 'the API says there is no voice matching here')
 
-  await s.services.transcriptFeatures.voice.grantConsent(as(a.accountId, 'dashboard'), '2025-03')
+  await s.services.voice.grantConsent(as(a.accountId, 'dashboard'), '2025-03')
   t.match((await get()).consent, { status: 'outdated' }, 'granted under an older consent text')
 
   const revoke = await s.inject({ method: 'DELETE', url: '/v1/voice-profiles/consent', headers: a.headers })
@@ -98,7 +98,7 @@ t.test('voice matching with a speaker-embedding model', async (t) => {
   const s = await testService({ workers: true, env: { SPEAKER_EMBEDDING_MODEL: model } })
   t.teardown(s.close)
   const a = await s.account('pro')
-  const voice = s.services.transcriptFeatures.voice
+  const voice = s.services.voice
   await voice.grantConsent(as(a.accountId, 'dashboard'))
   const profiles = async () => (await s.inject({ method: 'GET', url: '/v1/voice-profiles', headers: a.headers })).json()
   const speakers = async (noteId: string) => (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/speakers`, headers: a.headers })).json().speakers

@@ -26,20 +26,20 @@ export interface AudioRetentionDeps {
 const DAY = 24 * 3600 * 1000
 const BATCH = 200
 
-export function startAudioRetention(d: AudioRetentionDeps) {
-  const clock = d.clock ?? (() => new Date())
-  const log = d.log ?? (() => {})
+export function startAudioRetention(deps: AudioRetentionDeps) {
+  const clock = deps.clock ?? (() => new Date())
+  const log = deps.log ?? (() => {})
 
   /** One pass: expires what is due, then finishes deletions of the last day. Returns the notes expired. */
   async function pass(stopped: () => boolean): Promise<number> {
     const now = clock()
-    const cutoff = new Date(now.getTime() - d.retentionDays * DAY).toISOString()
-    const notes = d.docs.collection<NoteDoc>(NOTES)
+    const cutoff = new Date(now.getTime() - deps.retentionDays * DAY).toISOString()
+    const notes = deps.docs.collection<NoteDoc>(NOTES)
     const due = await notes.find({ audioDeletedAt: null, keepAudio: false, audioStoredAt: { $lt: cutoff } }, { limit: BATCH, projection: { accountId: 1 } })
     let expired = 0
     for (const n of due) {
       if (stopped()) break
-      const r = await d.handler.handle(noteStream.of(n._id), { type: 'ExpireAudio', accountId: n.accountId, cutoff, now: now.toISOString() }, noteDecider)
+      const r = await deps.handler.handle(noteStream.of(n._id), { type: 'ExpireAudio', accountId: n.accountId, cutoff, now: now.toISOString() }, noteDecider)
       if (r.events.length > 0) expired++
       await purge(n._id, n.accountId)
     }
@@ -49,12 +49,12 @@ export function startAudioRetention(d: AudioRetentionDeps) {
   }
 
   async function purge(noteId: string, accountId: string) {
-    const { state } = await d.handler.load(noteStream.of(noteId), noteDecider)
+    const { state } = await deps.handler.load(noteStream.of(noteId), noteDecider)
     if (!state.exists || !state.audioDeletedAt) return
     // The upload key too: a presigned S3 PUT cannot be revoked, so one made after finalize may have left bytes there.
-    for (const key of new Set([state.audio?.blobKey, state.received?.blobKey, state.sourceType === 'upload' ? uploadKey(noteId) : undefined])) if (key) await d.blobs.delete(key)
-    await d.handler.handle(usageStream.of(accountId), { type: 'FreeStorage', noteId, reason: 'audio retention window ended', now: clock().toISOString() }, usageDecider)
+    for (const key of new Set([state.audio?.blobKey, state.received?.blobKey, state.sourceType === 'upload' ? uploadKey(noteId) : undefined])) if (key) await deps.blobs.delete(key)
+    await deps.handler.handle(usageStream.of(accountId), { type: 'FreeStorage', noteId, reason: 'audio retention window ended', now: clock().toISOString() }, usageDecider)
   }
 
-  return startPeriodicSweep({ name: 'audio-retention', everyMs: d.checkEveryMs, firstAfterMs: 5000, pass, describe: (n) => `deleted the audio of ${n} note(s) past ${d.retentionDays} days`, log })
+  return startPeriodicSweep({ name: 'audio-retention', everyMs: deps.checkEveryMs, firstAfterMs: 5000, pass, describe: (n) => `deleted the audio of ${n} note(s) past ${deps.retentionDays} days`, log })
 }

@@ -26,27 +26,27 @@ export interface HoldSweeperDeps {
 
 const BATCH = 500
 
-export function startHoldSweeper(d: HoldSweeperDeps) {
-  const clock = d.clock ?? (() => new Date())
-  const log = d.log ?? (() => {})
+export function startHoldSweeper(deps: HoldSweeperDeps) {
+  const clock = deps.clock ?? (() => new Date())
+  const log = deps.log ?? (() => {})
 
   /** One pass; returns the holds released. */
   async function pass(stopped: () => boolean): Promise<number> {
-    const accounts = await d.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).find({ reserved: { $gt: 0 } }, { limit: BATCH, projection: { _id: 1 } })
+    const accounts = await deps.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).find({ reserved: { $gt: 0 } }, { limit: BATCH, projection: { _id: 1 } })
     let released = 0
     for (const { _id: accountId } of accounts) {
       if (stopped()) break
-      const { state } = await d.credits.state(accountId)
+      const { state } = await deps.credits.state(accountId)
       const existing = new Set<string>()
       for (const noteId of ownerNotesToCheck(state.reservations)) {
-        if ((await d.handler.load(noteStream.of(noteId), noteDecider)).state.exists) existing.add(noteId)
+        if ((await deps.handler.load(noteStream.of(noteId), noteDecider)).state.exists) existing.add(noteId)
       }
-      for (const hold of orphanHolds(state.reservations, clock().toISOString(), d.leaseMs, (id) => existing.has(id))) {
+      for (const hold of orphanHolds(state.reservations, clock().toISOString(), deps.leaseMs, (id) => existing.has(id))) {
         try {
-          const r = await d.credits.release(accountId, hold.reservationId, `released by the hold sweeper: ${orphanReason(hold, d.leaseMs)}`.slice(0, 500))
+          const r = await deps.credits.release(accountId, hold.reservationId, `released by the hold sweeper: ${orphanReason(hold, deps.leaseMs)}`.slice(0, 500))
           if (r.events.some((e) => e.type === 'CreditsReleased')) {
             released++
-            log(`[credit-holds] account ${accountId}: ${orphanReason(hold, d.leaseMs)}; released`)
+            log(`[credit-holds] account ${accountId}: ${orphanReason(hold, deps.leaseMs)}; released`)
           }
         } catch (err) {
           // Captured by its owner in the meantime: nothing to give back.
@@ -60,16 +60,16 @@ export function startHoldSweeper(d: HoldSweeperDeps) {
 
   /** The refund process manager's pass: accounts with a pending charge (CreditCommands.settleCharges). */
   async function settleCharges(stopped: () => boolean = () => false): Promise<number> {
-    const accounts = await d.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).find({ openCharges: { $gt: 0 } }, { limit: BATCH, projection: { _id: 1 } })
+    const accounts = await deps.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).find({ openCharges: { $gt: 0 } }, { limit: BATCH, projection: { _id: 1 } })
     let refunded = 0
     for (const { _id: accountId } of accounts) {
       if (stopped()) break
-      const n = await d.credits.settleCharges(accountId)
+      const n = await deps.credits.settleCharges(accountId)
       if (n > 0) log(`[credit-holds] account ${accountId}: ${n} failed or expired charge(s) refunded`)
       refunded += n
     }
     return refunded
   }
 
-  return { ...startPeriodicSweep({ name: 'credit-holds', everyMs: d.checkEveryMs, firstAfterMs: 1000, pass, log }), settleCharges: () => settleCharges() }
+  return { ...startPeriodicSweep({ name: 'credit-holds', everyMs: deps.checkEveryMs, firstAfterMs: 1000, pass, log }), settleCharges: () => settleCharges() }
 }

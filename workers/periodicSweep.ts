@@ -23,27 +23,27 @@ export interface PeriodicSweepOptions {
   log?(msg: string): void
 }
 
-export function startPeriodicSweep(o: PeriodicSweepOptions): PeriodicSweep {
-  const log = o.log ?? (() => {})
+export function startPeriodicSweep(options: PeriodicSweepOptions): PeriodicSweep {
+  const log = options.log ?? (() => {})
   let timer: NodeJS.Timeout | null = null
   let running: Promise<void> = Promise.resolve()
   let stopped = false
-  const runOnce = () => o.pass(() => stopped)
+  const runOnce = () => options.pass(() => stopped)
 
   const tick = () => {
     running = runOnce()
       .then((n) => {
-        if (n > 0 && o.describe) log(`[${o.name}] ${o.describe(n)}`)
+        if (n > 0 && options.describe) log(`[${options.name}] ${options.describe(n)}`)
       })
-      .catch((err) => log(`[${o.name}] pass failed: ${(err as Error).message}`))
+      .catch((err) => log(`[${options.name}] pass failed: ${(err as Error).message}`))
       .finally(() => {
-        if (!stopped) timer = setTimeout(tick, o.everyMs)
+        if (!stopped) timer = setTimeout(tick, options.everyMs)
       })
   }
-  timer = setTimeout(tick, Math.min(o.everyMs, o.firstAfterMs))
+  timer = setTimeout(tick, Math.min(options.everyMs, options.firstAfterMs))
 
   return {
-    name: o.name,
+    name: options.name,
     runOnce,
     async stop() {
       stopped = true

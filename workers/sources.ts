@@ -73,7 +73,7 @@ async function head(path: string, n = 1024): Promise<Uint8Array> {
 }
 
 export class Sources {
-  constructor(private readonly d: SourceDeps) {}
+  constructor(private readonly deps: SourceDeps) {}
 
   async fetch(provider: string | null, sourceUrl: string, ctx: SourceContext): Promise<FetchedSource> {
     switch (provider) {
@@ -92,7 +92,7 @@ export class Sources {
   private async download(url: string, ctx: SourceContext, name: string): Promise<{ path: string; kind: ReturnType<typeof sniff>['kind'] }> {
     const path = join(ctx.workDir, name)
     let last = -1
-    await this.d.http.download(url, path, {
+    await this.deps.http.download(url, path, {
       maxBytes: ctx.maxBytes,
       ...asSignal(ctx),
       onProgress: (bytes, total) => {
@@ -115,14 +115,14 @@ export class Sources {
 
   private async fromFeedUrl(feedUrl: string, wanted: string | null, ctx: SourceContext): Promise<FetchedSource> {
     ctx.progress('downloading', null)
-    const { body } = await this.d.http.text(feedUrl, { maxBytes: this.d.maxFeedBytes, accept: 'application/rss+xml, application/xml;q=0.9, */*;q=0.5', ...asSignal(ctx) })
+    const { body } = await this.deps.http.text(feedUrl, { maxBytes: this.deps.maxFeedBytes, accept: 'application/rss+xml, application/xml;q=0.9, */*;q=0.5', ...asSignal(ctx) })
     return this.fromFeedText(body, feedUrl, wanted, ctx)
   }
 
   private async fromFeedText(xml: string, feedUrl: string, wanted: string | null, ctx: SourceContext): Promise<FetchedSource> {
     let feed: PodcastFeed
     try {
-      feed = this.d.feeds.parse(xml)
+      feed = this.deps.feeds.parse(xml)
     } catch (err) {
       throw new PipelineFailure('feed_invalid', `The feed could not be read: ${(err as Error).message}`)
     }
@@ -154,13 +154,13 @@ export class Sources {
       .sort((a, b) => rank[a.format] - rank[b.format])
     for (const { t, format } of usable) {
       try {
-        const { body } = await this.d.http.text(new URL(t.url, feedUrl).href, { maxBytes: this.d.maxTranscriptBytes, ...asSignal(ctx) })
+        const { body } = await this.deps.http.text(new URL(t.url, feedUrl).href, { maxBytes: this.deps.maxTranscriptBytes, ...asSignal(ctx) })
         const cues = parseCaptions(format, body)
         if (cues.length > 0) return { cues, language: normalizeLanguage(t.language ?? feed.language), provider: 'podcast:transcript' }
       } catch (err) {
         // A broken published transcript is not a failed note: the audio is transcribed instead.
         if (ctx.signal.aborted) throw err
-        this.d.log?.(`podcast:transcript ${t.url} unusable: ${(err as Error).message}`)
+        this.deps.log?.(`podcast:transcript ${t.url} unusable: ${(err as Error).message}`)
       }
     }
     return null
@@ -172,9 +172,9 @@ export class Sources {
     if (!id || !/^\d+$/.test(id)) throw new PipelineFailure('directory_lookup_failed', 'The directory link carries no podcast id (…/id<digits>).')
     const episodeId = url.searchParams.get('i')
     ctx.progress('downloading', null)
-    const base = this.d.directoryBaseUrl.replace(/\/+$/, '')
+    const base = this.deps.directoryBaseUrl.replace(/\/+$/, '')
     const lookup = async (query: string) => {
-      const { body } = await this.d.http.text(`${base}/lookup?${query}`, { maxBytes: 5 * 1024 * 1024, trusted: true, accept: 'application/json', ...asSignal(ctx) })
+      const { body } = await this.deps.http.text(`${base}/lookup?${query}`, { maxBytes: 5 * 1024 * 1024, trusted: true, accept: 'application/json', ...asSignal(ctx) })
       try {
         return (JSON.parse(body) as { results?: Record<string, unknown>[] }).results ?? []
       } catch {
@@ -194,9 +194,9 @@ export class Sources {
   }
 
   private async fromVideoSite(pageUrl: string, ctx: SourceContext): Promise<FetchedSource> {
-    if (!(await this.d.videoSite.available())) throw new PipelineFailure('videosite_unavailable', 'Video-site links need yt-dlp, which is not installed on this server.')
+    if (!(await this.deps.videoSite.available())) throw new PipelineFailure('videosite_unavailable', 'Video-site links need yt-dlp, which is not installed on this server.')
     ctx.progress('downloading', null)
-    const v = await this.d.videoSite.fetch(pageUrl, ctx.workDir, { maxBytes: ctx.maxBytes, ...asSignal(ctx) })
+    const v = await this.deps.videoSite.fetch(pageUrl, ctx.workDir, { maxBytes: ctx.maxBytes, ...asSignal(ctx) })
     let published: PublishedTranscript | null = null
     for (const p of v.subtitlePaths) {
       try {

@@ -101,10 +101,10 @@ export const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done, { once: true })
   })
 
-export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTranscriptionWorker {
-  const workerId = d.config.workerId ?? `worker-${randomUUID().slice(0, 8)}`
-  const clock = d.clock ?? (() => new Date())
-  const log = d.log ?? (() => {})
+export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): RunningTranscriptionWorker {
+  const workerId = deps.config.workerId ?? `worker-${randomUUID().slice(0, 8)}`
+  const clock = deps.clock ?? (() => new Date())
+  const log = deps.log ?? (() => {})
   const stopping = new AbortController()
   // The reason a job's signal carries when the worker stops: such a job is handed back, not failed.
   const STOPPING = new LeaseLostError('the worker is stopping')
@@ -115,8 +115,8 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       signal.addEventListener('abort', () => signal.reason === STOPPING && reject(STOPPING), { once: true })
     })
   const running = new Map<string, { done: Promise<void>; accountId: string }>()
-  const turns = new FairTurns(d.config.concurrency)
-  const claimLimit = d.config.concurrency + 1
+  const turns = new FairTurns(deps.config.concurrency)
+  const claimLimit = deps.config.concurrency + 1
   let wake: () => void = () => {}
 
   const loop = async () => {
@@ -126,18 +126,18 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       } catch (err) {
         log(`[transcription ${workerId}] poll failed: ${(err as Error).message}`)
       }
-      await Promise.race([sleep(d.config.pollMs, stopping.signal), new Promise<void>((r) => (wake = r))])
+      await Promise.race([sleep(deps.config.pollMs, stopping.signal), new Promise<void>((r) => (wake = r))])
     }
   }
 
   async function tick() {
     if (running.size >= claimLimit) return
     const now = clock().toISOString()
-    const queue = d.docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS)
+    const queue = deps.docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS)
     const due = await queue.find({ dueAt: { $lte: now } }, { sort: { dueAt: 1, _id: 1 }, limit: 100 })
     for (const job of due) {
       if (stopping.signal.aborted) return
-      if (job.status === 'settling') await d.jobs.settle(job._id)
+      if (job.status === 'settling') await deps.jobs.settle(job._id)
     }
     // Jobs running anywhere (live leases in the queue, and this worker's own), per account.
     const busy = new Map<string, string>()
@@ -150,11 +150,11 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       if (stopping.signal.aborted || running.size >= claimLimit) return
       // The slot beyond `concurrency` is for an account with nothing running: its job waits for
       // the next turn at the engine (a chunk of a long job at most), not for the long job's end.
-      if (running.size >= d.config.concurrency && (runningByAccount.get(job.accountId) ?? 0) > 0) continue
-      const claim = await d.jobs.claim(job.id, workerId)
+      if (running.size >= deps.config.concurrency && (runningByAccount.get(job.accountId) ?? 0) > 0) continue
+      const claim = await deps.jobs.claim(job.id, workerId)
       if (claim.kind === 'failed') {
         log(`[transcription ${workerId}] note ${job.id} out of attempts: ${claim.note.errorCode}`)
-        await d.jobs.settle(job.id)
+        await deps.jobs.settle(job.id)
         continue
       }
       if (claim.kind !== 'claimed') continue
@@ -185,7 +185,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       const s = stage
       const p = percent
       sending = sending
-        .then(() => d.jobs.progress(lease, s, p))
+        .then(() => deps.jobs.progress(lease, s, p))
         .catch((err) => {
           if (err instanceof LeaseLostError) abort.abort(err)
           else log(`[transcription ${workerId}] progress of ${lease.noteId} not recorded: ${(err as Error).message}`)
@@ -195,13 +195,13 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       const changed = next !== stage
       stage = next
       percent = pct === null ? null : Math.max(0, Math.min(100, Math.round(pct)))
-      if (changed || Date.now() - lastSent >= d.config.progressIntervalMs) send()
+      if (changed || Date.now() - lastSent >= deps.config.progressIntervalMs) send()
     }
     // Renews the lease while a long stage reports nothing.
     const heartbeat = setInterval(() => {
-      if (Date.now() - lastSent >= d.config.leaseMs / 3) send()
-    }, Math.max(20, Math.floor(d.config.leaseMs / 6)))
-    const workDir = await mkdtemp(join(d.config.workDir ?? tmpdir(), `job-${lease.noteId.slice(0, 8)}-`))
+      if (Date.now() - lastSent >= deps.config.leaseMs / 3) send()
+    }, Math.max(20, Math.floor(deps.config.leaseMs / 6)))
+    const workDir = await mkdtemp(join(deps.config.workDir ?? tmpdir(), `job-${lease.noteId.slice(0, 8)}-`))
     try {
       const work = pipeline(lease, note, { workDir, signal: abort.signal, progress })
       // An engine that cannot be interrupted at once (whisper.cpp in this process finishes its
@@ -216,7 +216,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
         // Stopping (SIGTERM, a deploy): the attempt goes back at once, so the next worker (or this
         // one after its restart) takes it without waiting for the lease to run out.
         try {
-          await d.jobs.release(lease, `worker ${workerId} stopped`)
+          await deps.jobs.release(lease, `worker ${workerId} stopped`)
           log(`[transcription ${workerId}] stopping: handed back ${lease.noteId} attempt ${lease.attempt} (at ${stage}); another worker takes it at once`)
         } catch (e) {
           log(`[transcription ${workerId}] stopping: ${lease.noteId} attempt ${lease.attempt} left to its lease: ${(e as Error).message}`)
@@ -230,8 +230,8 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       const failure = toFailure(err)
       if (failure.errorCode === 'internal_error') log(`[transcription ${workerId}] note ${lease.noteId} attempt ${lease.attempt}: ${(err as Error).stack ?? String(err)}`)
       try {
-        const outcome = await d.jobs.fail(lease, failure)
-        if (outcome === 'failed') await d.jobs.settle(lease.noteId)
+        const outcome = await deps.jobs.fail(lease, failure)
+        if (outcome === 'failed') await deps.jobs.settle(lease.noteId)
       } catch (e) {
         if (!(e instanceof LeaseLostError)) throw e
       }
@@ -255,25 +255,25 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     const maxBytes = PLAN_LIMITS.power.maxFileBytes
     let source: FetchedSource
     if (note.sourceType === 'url' && note.sourceUrl) {
-      source = await d.sources.fetch(note.provider, note.sourceUrl, { ...ctx, maxBytes: await planMaxBytes(note, maxBytes) })
+      source = await deps.sources.fetch(note.provider, note.sourceUrl, { ...ctx, maxBytes: await planMaxBytes(note, maxBytes) })
       check()
       return process(lease, note, source, ctx)
     }
     if (!note.received) throw new PipelineFailure('unsupported_media', 'The upload has no stored bytes.')
-    return d.blobs.withLocalFile(note.received.blobKey, (path) => process(lease, note, { mediaPath: path, published: null, meta: {} }, ctx))
+    return deps.blobs.withLocalFile(note.received.blobKey, (path) => process(lease, note, { mediaPath: path, published: null, meta: {} }, ctx))
   }
 
   /** An import longer than the plan allows fails before its hold grows (uploads are refused at finalize). */
   async function refuseTooLong(note: ExistingNote, durationSeconds: number) {
-    const { state } = await d.credits.state(note.accountId)
-    const maxSeconds = (d.config.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS)[state.plan]
+    const { state } = await deps.credits.state(note.accountId)
+    const maxSeconds = (deps.config.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS)[state.plan]
     if (shownSeconds(durationSeconds) > maxSeconds) throw new PipelineFailure('duration_limit_exceeded', durationLimitMessage(state.plan, durationSeconds, maxSeconds))
   }
 
   async function planMaxBytes(note: ExistingNote, fallback: number): Promise<number> {
-    const cap = d.config.maxDownloadBytes ?? Infinity
+    const cap = deps.config.maxDownloadBytes ?? Infinity
     try {
-      const { state } = await d.credits.state(note.accountId)
+      const { state } = await deps.credits.state(note.accountId)
       return Math.min(cap, PLAN_LIMITS[state.plan].maxFileBytes)
     } catch {
       return Math.min(cap, fallback)
@@ -288,13 +288,13 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     const blobKey = `media/${note.noteId}`
     try {
       const { size } = await stat(mediaPath)
-      if (!(await d.jobs.allocateStorage(note, size))) return log(`[transcription ${workerId}] note ${note.noteId}: storage quota full, its media is not kept`)
+      if (!(await deps.jobs.allocateStorage(note, size))) return log(`[transcription ${workerId}] note ${note.noteId}: storage quota full, its media is not kept`)
       const handle = await open(mediaPath, 'r')
       const head = Buffer.alloc(4096)
       await handle.read(head, 0, head.length, 0).finally(() => handle.close())
       const contentType = mediaTypeOf(head, info.hasVideo)
-      const blob = await d.blobs.put(blobKey, createReadStream(mediaPath), { contentType, maxBytes: size })
-      await d.jobs.recordAudio(lease, { blobKey, sizeBytes: blob.sizeBytes, contentType })
+      const blob = await deps.blobs.put(blobKey, createReadStream(mediaPath), { contentType, maxBytes: size })
+      await deps.jobs.recordAudio(lease, { blobKey, sizeBytes: blob.sizeBytes, contentType })
     } catch (err) {
       if (err instanceof LeaseLostError) throw err
       log(`[transcription ${workerId}] note ${note.noteId}: its media could not be kept: ${(err as Error).message}`)
@@ -309,7 +309,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     let published: PublishedTranscript | null = source.published
     if (source.mediaPath) {
       ctx.progress('decoding', null)
-      info = await d.probe.probe(source.mediaPath)
+      info = await deps.probe.probe(source.mediaPath)
       if (!info) throw new PipelineFailure('unsupported_media', 'The file is not audio or video we can read.')
       if (!info.hasAudio) throw new PipelineFailure('no_audio', 'The media has no audio track.')
       if (!published && info.subtitleStreams.length > 0) published = await subtitleTrack(source.mediaPath, info, note, ctx)
@@ -322,12 +322,12 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     // The title the source gives replaces only a title we made up from the link.
     const meta = { ...source.meta, durationSeconds: duration }
     if (meta.title && note.sourceUrl && note.title !== classifySourceUrl(note.sourceUrl).fallbackTitle) delete meta.title
-    await d.jobs.describe(lease, meta)
+    await deps.jobs.describe(lease, meta)
     // A published transcript runs no engine: it costs the import's flat price whatever its length,
     // and the plan's duration limit (a limit on recognition) does not apply to it.
     if (!published) await refuseTooLong(note, duration)
     // Only held now: the price is captured when the transcript is complete, released on failure.
-    await d.jobs.hold(note, duration, { published: published !== null })
+    await deps.jobs.hold(note, duration, { published: published !== null })
     if (note.sourceType === 'url' && source.mediaPath && info) await keepMedia(lease, note, source.mediaPath, info)
     check()
 
@@ -349,11 +349,11 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       speakersAreNames = true
     } else {
       const wav = join(ctx.workDir, 'speech.wav')
-      await d.media.toSpeechWav(source.mediaPath!, wav, { signal: ctx.signal, onProgress: (s) => ctx.progress('decoding', (s / duration) * 100) })
+      await deps.media.toSpeechWav(source.mediaPath!, wav, { signal: ctx.signal, onProgress: (s) => ctx.progress('decoding', (s / duration) * 100) })
       check()
       let speech: Span[] | null = null
-      if (d.activity) {
-        speech = await d.activity.detect(wav)
+      if (deps.activity) {
+        speech = await deps.activity.detect(wav)
         if (activeMs(speech) < MIN_SPEECH_MS) throw noSpeech()
       }
       ctx.progress('transcribing', 0)
@@ -363,14 +363,14 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
       if (segments.length === 0) throw noSpeech()
       detected = normalizeLanguage(r.language)
       heard = (r.languages ?? []).map(normalizeLanguage).filter((l): l is string => l !== null)
-      engine = d.engine.engine
-      provider = d.engine.provider
-      model = r.model ?? d.engine.model
-      if (d.diarizer && segments.every((x) => x.speaker === null)) {
+      engine = deps.engine.engine
+      provider = deps.engine.provider
+      model = r.model ?? deps.engine.model
+      if (deps.diarizer && segments.every((x) => x.speaker === null)) {
         ctx.progress('diarizing', null)
         const started = Date.now()
         try {
-          const diarized = await d.diarizer.diarize({ wavPath: wav, segments, speakers: note.speakers, signal: ctx.signal })
+          const diarized = await deps.diarizer.diarize({ wavPath: wav, segments, speakers: note.speakers, signal: ctx.signal })
           segments = diarized.segments
           log(`[transcription ${workerId}] note ${note.noteId}: ${diarized.speakerCount} speaker(s) in ${duration.toFixed(0)} s of audio, diarized in ${Date.now() - started} ms`)
         } catch (err) {
@@ -398,8 +398,8 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     ctx.progress('indexing', null)
     // Captured just before the note becomes ready: a crash in between leaves a captured price on
     // a note that is retried (capture is idempotent) or fails (settle refunds it).
-    await d.jobs.capture(note, duration, { published: published !== null })
-    await d.jobs.complete(lease, transcript, shownSeconds(duration), language)
+    await deps.jobs.capture(note, duration, { published: published !== null })
+    await deps.jobs.complete(lease, transcript, shownSeconds(duration), language)
   }
 
   /** One recognition at the engine, in a turn of this job's account. */
@@ -419,10 +419,10 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
    */
   async function recognize(note: ExistingNote, wav: string, duration: number, speech: Span[] | null, language: string | null, ctx: Ctx): Promise<Recognition> {
     const totalMs = Math.round(duration * 1000)
-    const spans = chunkSpans(totalMs, (d.config.chunkSeconds ?? 0) * 1000, speech ?? [])
+    const spans = chunkSpans(totalMs, (deps.config.chunkSeconds ?? 0) * 1000, speech ?? [])
     const whole = () =>
       inTurn(note, ctx.signal, () =>
-        d.engine.transcribe({ wavPath: wav, durationSeconds: duration, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', p) }),
+        deps.engine.transcribe({ wavPath: wav, durationSeconds: duration, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', p) }),
       )
     if (spans.length === 1) return whole()
     const handle = await open(wav, 'r')
@@ -443,7 +443,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
         await writeFile(path, wavFromPcm(pcm.subarray(0, got.bytesRead - (got.bytesRead % 2)), layout.sampleRate))
         const seconds = (span.endMs - span.startMs) / 1000
         const r = await inTurn(note, ctx.signal, () =>
-          d.engine.transcribe({ wavPath: path, durationSeconds: seconds, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', ((i + p / 100) / spans.length) * 100) }),
+          deps.engine.transcribe({ wavPath: path, durationSeconds: seconds, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', ((i + p / 100) / spans.length) * 100) }),
         )
         await rm(path, { force: true })
         parts.push({ span, r })
@@ -465,7 +465,7 @@ export function startTranscriptionWorker(d: TranscriptionWorkerDeps): RunningTra
     for (const t of tracks) {
       const out = join(ctx.workDir, `subs-${t.index}.vtt`)
       try {
-        await d.media.extractSubtitles(mediaPath, t.index, out, { signal: ctx.signal })
+        await deps.media.extractSubtitles(mediaPath, t.index, out, { signal: ctx.signal })
         const cues = parseVtt(await readFile(out, 'utf8'))
         if (cues.length > 0) return { cues, language: lang(t.language === 'und' ? null : t.language), provider: 'subtitle-track' }
       } catch (err) {

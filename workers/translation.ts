@@ -37,22 +37,22 @@ export interface TranslationWorker {
   stop(): Promise<void>
 }
 
-export function startTranslationWorker(o: TranslationWorkerOptions): TranslationWorker {
-  const clock = o.clock ?? (() => new Date())
-  const pollMs = o.pollMs ?? 500
-  const leaseMs = o.leaseMs ?? 10 * 60_000
-  const batchSize = o.batchSize ?? 50
-  const log = o.log ?? ((msg, err) => console.error(`[translation-worker] ${msg}`, err ?? ''))
+export function startTranslationWorker(options: TranslationWorkerOptions): TranslationWorker {
+  const clock = options.clock ?? (() => new Date())
+  const pollMs = options.pollMs ?? 500
+  const leaseMs = options.leaseMs ?? 10 * 60_000
+  const batchSize = options.batchSize ?? 50
+  const log = options.log ?? ((msg, err) => console.error(`[translation-worker] ${msg}`, err ?? ''))
   const ac = new AbortController()
   let wakeUp: (() => void) | null = null
   let idleWaiters: (() => void)[] = []
 
   const append = (noteId: string, c: Without<TranscriptCommand, 'now'>) =>
-    o.handler.handle(noteStream.of(noteId), { ...c, now: clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, { metadata: { actor: 'translation-worker' } })
+    options.handler.handle(noteStream.of(noteId), { ...c, now: clock().toISOString() } as TranscriptCommand, noteTranscriptDecider, { metadata: { actor: 'translation-worker' } })
 
   /** True when this worker claimed the job (so the queue may hold more right away). */
   async function process(job: TranslationDoc): Promise<boolean> {
-    const translator = await o.translator()
+    const translator = await options.translator()
     const language = job.language as TranslationLanguage
     let claimed
     try {
@@ -92,7 +92,7 @@ export function startTranslationWorker(o: TranslationWorkerOptions): Translation
   }
 
   async function pass(): Promise<number> {
-    const col = o.docs.collection<TranslationDoc>(TRANSLATIONS)
+    const col = options.docs.collection<TranslationDoc>(TRANSLATIONS)
     const abandonedBefore = new Date(clock().getTime() - leaseMs).toISOString()
     const jobs = [
       ...(await col.find({ status: 'pending' }, { sort: { updatedAt: 1 }, limit: 20 })),

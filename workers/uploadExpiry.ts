@@ -29,26 +29,26 @@ export interface UploadExpiryDeps {
 
 const BATCH = 200
 
-export function startUploadExpiry(d: UploadExpiryDeps) {
-  const clock = d.clock ?? (() => new Date())
-  const log = d.log ?? (() => {})
+export function startUploadExpiry(deps: UploadExpiryDeps) {
+  const clock = deps.clock ?? (() => new Date())
+  const log = deps.log ?? (() => {})
 
   /** One pass: fails what expired, deletes its bytes. Returns the notes failed. */
   async function pass(stopped: () => boolean): Promise<number> {
     const now = clock()
-    const createdBefore = new Date(now.getTime() - d.uploadUrlTtlSeconds * 1000 - d.graceMs).toISOString()
-    const due = await d.docs.collection<NoteDoc>(NOTES).find({ phase: 'awaiting_upload', createdAt: { $lt: createdBefore } }, { limit: BATCH, projection: { accountId: 1 } })
+    const createdBefore = new Date(now.getTime() - deps.uploadUrlTtlSeconds * 1000 - deps.graceMs).toISOString()
+    const due = await deps.docs.collection<NoteDoc>(NOTES).find({ phase: 'awaiting_upload', createdAt: { $lt: createdBefore } }, { limit: BATCH, projection: { accountId: 1 } })
     let expired = 0
     for (const n of due) {
       if (stopped()) break
-      const r = await d.handler.handle(noteStream.of(n._id), { type: 'ExpireUpload', accountId: n.accountId, createdBefore, now: now.toISOString() }, noteDecider)
+      const r = await deps.handler.handle(noteStream.of(n._id), { type: 'ExpireUpload', accountId: n.accountId, createdBefore, now: now.toISOString() }, noteDecider)
       if (r.events.length > 0) expired++
-      const { state } = await d.handler.load(noteStream.of(n._id), noteDecider)
+      const { state } = await deps.handler.load(noteStream.of(n._id), noteDecider)
       if (!state.exists || state.phase !== 'failed') continue
-      for (const key of new Set([uploadKey(n._id), state.received?.blobKey])) if (key) await d.blobs.delete(key)
+      for (const key of new Set([uploadKey(n._id), state.received?.blobKey])) if (key) await deps.blobs.delete(key)
     }
     return expired
   }
 
-  return startPeriodicSweep({ name: 'upload-expiry', everyMs: d.checkEveryMs, firstAfterMs: 5000, pass, describe: (n) => `${n} note(s) failed: their upload URL expired before a successful finalize`, log })
+  return startPeriodicSweep({ name: 'upload-expiry', everyMs: deps.checkEveryMs, firstAfterMs: 5000, pass, describe: (n) => `${n} note(s) failed: their upload URL expired before a successful finalize`, log })
 }

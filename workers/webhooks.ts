@@ -30,7 +30,7 @@ export interface WebhookWorkerDeps {
 
 const TYPES = { NoteReady: 'note.ready', NoteFailed: 'note.failed' } as const
 
-export function webhookDispatcher(d: Pick<WebhookWorkerDeps, 'handler' | 'webhooks'>): Projection {
+export function webhookDispatcher(deps: Pick<WebhookWorkerDeps, 'handler' | 'webhooks'>): Projection {
   return {
     name: 'webhook-dispatcher',
     filter: { categories: ['note'], eventTypes: Object.keys(TYPES) },
@@ -39,7 +39,7 @@ export function webhookDispatcher(d: Pick<WebhookWorkerDeps, 'handler' | 'webhoo
       for (const e of events) {
         const eventType = TYPES[e.type as keyof typeof TYPES]
         const noteId = noteStream.idOf(e.streamName)
-        const { state: note } = await d.handler.load(noteStream.of(noteId), noteDecider)
+        const { state: note } = await deps.handler.load(noteStream.of(noteId), noteDecider)
         if (!note.exists) continue
         // An endpoint hears about what happens after it was configured, never about older history.
         const endpoints = await docs
@@ -65,47 +65,47 @@ export function webhookDispatcher(d: Pick<WebhookWorkerDeps, 'handler' | 'webhoo
           },
         }
         for (const ep of endpoints) {
-          await d.webhooks.schedule({ endpointId: ep._id, accountId: note.accountId, messageId: `msg_${e.id}`, eventType, noteId, payload: payload as unknown as Record<string, unknown> })
+          await deps.webhooks.schedule({ endpointId: ep._id, accountId: note.accountId, messageId: `msg_${e.id}`, eventType, noteId, payload: payload as unknown as Record<string, unknown> })
         }
       }
     },
   }
 }
 
-export function startWebhookWorkers(d: WebhookWorkerDeps) {
+export function startWebhookWorkers(deps: WebhookWorkerDeps) {
   const workerId = `webhooks-${randomUUID().slice(0, 8)}`
-  const clock = d.clock ?? (() => new Date())
-  const log = d.log ?? (() => {})
-  const dispatcher = startProjection(webhookDispatcher(d), { events: d.events, docs: d.docs, onError: (err) => log(`[webhook-dispatcher] ${(err as Error).message}`) })
+  const clock = deps.clock ?? (() => new Date())
+  const log = deps.log ?? (() => {})
+  const dispatcher = startProjection(webhookDispatcher(deps), { events: deps.events, docs: deps.docs, onError: (err) => log(`[webhook-dispatcher] ${(err as Error).message}`) })
   const stopping = new AbortController()
-  const leaseMs = d.config.timeoutMs * 2 + 5000
+  const leaseMs = deps.config.timeoutMs * 2 + 5000
 
   async function deliver(doc: WebhookDeliveryDoc) {
-    const running = await d.webhooks.startAttempt(doc._id, workerId, leaseMs)
+    const running = await deps.webhooks.startAttempt(doc._id, workerId, leaseMs)
     if (!running) return
-    const { state: endpoint } = await d.webhooks.endpoint(doc.endpointId)
-    const base = { attempt: running.attempt, workerId, retryDelaysMs: d.config.retryDelaysMs, jitter: Math.random() }
+    const { state: endpoint } = await deps.webhooks.endpoint(doc.endpointId)
+    const base = { attempt: running.attempt, workerId, retryDelaysMs: deps.config.retryDelaysMs, jitter: Math.random() }
     if (!endpoint.exists || endpoint.deleted) {
-      await d.webhooks.recordAttempt(doc._id, { ...base, statusCode: null, error: 'the endpoint was deleted', durationMs: 0, cancelled: true })
+      await deps.webhooks.recordAttempt(doc._id, { ...base, statusCode: null, error: 'the endpoint was deleted', durationMs: 0, cancelled: true })
       return
     }
-    const delivery = (await d.events.readStream(deliveryStream.of(doc._id), { maxCount: 1 })).events[0]
+    const delivery = (await deps.events.readStream(deliveryStream.of(doc._id), { maxCount: 1 })).events[0]
     const body = JSON.stringify((delivery?.data as { payload?: unknown }).payload ?? {})
     const now = clock()
     const timestamp = Math.floor(now.getTime() / 1000)
     const headers = {
       'webhook-id': doc.messageId,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(await d.webhooks.signingSecrets(doc.endpointId, now.toISOString()), doc.messageId, timestamp, body),
+      'webhook-signature': signatureHeader(await deps.webhooks.signingSecrets(doc.endpointId, now.toISOString()), doc.messageId, timestamp, body),
     }
-    const r = await d.transport.post(endpoint.url, body, headers, d.config.timeoutMs)
-    await d.webhooks.recordAttempt(doc._id, { ...base, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, responseExcerpt: r.responseExcerpt ?? null })
+    const r = await deps.transport.post(endpoint.url, body, headers, deps.config.timeoutMs)
+    await deps.webhooks.recordAttempt(doc._id, { ...base, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, responseExcerpt: r.responseExcerpt ?? null })
   }
 
   const loop = async () => {
     while (!stopping.signal.aborted) {
       try {
-        const due = await d.docs
+        const due = await deps.docs
           .collection<WebhookDeliveryDoc>(WEBHOOK_DELIVERIES)
           .find({ status: 'pending', dueAt: { $lte: clock().toISOString() } }, { sort: { dueAt: 1 }, limit: 20 })
         // Deliveries to different endpoints go out side by side; a slow endpoint delays only its own.
@@ -113,7 +113,7 @@ export function startWebhookWorkers(d: WebhookWorkerDeps) {
       } catch (err) {
         log(`[webhooks] poll failed: ${(err as Error).message}`)
       }
-      await sleep(d.config.pollMs, stopping.signal)
+      await sleep(deps.config.pollMs, stopping.signal)
     }
   }
   const done = loop()

@@ -67,9 +67,9 @@ export function route(pairs: Map<string, Map<string, string>>, from: string, to:
   return null
 }
 
-export async function apertiumTranslator(o: ApertiumOptions = {}): Promise<Translator | null> {
-  const bin = o.bin ?? 'apertium'
-  const timeoutMs = o.timeoutMs ?? 120_000
+export async function apertiumTranslator(options: ApertiumOptions = {}): Promise<Translator | null> {
+  const bin = options.bin ?? 'apertium'
+  const timeoutMs = options.timeoutMs ?? 120_000
   let pairs: Map<string, Map<string, string>>
   try {
     pairs = await installedPairs(bin)

@@ -84,6 +84,9 @@ export function withClaimCheck(store: EventStore, blobs: BlobStore, options: { t
         for await (const e of store.subscribeToAll(options)) yield await resolve(e)
       },
     }),
+    // Optional capabilities pass through, or the composed store would silently lose them.
+    ...(store.setStreamRetention ? { setStreamRetention: store.setStreamRetention.bind(store) } : {}),
+    ...(store.deleteStream ? { deleteStream: store.deleteStream.bind(store) } : {}),
     close: () => store.close(),
   }
 }

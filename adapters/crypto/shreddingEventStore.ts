@@ -113,6 +113,9 @@ export function shreddingEventStore(inner: EventStore, keys: ContentKeyStore, op
     forget(id: string) {
       cache.delete(id)
     },
+    // Optional capabilities pass through, or the composed store would silently lose them.
+    ...(inner.setStreamRetention ? { setStreamRetention: inner.setStreamRetention.bind(inner) } : {}),
+    ...(inner.deleteStream ? { deleteStream: inner.deleteStream.bind(inner) } : {}),
     close: () => inner.close(),
   }
 }

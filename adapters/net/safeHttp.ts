@@ -31,8 +31,8 @@ export interface SafeHttpOptions {
 
 const RETRIABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504])
 
-async function pinnedAddress(o: SafeHttpOptions, url: URL, trusted: boolean): Promise<{ address: string; family: 4 | 6 }> {
-  const checked = await o.resolveTarget(url, { trusted })
+async function pinnedAddress(options: SafeHttpOptions, url: URL, trusted: boolean): Promise<{ address: string; family: 4 | 6 }> {
+  const checked = await options.resolveTarget(url, { trusted })
   if (!checked.ok && checked.unresolvable) throw new PipelineFailure('download_failed', `Could not reach ${url.hostname}: ${checked.reason}.`, true)
   if (!checked.ok) throw new PipelineFailure('source_blocked', `${url.hostname} is refused: ${checked.reason}; only public addresses can be called.`)
   const address = checked.addresses[0]!
@@ -47,23 +47,23 @@ function pinnedLookup(pinned: { address: string; family: 4 | 6 }): LookupFunctio
   }) as unknown as LookupFunction
 }
 
-export function safeHttpFetcher(o: SafeHttpOptions): HttpFetcher {
-  const maxRedirects = o.maxRedirects ?? 5
+export function safeHttpFetcher(options: SafeHttpOptions): HttpFetcher {
+  const maxRedirects = options.maxRedirects ?? 5
 
   /** One hop: resolves, checks, connects to the checked address; resolves with the response head. */
   async function hop(url: URL, limits: FetchLimits, signal: AbortSignal): Promise<IncomingMessage> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new PipelineFailure('source_blocked', `Only http(s) links can be imported, not ${url.protocol}`)
     if (url.username || url.password) throw new PipelineFailure('source_blocked', 'Links with credentials are not followed.')
-    const lookup = pinnedLookup(await pinnedAddress(o, url, limits.trusted ?? false))
+    const lookup = pinnedLookup(await pinnedAddress(options, url, limits.trusted ?? false))
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest
     return new Promise<IncomingMessage>((resolve, reject) => {
       const req = request(url, {
         method: 'GET',
         lookup,
         signal,
-        headers: { 'user-agent': o.userAgent ?? 'notes-service-importer/1.0', accept: limits.accept ?? '*/*', 'accept-encoding': 'identity' },
+        headers: { 'user-agent': options.userAgent ?? 'notes-service-importer/1.0', accept: limits.accept ?? '*/*', 'accept-encoding': 'identity' },
       })
-      const connectTimer = setTimeout(() => req.destroy(new PipelineFailure('download_failed', `No answer from ${url.host} within ${o.connectTimeoutMs} ms.`, true)), o.connectTimeoutMs)
+      const connectTimer = setTimeout(() => req.destroy(new PipelineFailure('download_failed', `No answer from ${url.host} within ${options.connectTimeoutMs} ms.`, true)), options.connectTimeoutMs)
       req.on('response', (res) => {
         clearTimeout(connectTimer)
         resolve(res)
@@ -117,7 +117,7 @@ export function safeHttpFetcher(o: SafeHttpOptions): HttpFetcher {
   /** Runs `fn` under the caller's signal plus the total timeout. */
   async function bounded<T>(limits: FetchLimits, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const ac = new AbortController()
-    const timer = setTimeout(() => ac.abort(new PipelineFailure('download_failed', `The transfer took longer than ${o.totalTimeoutMs} ms.`, true)), o.totalTimeoutMs)
+    const timer = setTimeout(() => ac.abort(new PipelineFailure('download_failed', `The transfer took longer than ${options.totalTimeoutMs} ms.`, true)), options.totalTimeoutMs)
     const onAbort = () => ac.abort(limits.signal?.reason)
     limits.signal?.addEventListener('abort', onAbort, { once: true })
     try {
@@ -141,7 +141,7 @@ export function safeHttpFetcher(o: SafeHttpOptions): HttpFetcher {
     let idle: NodeJS.Timeout
     const arm = (t: Transform) => {
       clearTimeout(idle)
-      idle = setTimeout(() => t.destroy(new PipelineFailure('download_failed', `No data from ${new URL(url).host} for ${o.idleTimeoutMs} ms.`, true)), o.idleTimeoutMs)
+      idle = setTimeout(() => t.destroy(new PipelineFailure('download_failed', `No data from ${new URL(url).host} for ${options.idleTimeoutMs} ms.`, true)), options.idleTimeoutMs)
     }
     const t: Transform = new Transform({
       transform(chunk: Buffer, _enc, done) {
@@ -203,7 +203,7 @@ export function safeHttpFetcher(o: SafeHttpOptions): HttpFetcher {
  */
 const RESPONSE_EXCERPT_BYTES = 500
 
-export function safeWebhookTransport(o: SafeHttpOptions): WebhookTransport {
+export function safeWebhookTransport(options: SafeHttpOptions): WebhookTransport {
   return {
     async post(raw, body, headers, timeoutMs) {
       const started = Date.now()
@@ -217,7 +217,7 @@ export function safeWebhookTransport(o: SafeHttpOptions): WebhookTransport {
       }
       let lookup: LookupFunction
       try {
-        lookup = pinnedLookup(await pinnedAddress(o, url, false))
+        lookup = pinnedLookup(await pinnedAddress(options, url, false))
       } catch (err) {
         return done(null, (err as Error).message)
       }
@@ -227,7 +227,7 @@ export function safeWebhookTransport(o: SafeHttpOptions): WebhookTransport {
           method: 'POST',
           lookup,
           timeout: timeoutMs,
-          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': o.userAgent ?? 'notes-service-webhooks/1.0', ...headers },
+          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': options.userAgent ?? 'notes-service-webhooks/1.0', ...headers },
         })
         const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
         req.on('response', (res) => {

@@ -18,23 +18,23 @@ interface CompletionBody {
   error?: { message?: string }
 }
 
-export function openAiChatModel(o: OpenAiChatOptions): ChatModel {
-  const base = o.baseUrl.replace(/\/+$/, '')
-  const doFetch = o.fetch ?? fetch
+export function openAiChatModel(options: OpenAiChatOptions): ChatModel {
+  const base = options.baseUrl.replace(/\/+$/, '')
+  const doFetch = options.fetch ?? fetch
   return {
     provider: new URL(base).host,
-    model: o.model,
+    model: options.model,
     async complete(req: ChatRequest): Promise<ChatResponse> {
-      const body: Record<string, unknown> = { model: o.model, messages: req.messages }
+      const body: Record<string, unknown> = { model: options.model, messages: req.messages }
       if (req.temperature !== undefined) body.temperature = req.temperature
       if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens
       if (req.jsonSchema) body.response_format = { type: 'json_schema', json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: false } }
-      const timeout = AbortSignal.timeout(o.timeoutMs ?? 120_000)
+      const timeout = AbortSignal.timeout(options.timeoutMs ?? 120_000)
       let res: Response
       try {
         res = await doFetch(`${base}/chat/completions`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
+          headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
           body: JSON.stringify(body),
           signal: req.signal ? AbortSignal.any([req.signal, timeout]) : timeout,
         })
@@ -51,7 +51,7 @@ export function openAiChatModel(o: OpenAiChatOptions): ChatModel {
       if (!res.ok) throw new ChatModelError(`chat endpoint answered ${res.status}: ${parsed.error?.message ?? text.slice(0, 200)}`, res.status)
       const content = parsed.choices?.[0]?.message?.content
       if (typeof content !== 'string') throw new ChatModelError('chat endpoint answered without a message', res.status)
-      return { content, model: parsed.model ?? o.model }
+      return { content, model: parsed.model ?? options.model }
     },
   }
 }

@@ -65,8 +65,8 @@ function snap(ms: number | null, segments: readonly SourceSegment[]): number | n
   return hit ? hit.startMs : null
 }
 
-export function openAiLanguageEngine(chat: ChatModel, o: OpenAiLanguageEngineOptions = {}): LanguageEngine {
-  const maxChars = o.maxTranscriptChars ?? 120_000
+export function openAiLanguageEngine(chat: ChatModel, options: OpenAiLanguageEngineOptions = {}): LanguageEngine {
+  const maxChars = options.maxTranscriptChars ?? 120_000
   const info = (model: string): EngineInfo => ({ engine: 'openai-compatible', model, version: PROMPT_VERSION })
 
   /**

@@ -35,25 +35,25 @@ interface VerboseJson {
 
 const sec = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) ? Math.round(n * 1000) : null)
 
-export function openAiTranscriptionEngine(o: OpenAiTranscriptionOptions): SpeechEngine {
-  const base = o.baseUrl.replace(/\/+$/, '')
-  const doFetch = o.fetch ?? fetch
-  const kbps = o.sliceKbps ?? 64
+export function openAiTranscriptionEngine(options: OpenAiTranscriptionOptions): SpeechEngine {
+  const base = options.baseUrl.replace(/\/+$/, '')
+  const doFetch = options.fetch ?? fetch
+  const kbps = options.sliceKbps ?? 64
 
   async function send(file: Buffer, filename: string, mime: string, language: string | null, signal?: AbortSignal): Promise<VerboseJson> {
     const form = new FormData()
     form.append('file', new Blob([new Uint8Array(file)], { type: mime }), filename)
-    form.append('model', o.model)
+    form.append('model', options.model)
     form.append('response_format', 'verbose_json')
     form.append('timestamp_granularities[]', 'segment')
     form.append('timestamp_granularities[]', 'word')
     if (language) form.append('language', language)
-    const timeout = AbortSignal.timeout(o.timeoutMs ?? 600_000)
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? 600_000)
     let res: Response
     try {
       res = await doFetch(`${base}/audio/transcriptions`, {
         method: 'POST',
-        headers: o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {},
+        headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
         body: form,
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       })
@@ -108,18 +108,18 @@ export function openAiTranscriptionEngine(o: OpenAiTranscriptionOptions): Speech
   return {
     engine: 'openai-compatible',
     provider: new URL(base).host,
-    model: o.model,
+    model: options.model,
     async transcribe(req: SpeechRequest): Promise<Recognition> {
       const size = (await stat(req.wavPath)).size
-      if (size <= o.maxUploadBytes) {
+      if (size <= options.maxUploadBytes) {
         req.onProgress?.(5)
         const body = await send(await readFile(req.wavPath), 'audio.wav', 'audio/wav', req.language, req.signal)
         req.onProgress?.(100)
-        return { language: body.language ?? null, segments: segmentsOf(body, 0), model: body.model ?? o.model }
+        return { language: body.language ?? null, segments: segmentsOf(body, 0), model: body.model ?? options.model }
       }
       // Slices of equal length whose MP3 fits the limit with a margin for the container.
       const bytesPerSecond = (kbps * 1000) / 8
-      const sliceSeconds = Math.max(1, Math.floor((o.maxUploadBytes * 0.9) / bytesPerSecond))
+      const sliceSeconds = Math.max(1, Math.floor((options.maxUploadBytes * 0.9) / bytesPerSecond))
       const segments: RecognizedSegment[] = []
       let language: string | null = null
       let model: string | null = null
@@ -129,9 +129,9 @@ export function openAiTranscriptionEngine(o: OpenAiTranscriptionOptions): Speech
         const seconds = Math.min(sliceSeconds, req.durationSeconds - startSeconds)
         if (seconds <= 0.05) break
         const path = join(req.workDir, `slice-${i}.mp3`)
-        await o.media.encodeSlice(req.wavPath, path, { startSeconds, seconds, kbps }, req.signal ? { signal: req.signal } : {})
+        await options.media.encodeSlice(req.wavPath, path, { startSeconds, seconds, kbps }, req.signal ? { signal: req.signal } : {})
         const file = await readFile(path)
-        if (file.length > o.maxUploadBytes) throw new PipelineFailure('asr_failed', `A ${seconds}s slice is ${file.length} bytes, over ASR_MAX_UPLOAD_BYTES (${o.maxUploadBytes}).`)
+        if (file.length > options.maxUploadBytes) throw new PipelineFailure('asr_failed', `A ${seconds}s slice is ${file.length} bytes, over ASR_MAX_UPLOAD_BYTES (${options.maxUploadBytes}).`)
         const body = await send(file, `slice-${i}.mp3`, 'audio/mpeg', req.language, req.signal)
         await rm(path, { force: true })
         language ??= body.language ?? null
@@ -139,7 +139,7 @@ export function openAiTranscriptionEngine(o: OpenAiTranscriptionOptions): Speech
         segments.push(...segmentsOf(body, Math.round(startSeconds * 1000)))
         req.onProgress?.(Math.round(((i + 1) / count) * 100))
       }
-      return { language, segments, model: model ?? o.model }
+      return { language, segments, model: model ?? options.model }
     },
   }
 }

@@ -29,7 +29,7 @@ export interface WhisperCppOptions {
   threads?: number
 }
 
-export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
+export function whisperCppEngine(options: WhisperCppOptions): SpeechEngine {
   let context: Promise<WhisperContext> | null = null
   // One context runs one transcription at a time; later requests wait their turn.
   let queue: Promise<unknown> = Promise.resolve()
@@ -37,7 +37,7 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
   let active = 0
 
   async function load(): Promise<WhisperContext> {
-    const path = o.modelPath
+    const path = options.modelPath
     if (!path || !existsSync(path)) {
       throw new PipelineFailure('asr_model_missing', path ? `No whisper.cpp model file at ${path}.` : 'The local speech engine has no model: set WHISPER_MODEL_PATH to a ggml model file.')
     }
@@ -58,7 +58,7 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
     const language = hint ?? (englishOnly ? 'en' : 'auto')
     const job = ctx.transcribeFile(req.wavPath, {
       language,
-      maxThreads: o.threads ?? 2,
+      maxThreads: options.threads ?? 2,
       ...(req.onProgress ? { onProgress: req.onProgress } : {}),
     })
     const onAbort = () => void job.stop()
@@ -81,7 +81,7 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
     }
   }
 
-  const modelName = o.modelPath ? basename(o.modelPath).replace(/\.bin$/, '') : 'none'
+  const modelName = options.modelPath ? basename(options.modelPath).replace(/\.bin$/, '') : 'none'
   const englishOnly = /\.en$/.test(modelName)
   return {
     engine: 'whisper.cpp',
@@ -94,10 +94,10 @@ export function whisperCppEngine(o: WhisperCppOptions): SpeechEngine {
     },
     busy: () => active > 0,
     status(): SpeechEngineStatus {
-      const summary = `whisper.cpp, model ${modelName}, ${o.threads ?? 2} threads`
-      const details = { engine: 'whisper.cpp', model: modelName, threads: o.threads ?? 2 }
-      if (!o.modelPath) return { state: 'unavailable', summary, reason: 'no model: set WHISPER_MODEL_PATH to a ggml model file (npm run whisper-model fetches tiny.en)', details }
-      if (!existsSync(o.modelPath)) return { state: 'unavailable', summary, reason: `no whisper.cpp model file at ${o.modelPath} (WHISPER_MODEL_PATH)`, details }
+      const summary = `whisper.cpp, model ${modelName}, ${options.threads ?? 2} threads`
+      const details = { engine: 'whisper.cpp', model: modelName, threads: options.threads ?? 2 }
+      if (!options.modelPath) return { state: 'unavailable', summary, reason: 'no model: set WHISPER_MODEL_PATH to a ggml model file (npm run whisper-model fetches tiny.en)', details }
+      if (!existsSync(options.modelPath)) return { state: 'unavailable', summary, reason: `no whisper.cpp model file at ${options.modelPath} (WHISPER_MODEL_PATH)`, details }
       return { state: 'ready', summary, reason: null, details }
     },
   }

@@ -25,15 +25,15 @@ declare module 'fastify' {
 
 const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store')
 
-export function dashboard(s: Application) {
-  const sessions = dashboardSessionsOf(s)
+export function dashboard(application: Application) {
+  const sessions = dashboardSessionsOf(application)
   return async (app: FastifyInstance) => {
     // Cookies parsed and signed by @fastify/cookie (first of a repeated name wins; a malformed escape is kept as sent).
     await app.register(fastifyCookie, { secret: sessions.cookieSigner })
     emptyJsonIsNoBody(app)
     // Sign-in attempts: per address and per email, so neither a spray nor one guessed account gets
     // far (@fastify/rate-limit counters, counted by the handler once the body is read).
-    await app.register(countedLimits, { store: storeFor(s, 'dashboard-sign-in') })
+    await app.register(countedLimits, { store: storeFor(application, 'dashboard-sign-in') })
     const perIp = counter(app, { name: 'per-ip', max: 30, windowSeconds: 600, keyOf: (req) => req.ip })
     const perEmail = counter(app, { name: 'per-email', max: 10, windowSeconds: 600, keyOf: (req) => normalizeEmail(String((req.body as { email?: unknown }).email)) })
 
@@ -64,10 +64,10 @@ export function dashboard(s: Application) {
           const hit = await limiter(req)
           if (!hit.ok) throw new DomainError('rate_limit_exceeded', `Too many sign-in attempts; try again in ${hit.retryAfter} s.`, { retryAfter: hit.retryAfter })
         }
-        const signed = await s.persons.signIn(body.data.email, body.data.password, { userAgent: req.headers['user-agent'] ?? null })
+        const signed = await application.persons.signIn(body.data.email, body.data.password, { userAgent: req.headers['user-agent'] ?? null })
         if (!signed) throw new DomainError('invalid_credentials', 'That email and password do not match.')
         sessions.startSession(reply, signed.token, signed.expiresAt)
-        const auth = await s.persons.authenticate(signed.token)
+        const auth = await application.persons.authenticate(signed.token)
         if (!auth) throw new Error('a session just started does not stand')
         return reply.code(201).send({ signedIn: true, ...sessionInfo(auth) })
       })
@@ -75,7 +75,7 @@ export function dashboard(s: Application) {
       open.delete(`${DASHBOARD_API}/session`, async (req, reply) => {
         const auth = await sessions.authenticate(req)
         sessions.checkCsrf(req, auth)
-        await s.persons.signOut(sessions.token(req))
+        await application.persons.signOut(sessions.token(req))
         sessions.endSession(reply)
         return { signedOut: true }
       })
@@ -94,16 +94,16 @@ export function dashboard(s: Application) {
         req.person = auth
         req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: null, requestId: String(req.id ?? randomUUID()), via: 'dashboard' }
       })
-      for (const r of dashboardRoutes(s)) registerRoute(signedIn, r)
+      for (const r of dashboardRoutes(application)) registerRoute(signedIn, r)
 
       signedIn.get(`${DASHBOARD_API}/notes/:id/audio`, async (req: FastifyRequest, reply) => {
         const params = NoteIdParams.safeParse(req.params)
         if (!params.success) throw new DomainError('not_found', 'No note with that id belongs to you.')
-        const audio = await s.notes.audio(req.caller!, params.data.id)
+        const audio = await application.notes.audio(req.caller!, params.data.id)
         if (!audio) throw new DomainError('not_found', 'This note has no stored audio (imported links keep none).')
         // Private to the signed-in browser; the player re-reads ranges as it seeks.
         reply.header('cache-control', 'private, no-store')
-        return sendBlobWithRanges(req, reply, s.blobs, audio)
+        return sendBlobWithRanges(req, reply, application.blobs, audio)
       })
 
       // Unknown /app/api paths are JSON 404s, not the front end's index.html.

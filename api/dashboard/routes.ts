@@ -33,12 +33,12 @@ export const DASHBOARD_API = '/app/api'
 
 const common = { extension: true, invalidCode: 'invalid_request' as const }
 
-export function dashboardRoutes(s: Application): RouteDef[] {
-  const voice = s.voice
+export function dashboardRoutes(app: Application): RouteDef[] {
+  const voice = app.voice
   const credits = async (accountId: string, cycle: string | undefined) => {
-    const status = await s.status.status({ accountId })
+    const status = await app.status.status({ accountId })
     const shown = cycle ?? status.credits.cycle
-    return { status, shown, lines: await s.queries.ledger.statement(accountId, shown) }
+    return { status, shown, lines: await app.queries.ledger.statement(accountId, shown) }
   }
   return [
     // ---- API keys ---------------------------------------------------------------------------
@@ -51,7 +51,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       summary: 'The account’s API keys: prefix, name, status, last use',
       response: { status: 200, schema: ApiKeyList, description: 'Newest first.' },
       errors: [],
-      handle: ({ caller }) => s.queries.apiKeys.list(caller.accountId),
+      handle: ({ caller }) => app.queries.apiKeys.list(caller.accountId),
     }),
     defineRoute({
       ...common,
@@ -65,8 +65,8 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       errors: [],
       async handle({ caller, body }) {
         const name = body.name ?? 'dashboard'
-        const issued = await s.accounts.createApiKey(caller.accountId, name)
-        await s.sync.waitFor('api-keys', issued.position)
+        const issued = await app.accounts.createApiKey(caller.accountId, name)
+        await app.sync.waitFor('api-keys', issued.position)
         return { id: issued.keyId, name, prefix: issued.prefix, apiKey: issued.apiKey }
       },
     }),
@@ -82,7 +82,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       response: { status: 200, schema: RevokedKey, description: 'Revoked.' },
       errors: ['not_found'],
       async handle({ caller, params }) {
-        await s.sync.waitFor('api-keys', (await s.accounts.revokeApiKey(caller.accountId, params.keyId, 'revoked on the dashboard')).position)
+        await app.sync.waitFor('api-keys', (await app.accounts.revokeApiKey(caller.accountId, params.keyId, 'revoked on the dashboard')).position)
         return { id: params.keyId, status: 'revoked' as const }
       },
     }),
@@ -100,7 +100,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       errors: [],
       async handle({ caller, query }) {
         const { status, shown, lines } = await credits(caller.accountId, query.cycle)
-        const cycles = await s.queries.ledger.cycles(caller.accountId)
+        const cycles = await app.queries.ledger.cycles(caller.accountId)
         return { status, cycle: shown, cycles: cycles.includes(status.credits.cycle) ? cycles : [status.credits.cycle, ...cycles], lines }
       },
     }),
@@ -116,7 +116,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       errors: [],
       async handle({ caller, query, reply }) {
         const cycle = query.cycle ?? cycleOf(new Date())
-        const lines = await s.queries.ledger.statement(caller.accountId, cycle)
+        const lines = await app.queries.ledger.statement(caller.accountId, cycle)
         reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="credits-${cycle}.csv"`)
         return statementCsv(lines)
       },
@@ -131,7 +131,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       response: { status: 200, schema: AuditVerdict, description: 'The verdict.' },
       errors: ['not_found'],
       async handle({ caller }) {
-        const r = await s.audit.account(caller.accountId)
+        const r = await app.audit.account(caller.accountId)
         if (!r) throw new DomainError('not_found', 'This account has no credit ledger.')
         return { accountId: r.accountId, ok: r.ok, balance: r.balance, lines: r.statement.length, problems: r.problems, auditedAt: r.auditedAt }
       },
@@ -145,7 +145,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       summary: 'Plan, credits and usage (GET /v1/account/status)',
       response: { status: 200, schema: AccountStatus, description: 'Status.' },
       errors: [],
-      handle: ({ caller }) => s.status.status(caller),
+      handle: ({ caller }) => app.status.status(caller),
     }),
 
     // ---- notes --------------------------------------------------------------------------------
@@ -160,7 +160,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       invalidCode: 'invalid_query',
       response: { status: 200, schema: NoteList, description: 'A page of notes.' },
       errors: ['invalid_query'],
-      handle: ({ caller, query }) => s.queries.notes.list(caller.accountId, query),
+      handle: ({ caller, query }) => app.queries.notes.list(caller.accountId, query),
     }),
     defineRoute({
       ...common,
@@ -174,7 +174,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       response: { status: 200, schema: DashboardNoteDetail, description: 'The note.' },
       errors: ['not_found'],
       async handle({ caller, params }) {
-        const [detail, audio] = await Promise.all([s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan)), s.notes.audio(caller, params.id)])
+        const [detail, audio] = await Promise.all([app.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan)), app.notes.audio(caller, params.id)])
         return { ...detail, audio: audio && { url: `${DASHBOARD_API}/notes/${params.id}/audio`, contentType: audio.contentType, sizeBytes: audio.sizeBytes } }
       },
     }),
@@ -190,7 +190,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       response: { status: 200, schema: z.object({ deleted: z.literal(true), noteId: z.uuid() }), description: 'Deleted.' },
       errors: ['not_found'],
       async handle({ caller, params }) {
-        await s.notes.delete(caller, params.id)
+        await app.notes.delete(caller, params.id)
         return { deleted: true as const, noteId: params.id }
       },
     }),
@@ -205,11 +205,11 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       notFound: true,
       response: { status: 200, schema: Transcript, description: 'The transcript.' },
       errors: ['not_found', 'no_transcript'],
-      handle: ({ caller, params }) => s.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
+      handle: ({ caller, params }) => app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
     }),
 
     // ---- integrations (webhooks): the REST route definitions themselves, under the session ----
-    ...webhookRoutes(s).map((r) => mountedAt(r, '/v1', DASHBOARD_API)),
+    ...webhookRoutes(app).map((r) => mountedAt(r, '/v1', DASHBOARD_API)),
 
     // ---- biometric consent and voice profiles --------------------------------------------------
     defineRoute({
@@ -271,7 +271,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       summary: 'AI clients authorised through OAuth (MCP)',
       response: { status: 200, schema: AuthorizedClientList, description: 'The clients.' },
       errors: [],
-      handle: ({ caller }) => s.authorizedClients.list(caller),
+      handle: ({ caller }) => app.authorizedClients.list(caller),
     }),
     defineRoute({
       ...common,
@@ -284,7 +284,7 @@ export function dashboardRoutes(s: Application): RouteDef[] {
       notFound: true,
       response: { status: 200, schema: AuthorizedClientList, description: 'The clients left.' },
       errors: ['not_found'],
-      handle: ({ caller, params }) => s.authorizedClients.revoke(caller, params.clientId),
+      handle: ({ caller, params }) => app.authorizedClients.revoke(caller, params.clientId),
     }),
   ]
 }

@@ -39,9 +39,9 @@ export const cookieNames = (secure: boolean): DashboardCookies =>
 
 const perServices = new WeakMap<Application, DashboardSessions>()
 /** One per service instance: the dashboard and the OAuth consent page read the same sessions. */
-export function dashboardSessionsOf(s: Application): DashboardSessions {
-  let d = perServices.get(s)
-  if (!d) perServices.set(s, (d = new DashboardSessions(s)))
+export function dashboardSessionsOf(app: Application): DashboardSessions {
+  let d = perServices.get(app)
+  if (!d) perServices.set(app, (d = new DashboardSessions(app)))
   return d
 }
 
@@ -53,11 +53,11 @@ export class DashboardSessions {
   readonly cookieSigner: CookieSigner
   private readonly origins: Set<string>
 
-  constructor(private readonly s: Application) {
-    this.cookies = cookieNames(s.settings.dashboard.secureCookies)
-    this.signer = new Signer(s.settings.secrets.dashboard)
-    this.cookieSigner = cookieSigner(s.settings.secrets.dashboard)
-    this.origins = new Set([new URL(s.settings.publicBaseUrl).origin])
+  constructor(private readonly app: Application) {
+    this.cookies = cookieNames(app.settings.dashboard.secureCookies)
+    this.signer = new Signer(app.settings.secrets.dashboard)
+    this.cookieSigner = cookieSigner(app.settings.secrets.dashboard)
+    this.origins = new Set([new URL(app.settings.publicBaseUrl).origin])
   }
 
   /** The session cookie's value, if any. */
@@ -72,7 +72,7 @@ export class DashboardSessions {
   /** The signed-in person of this request, or null. Reads the cookie only: an Authorization header is never a dashboard credential. */
   authenticate(req: FastifyRequest): Promise<DashboardAuth | null> {
     const token = this.token(req)
-    return token ? this.s.persons.authenticate(token) : Promise.resolve(null)
+    return token ? this.app.persons.authenticate(token) : Promise.resolve(null)
   }
 
   csrfFor(sessionId: string): string {

@@ -59,7 +59,7 @@ export const restAuthentication = fp<RestAuthOptions>(
         })
       }
       const extra = req.routeOptions.config.route?.rateLimit
-      if (extra) s.limits.hit(extra, apiKeyCredential(caller.keyId!))
+      if (extra) await s.limits.hit(extra, apiKeyCredential(caller.keyId!))
     })
   },
   { name: 'notes-rest-authentication' },
@@ -72,15 +72,15 @@ export interface McpAuth {
 }
 
 /** `resource`: the endpoint's resource identifier, which an access token's audience must equal. */
-export async function authenticateMcp(s: Application, authorization: string | undefined, resource: string): Promise<McpAuth | null> {
+export async function authenticateMcp(app: Application, authorization: string | undefined, resource: string): Promise<McpAuth | null> {
   const token = bearerToken(authorization)
   if (!token) return null
   if (looksLikeAccessToken(token)) {
-    const a = await s.oauth.authenticateAccessToken(token)
+    const a = await app.oauth.authenticateAccessToken(token)
     if (!a || trimSlash(a.resource) !== trimSlash(resource)) return null
     return { caller: { accountId: a.accountId, plan: a.plan, keyId: null, via: 'mcp' }, limiterKey: `grant:${a.grantId}` }
   }
-  const a = await s.accounts.authenticate(token)
+  const a = await app.accounts.authenticate(token)
   return a ? { caller: { accountId: a.accountId, plan: a.plan, keyId: a.keyId, via: 'mcp' }, limiterKey: apiKeyCredential(a.keyId) } : null
 }
 

@@ -42,9 +42,9 @@ export const ownOrigins = (settings: { publicBaseUrl: string; mcp: { publicUrl: 
 // The MCP Inspector and local development tools run on loopback origins.
 const LOOPBACK = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/
 
-export function originAllowed(origin: string, o: Pick<CrossOriginOptions, 'allowedOrigins' | 'ownOrigins'>): boolean {
-  if (o.allowedOrigins === '*') return true
-  return o.ownOrigins.includes(origin) || o.allowedOrigins.includes(origin) || LOOPBACK.test(origin)
+export function originAllowed(origin: string, options: Pick<CrossOriginOptions, 'allowedOrigins' | 'ownOrigins'>): boolean {
+  if (options.allowedOrigins === '*') return true
+  return options.ownOrigins.includes(origin) || options.allowedOrigins.includes(origin) || LOOPBACK.test(origin)
 }
 
 export const crossOrigin = fp<CrossOriginOptions>(

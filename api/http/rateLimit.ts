@@ -56,7 +56,7 @@ export function sharedStore(counters: CounterStore, namespace: string): RateLimi
 }
 
 /** The store for `namespace`: shared when the application has shared counters, else in this process's memory. */
-export const storeFor = (s: Application, namespace: string): RateLimitStore => (s.counters ? sharedStore(s.counters, namespace) : memoryStore())
+export const storeFor = (app: Application, namespace: string): RateLimitStore => (app.counters ? sharedStore(app.counters, namespace) : memoryStore())
 
 export interface CredentialLimit {
   max: number

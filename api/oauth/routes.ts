@@ -21,8 +21,8 @@ import { CSRF_COOKIE, SESSION_COOKIE, SESSION_SECONDS, Signer, consentSession, r
 import { cookieSigner, fastifyCookie, setCookie, unsignedCookie } from '../http/cookies.ts'
 import { dashboardSessionsOf } from '../dashboard/session.ts'
 
-export function authorizationServerMetadata(s: Application): AuthorizationServerMetadata {
-  const base = s.settings.publicBaseUrl
+export function authorizationServerMetadata(app: Application): AuthorizationServerMetadata {
+  const base = app.settings.publicBaseUrl
   return {
     issuer: base,
     authorization_endpoint: `${base}/oauth/authorize`,
@@ -95,16 +95,16 @@ interface Approver {
   approvedBy: GrantApprover
 }
 
-export function oauthRoutes(s: Application) {
+export function oauthRoutes(application: Application) {
   return async (app: FastifyInstance) => {
-    const signer = new Signer(s.settings.secrets.oauth)
-    const cookies = cookieSigner(s.settings.secrets.oauth)
+    const signer = new Signer(application.settings.secrets.oauth)
+    const cookies = cookieSigner(application.settings.secrets.oauth)
     await app.register(fastifyCookie, { secret: cookies })
-    const secure = s.settings.publicBaseUrl.startsWith('https:')
+    const secure = application.settings.publicBaseUrl.startsWith('https:')
     // Registration is open to anyone (RFC 7591): counted per IP so it cannot be flooded; sign-in
     // attempts on the consent page likewise.
     // (@fastify/rate-limit counters, counted by the handlers.)
-    await app.register(countedLimits, { store: storeFor(s, 'oauth') })
+    await app.register(countedLimits, { store: storeFor(application, 'oauth') })
     const registrations = counter(app, { name: 'registrations', max: 30, windowSeconds: 3600, keyOf: (req) => req.ip })
     const signIns = counter(app, { name: 'sign-ins', max: 30, windowSeconds: 600, keyOf: (req) => req.ip })
 
@@ -129,17 +129,17 @@ export function oauthRoutes(s: Application) {
       return reply.code(500).send({ error: 'server_error', error_description: 'Something went wrong on our side.' })
     })
 
-    app.get('/.well-known/oauth-authorization-server', async () => authorizationServerMetadata(s))
+    app.get('/.well-known/oauth-authorization-server', async () => authorizationServerMetadata(application))
 
     app.post('/oauth/register', async (req, reply) => {
       const hit = await registrations(req)
       if (!hit.ok) return reply.code(429).header('Retry-After', String(hit.retryAfter)).send(errorBody('rate_limit_exceeded', 'Too many client registrations from this address.', { retryAfter: hit.retryAfter }))
       const body = parse(ClientRegistrationRequest, req.body, 'invalid_client_metadata')
-      const registered = await s.oauth.registerClient(body)
+      const registered = await application.oauth.registerClient(body)
       return reply.code(201).header('cache-control', 'no-store').send(registered)
     })
 
-    const dashboardSessions = dashboardSessionsOf(s)
+    const dashboardSessions = dashboardSessionsOf(application)
 
     /**
      * Who approves, in this browser: a person signed in to the dashboard (its session cookie), or,
@@ -149,7 +149,7 @@ export function oauthRoutes(s: Application) {
       const person = await dashboardSessions.authenticate(req)
       if (person) return { accountId: person.accountId, person: { name: person.name, email: person.email }, approvedBy: { kind: 'person', personId: person.personId } }
       const session = readConsentSession(cookies, req.cookies[SESSION_COOKIE], Date.now())
-      return session && (await s.oauth.signedIn(session.accountId, session.keyId)) ? { accountId: session.accountId, person: null, approvedBy: { kind: 'api_key', keyId: session.keyId } } : null
+      return session && (await application.oauth.signedIn(session.accountId, session.keyId)) ? { accountId: session.accountId, person: null, approvedBy: { kind: 'api_key', keyId: session.keyId } } : null
     }
 
     /** The dashboard's sign-in, coming back to this very authorization request. */
@@ -166,7 +166,7 @@ export function oauthRoutes(s: Application) {
         csrfCookie = randomCookieValue()
         setCookie(reply, CSRF_COOKIE, cookies.sign(csrfCookie), { path: '/oauth', maxAgeSeconds: 3600, sameSite: 'Strict', secure })
       }
-      const account = signedIn ? ((await s.oauth.accountName(signedIn.accountId)) ?? 'your account') : null
+      const account = signedIn ? ((await application.oauth.accountName(signedIn.accountId)) ?? 'your account') : null
       const signedInAs = signedIn ? (signedIn.person ? `${signedIn.person.name} (${signedIn.person.email}), account ${account}` : account) : null
       return html(reply, error ? 401 : 200, consentPage({ request, csrf: signer.csrfToken(csrfCookie, request.client.clientId, request.codeChallenge), signedInAs, signInUrl: signInUrl(request), error }))
     }
@@ -174,12 +174,12 @@ export function oauthRoutes(s: Application) {
     app.get('/oauth/authorize', async (req, reply) => {
       const q = AuthorizationRequest.safeParse(req.query ?? {})
       if (!q.success) return html(reply, 400, errorPage('The authorization request is malformed.'))
-      const checked = await s.oauth.checkAuthorizationRequest(q.data)
+      const checked = await application.oauth.checkAuthorizationRequest(q.data)
       if (!checked.ok) return html(reply, 400, errorPage(checked.description, checked.error))
       const session = await sessionOf(req)
       // Approved before for this client and scope, and signed in: no screen (spec: approve once per client).
-      if (session && (await s.oauth.hasConsent(session.accountId, checked.request.client.clientId, checked.request.scope))) {
-        const { redirect } = await s.oauth.approve(session.accountId, checked.request, session.approvedBy)
+      if (session && (await application.oauth.hasConsent(session.accountId, checked.request.client.clientId, checked.request.scope))) {
+        const { redirect } = await application.oauth.approve(session.accountId, checked.request, session.approvedBy)
         return reply.header('cache-control', 'no-store').redirect(redirect, 302)
       }
       return showConsent(req, reply, checked.request, session, null)
@@ -189,7 +189,7 @@ export function oauthRoutes(s: Application) {
       const form = ConsentForm.safeParse(req.body ?? {})
       if (!form.success) return html(reply, 400, errorPage('The form is malformed.'))
       const f = form.data
-      const checked = await s.oauth.checkAuthorizationRequest(f)
+      const checked = await application.oauth.checkAuthorizationRequest(f)
       if (!checked.ok) return html(reply, 400, errorPage(checked.description, checked.error))
       const request = checked.request
       const csrfCookie = unsignedCookie(cookies, req.cookies[CSRF_COOKIE])
@@ -201,32 +201,32 @@ export function oauthRoutes(s: Application) {
       if (f.decision === 'deny') {
         // Only a signed-in person's refusal is sent back by itself (RFC 9700 section 4.11.2);
         // anyone else sees that nothing was shared and decides whether to follow the link back.
-        if (signedIn) return reply.header('cache-control', 'no-store').redirect(s.oauth.deny(request), 302)
-        return html(reply, 200, declinedPage(request, s.oauth.deny(request)))
+        if (signedIn) return reply.header('cache-control', 'no-store').redirect(application.oauth.deny(request), 302)
+        return html(reply, 200, declinedPage(request, application.oauth.deny(request)))
       }
       if (f.decision !== 'approve') return html(reply, 400, errorPage('Choose Approve or Deny.'))
       if (!signedIn) {
         const hit = await signIns(req)
         if (!hit.ok) return html(reply, 429, errorPage(`Too many sign-in attempts; try again in ${hit.retryAfter} seconds.`))
         const key = f.api_key?.trim()
-        const auth = key ? await s.accounts.authenticate(key) : null
+        const auth = key ? await application.accounts.authenticate(key) : null
         if (!auth) return showConsent(req, reply, request, null, key ? 'That API key is not valid. Copy it again from the dashboard’s key page.' : 'Sign in to the dashboard first (or give the account’s API key).')
         signedIn = { accountId: auth.accountId, person: null, approvedBy: { kind: 'api_key', keyId: auth.keyId } }
         setCookie(reply, SESSION_COOKIE, cookies.sign(consentSession(auth.accountId, auth.keyId, Date.now())), { path: '/oauth', maxAgeSeconds: SESSION_SECONDS, sameSite: 'Lax', secure })
       }
-      const { redirect } = await s.oauth.approve(signedIn.accountId, request, signedIn.approvedBy)
+      const { redirect } = await application.oauth.approve(signedIn.accountId, request, signedIn.approvedBy)
       return reply.header('cache-control', 'no-store').redirect(redirect, 302)
     })
 
     app.post('/oauth/token', async (req, reply) => {
       const form = parse(TokenRequest, req.body, 'invalid_request')
-      const tokens = await s.oauth.token(form, presentedClient(req, form))
+      const tokens = await application.oauth.token(form, presentedClient(req, form))
       return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(tokens)
     })
 
     app.post('/oauth/revoke', async (req, reply) => {
       const form = parse(RevocationRequest, req.body, 'invalid_request')
-      await s.oauth.revoke(form, presentedClient(req, form))
+      await application.oauth.revoke(form, presentedClient(req, form))
       return reply.header('cache-control', 'no-store').send({})
     })
   }

@@ -4,7 +4,7 @@ import type { Application } from '../../commands/application.ts'
 import { AccountStatus } from '../../contract/account.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-export const accountRoutes = (s: Application): RouteDef[] => [
+export const accountRoutes = (app: Application): RouteDef[] => [
   defineRoute({
     operationId: 'getAccountStatus',
     method: 'GET',
@@ -16,6 +16,6 @@ export const accountRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: AccountStatus, description: 'The account’s plan, credits and usage.' },
     errors: [],
-    handle: ({ caller }) => s.status.status(caller),
+    handle: ({ caller }) => app.status.status(caller),
   }),
 ]

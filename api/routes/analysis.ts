@@ -17,7 +17,7 @@ const AnalysisHistory = z
   })
   .meta({ id: 'AnalysisHistory' })
 
-export const analysisRoutes = (s: Application): RouteDef[] => [
+export const analysisRoutes = (app: Application): RouteDef[] => [
   defineRoute({
     operationId: 'getAnalyses',
     method: 'GET',
@@ -30,7 +30,7 @@ export const analysisRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: AnalysisList, description: 'The analyses, sorted by template.' },
     errors: ['invalid_query', 'not_found', 'analysis_not_generated'],
-    handle: ({ caller, params, query }) => s.queries.analysis.list(caller.accountId, params.id, query.template),
+    handle: ({ caller, params, query }) => app.queries.analysis.list(caller.accountId, params.id, query.template),
   }),
   defineRoute({
     operationId: 'generateAnalyses',
@@ -49,7 +49,7 @@ export const analysisRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: AnalysisList, description: 'The note’s analyses after the generation, with `report`.' },
     errors: ['invalid_request', 'not_found', 'upgrade_required', 'note_not_ready', 'llm_invalid_json'],
     price: PRICES.analysis,
-    handle: ({ caller, params, body }) => s.analysis.generate(caller, params.id, templatesOf(body)),
+    handle: ({ caller, params, body }) => app.analysis.generate(caller, params.id, templatesOf(body)),
   }),
   defineRoute({
     operationId: 'getAnalysisHistory',
@@ -64,7 +64,7 @@ export const analysisRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: AnalysisHistory, description: 'The generations (empty when none).' },
     errors: ['invalid_query', 'not_found'],
-    handle: async ({ caller, params, query }) => ({ noteId: params.id, template: query.template, generations: await s.queries.analysis.history(caller.accountId, params.id, query.template) }),
+    handle: async ({ caller, params, query }) => ({ noteId: params.id, template: query.template, generations: await app.queries.analysis.history(caller.accountId, params.id, query.template) }),
   }),
   defineRoute({
     operationId: 'getOutline',
@@ -82,7 +82,7 @@ export const analysisRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: Outline, description: 'The outline (an empty array when there is none).' },
     errors: ['invalid_query', 'not_found', 'insufficient_credits', 'note_not_ready'],
     price: PRICES.outline,
-    handle: ({ caller, params, query }) => s.analysis.outline(caller, params.id, query.generate === '1'),
+    handle: ({ caller, params, query }) => app.analysis.outline(caller, params.id, query.generate === '1'),
   }),
   defineRoute({
     operationId: 'listHighlights',
@@ -97,7 +97,7 @@ export const analysisRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: HighlightList, description: 'Key points, action items, decisions and questions with an anchor, and chapters, by time.' },
     errors: ['invalid_query', 'not_found'],
-    handle: ({ caller, params, query }) => s.queries.analysis.highlights(caller.accountId, params.id, query.template),
+    handle: ({ caller, params, query }) => app.queries.analysis.highlights(caller.accountId, params.id, query.template),
   }),
   defineRoute({
     operationId: 'listMarkers',
@@ -111,6 +111,6 @@ export const analysisRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: MarkerList, description: 'The chapters as markers (empty without an outline).' },
     errors: ['not_found'],
-    handle: ({ caller, params }) => s.queries.analysis.markers(caller.accountId, params.id),
+    handle: ({ caller, params }) => app.queries.analysis.markers(caller.accountId, params.id),
   }),
 ]

@@ -6,7 +6,7 @@ import { ClipQuery } from '../../contract/clips.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-export const clipRoutes = (s: Application): RouteDef[] => [
+export const clipRoutes = (app: Application): RouteDef[] => [
   defineRoute({
     operationId: 'getNoteClip',
     method: 'GET',
@@ -23,7 +23,7 @@ export const clipRoutes = (s: Application): RouteDef[] => [
     errors: ['invalid_request', 'not_found', 'note_not_ready', 'audio_unavailable', 'insufficient_credits'],
     price: PRICES.clip,
     async handle({ caller, params, query, reply }) {
-      const clip = await s.clips.extract(caller, { noteId: params.id, ...query })
+      const clip = await app.clips.extract(caller, { noteId: params.id, ...query })
       reply
         .type('audio/mpeg')
         .header('content-disposition', `attachment; filename="clip-${clip.noteId}-${clip.startMs}-${clip.endMs}.mp3"`)

@@ -7,7 +7,7 @@ import { PRICES } from '../../domain/credits/prices.ts'
 import { CreateDeliverableRequest, DeliverableCreated, DeliverableFileParams, DeliverableList, NoteDeliverableParams } from '../../contract/deliverables.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-export const deliverableRoutes = (s: Application): RouteDef[] => [
+export const deliverableRoutes = (app: Application): RouteDef[] => [
   defineRoute({
     operationId: 'createDeliverable',
     method: 'POST',
@@ -24,7 +24,7 @@ export const deliverableRoutes = (s: Application): RouteDef[] => [
     response: { status: 201, schema: DeliverableCreated, description: 'Created: the deliverable, with its `downloadUrl`.' },
     errors: ['invalid_template', 'not_found', 'insufficient_credits', 'note_not_ready', 'chat_failed'],
     price: PRICES.deliverable,
-    handle: ({ caller, params, body }) => s.deliverables.create(caller, params.noteId, body),
+    handle: ({ caller, params, body }) => app.deliverables.create(caller, params.noteId, body),
   }),
   defineRoute({
     operationId: 'listDeliverables',
@@ -37,7 +37,7 @@ export const deliverableRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: DeliverableList, description: 'The deliverables.' },
     errors: ['not_found'],
-    handle: ({ caller, params }) => s.deliverables.list(caller, params.noteId),
+    handle: ({ caller, params }) => app.deliverables.list(caller, params.noteId),
   }),
   defineRoute({
     operationId: 'downloadDeliverable',
@@ -61,7 +61,7 @@ export const deliverableRoutes = (s: Application): RouteDef[] => [
     },
     errors: ['not_found'],
     async handle({ caller, params, reply }) {
-      const f = await s.deliverables.file(caller, params.noteId, params.deliverableId)
+      const f = await app.deliverables.file(caller, params.noteId, params.deliverableId)
       reply.header('content-type', f.contentType)
       reply.header('content-length', String(f.sizeBytes))
       reply.header('content-disposition', `attachment; filename="${f.fileName}"; filename*=UTF-8''${encodeURIComponent(f.fileName)}`)

@@ -5,13 +5,13 @@ import { Folder, FolderIdParams, FolderList, FolderRequest } from '../../contrac
 import { DomainError } from '../../domain/errors.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
-async function folderById(s: Application, accountId: string, folderId: string) {
-  const found = (await s.queries.folders.list(accountId)).find((f) => f.id === folderId)
+async function folderById(app: Application, accountId: string, folderId: string) {
+  const found = (await app.queries.folders.list(accountId)).find((f) => f.id === folderId)
   if (!found) throw new DomainError('not_found', 'No folder with that id belongs to you.')
   return found
 }
 
-export const foldersRoutes = (s: Application): RouteDef[] => [
+export const foldersRoutes = (app: Application): RouteDef[] => [
   defineRoute({
     operationId: 'listFolders',
     method: 'GET',
@@ -22,7 +22,7 @@ export const foldersRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: FolderList, description: 'The folders, by name.' },
     errors: [],
-    handle: async ({ caller }) => ({ folders: await s.queries.folders.list(caller.accountId) }),
+    handle: async ({ caller }) => ({ folders: await app.queries.folders.list(caller.accountId) }),
   }),
   defineRoute({
     operationId: 'createFolder',
@@ -41,8 +41,8 @@ export const foldersRoutes = (s: Application): RouteDef[] => [
     },
     errors: ['invalid_request'],
     async handle({ caller, body }) {
-      const id = await s.folders.create(caller, body.name)
-      return folderById(s, caller.accountId, id)
+      const id = await app.folders.create(caller, body.name)
+      return folderById(app, caller.accountId, id)
     },
   }),
   defineRoute({
@@ -59,8 +59,8 @@ export const foldersRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: Folder, description: 'The folder after the change.' },
     errors: ['invalid_request', 'not_found'],
     async handle({ caller, params, body }) {
-      await s.folders.rename(caller, params.folderId, body.name)
-      return folderById(s, caller.accountId, params.folderId)
+      await app.folders.rename(caller, params.folderId, body.name)
+      return folderById(app, caller.accountId, params.folderId)
     },
   }),
   defineRoute({
@@ -76,7 +76,7 @@ export const foldersRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: z.object({ deleted: z.literal(true), folderId: z.uuid() }), description: 'Deleted.' },
     errors: ['not_found'],
     async handle({ caller, params }) {
-      await s.folders.delete(caller, params.folderId)
+      await app.folders.delete(caller, params.folderId)
       return { deleted: true as const, folderId: params.folderId }
     },
   }),

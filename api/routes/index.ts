@@ -13,15 +13,15 @@ import { deliverableRoutes } from './deliverables.ts'
 import { webhookRoutes } from './webhooks.ts'
 import { clipRoutes } from './clips.ts'
 
-export const featureRoutes = (s: Application): RouteDef[] => [
-  ...notesRoutes(s),
-  ...foldersRoutes(s),
-  ...uploadRoutes(s),
-  ...transcriptRoutes(s),
-  ...analysisRoutes(s),
-  ...askRoutes(s),
-  ...deliverableRoutes(s),
-  ...webhookRoutes(s),
-  ...clipRoutes(s),
-  ...accountRoutes(s),
+export const featureRoutes = (app: Application): RouteDef[] => [
+  ...notesRoutes(app),
+  ...foldersRoutes(app),
+  ...uploadRoutes(app),
+  ...transcriptRoutes(app),
+  ...analysisRoutes(app),
+  ...askRoutes(app),
+  ...deliverableRoutes(app),
+  ...webhookRoutes(app),
+  ...clipRoutes(app),
+  ...accountRoutes(app),
 ]

@@ -10,7 +10,7 @@ import { defineRoute, type RouteDef } from '../route.ts'
 
 const IdempotencyKey = z.string().min(1).max(200)
 
-export const notesRoutes = (s: Application): RouteDef[] => [
+export const notesRoutes = (app: Application): RouteDef[] => [
   defineRoute({
     operationId: 'createNote',
     method: 'POST',
@@ -19,7 +19,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     summary: 'Create a note from a public link (import) or open a direct upload',
     description:
       'Two exclusive shapes: `audioUrl` (import), or `filename` + `contentType` (+ `fileSizeBytes`) for a direct upload, which answers with a presigned `upload` block: PUT the bytes there, then finalize. ' +
-      'An optional `Idempotency-Key` header makes a retried request return the first answer instead of creating a second note.',
+      'An optional `Idempotency-Key` header makes a retried request return the first answer instead of creating a second note; the same key with another link or file is 409 `invalid_state` (extension).',
     body: CreateNoteRequest,
     invalidCode: 'invalid_audio_url',
     // An upload's fields have codes of their own: a bad size or name is not a bad link.
@@ -31,13 +31,13 @@ export const notesRoutes = (s: Application): RouteDef[] => [
       description: 'Accepted: the note is processing (or waiting for its upload).',
       links: Object.fromEntries(['getNote', 'finalizeNote'].map((operationId) => [operationId, { operationId, parameters: { id: '$response.body#/noteId' } }])),
     },
-    errors: ['invalid_audio_url', 'invalid_request', 'insufficient_credits', 'file_too_large', 'unsupported_media_type'],
+    errors: ['invalid_audio_url', 'invalid_request', 'insufficient_credits', 'file_too_large', 'unsupported_media_type', 'invalid_state'],
     price: PRICES.import,
     async handle({ caller, body, req }) {
       const header = req.headers['idempotency-key']
       const key = header === undefined ? undefined : IdempotencyKey.safeParse(header)
       if (key && !key.success) throw new DomainError('invalid_audio_url', 'The Idempotency-Key header must be 1 to 200 characters.')
-      return s.notes.create(caller, body, key?.data)
+      return app.notes.create(caller, body, key?.data)
     },
   }),
   defineRoute({
@@ -53,7 +53,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     errors: ['invalid_query'],
     async handle({ caller, query, reply }) {
       reply.type('application/json; charset=utf-8')
-      return s.queries.notes.listJson(caller.accountId, query)
+      return app.queries.notes.listJson(caller.accountId, query)
     },
   }),
   defineRoute({
@@ -67,7 +67,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_query',
     response: { status: 200, schema: NoteDetail, description: 'The note.' },
     errors: ['not_found'],
-    handle: ({ caller, params }) => s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan)),
+    handle: ({ caller, params }) => app.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan)),
   }),
   defineRoute({
     operationId: 'finalizeNote',
@@ -81,7 +81,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_request',
     response: { status: 202, schema: FinalizeResponse, description: 'Accepted: the transcription is queued.' },
     errors: ['invalid_request', 'not_found', 'quota_exceeded', 'invalid_state', 'file_too_large', 'duration_limit_exceeded', 'unsupported_media_type'],
-    handle: ({ caller, params, body }) => s.notes.finalize(caller, params.id, body),
+    handle: ({ caller, params, body }) => app.notes.finalize(caller, params.id, body),
   }),
   defineRoute({
     operationId: 'updateNote',
@@ -98,8 +98,8 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: NoteDetail, description: 'The note after the change.' },
     errors: ['invalid_request', 'not_found'],
     async handle({ caller, params, body }) {
-      await s.notes.edit(caller, params.id, body)
-      return s.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
+      await app.notes.edit(caller, params.id, body)
+      return app.queries.notes.detail(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
     },
   }),
   defineRoute({
@@ -117,7 +117,7 @@ export const notesRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: z.object({ deleted: z.literal(true), noteId: z.uuid() }), description: 'Deleted.' },
     errors: ['not_found'],
     async handle({ caller, params }) {
-      await s.notes.delete(caller, params.id)
+      await app.notes.delete(caller, params.id)
       return { deleted: true as const, noteId: params.id }
     },
   }),

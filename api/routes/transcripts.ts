@@ -28,8 +28,8 @@ import { defineRoute, type RouteDef } from '../route.ts'
 
 const language = (value: TranslationLanguage | undefined, acceptLanguage: string | undefined): TranslationLanguage => value ?? preferredLanguage(acceptLanguage)
 
-export const transcriptRoutes = (s: Application): RouteDef[] => {
-  const f = { transcripts: s.transcripts, voice: s.voice }
+export const transcriptRoutes = (app: Application): RouteDef[] => {
+  const f = { transcripts: app.transcripts, voice: app.voice }
   return [
     defineRoute({
       operationId: 'getTranscript',
@@ -99,7 +99,7 @@ export const transcriptRoutes = (s: Application): RouteDef[] => {
       invalidCode: 'invalid_language',
       response: { status: 200, schema: TranslationState, description: 'The translation state (status `none` when never requested).' },
       errors: ['invalid_language', 'not_found', 'no_transcript'],
-      handle: ({ caller, params, query, req }) => s.queries.transcripts.translation(caller.accountId, params.id, language(query.language, req.headers['accept-language']), transcriptPreviewFor(caller.plan)),
+      handle: ({ caller, params, query, req }) => app.queries.transcripts.translation(caller.accountId, params.id, language(query.language, req.headers['accept-language']), transcriptPreviewFor(caller.plan)),
     }),
     defineRoute({
       operationId: 'requestTranscriptTranslation',
@@ -140,7 +140,7 @@ export const transcriptRoutes = (s: Application): RouteDef[] => {
       invalidCode: 'invalid_request',
       response: { status: 200, schema: SpeakerList, description: 'The speakers.' },
       errors: ['not_found'],
-      handle: ({ caller, params }) => s.queries.transcripts.speakers(caller.accountId, params.id),
+      handle: ({ caller, params }) => app.queries.transcripts.speakers(caller.accountId, params.id),
     }),
     defineRoute({
       operationId: 'getSpeakerTimeline',
@@ -154,7 +154,7 @@ export const transcriptRoutes = (s: Application): RouteDef[] => {
       invalidCode: 'invalid_request',
       response: { status: 200, schema: SpeakerTimeline, description: 'The timeline.' },
       errors: ['not_found', 'no_transcript'],
-      handle: ({ caller, params }) => s.queries.transcripts.timeline(caller.accountId, params.id),
+      handle: ({ caller, params }) => app.queries.transcripts.timeline(caller.accountId, params.id),
     }),
     defineRoute({
       operationId: 'suggestSpeakerNames',

@@ -26,9 +26,9 @@ const UploadReceipt = z
   .object({ noteId: z.uuid(), sizeBytes: z.number().int(), sha256: z.string(), next: z.string() })
   .meta({ id: 'UploadReceipt' })
 
-export const uploadRoutes = (s: Application): RouteDef[] => (s.uploads ? [uploadRoute(s, s.uploads)] : [])
+export const uploadRoutes = (app: Application): RouteDef[] => (app.uploads ? [uploadRoute(app, app.uploads)] : [])
 
-const uploadRoute = (s: Application, local: SignedUploadTarget): RouteDef =>
+const uploadRoute = (app: Application, local: SignedUploadTarget): RouteDef =>
   defineRoute({
     operationId: 'uploadNoteBytes',
     method: 'PUT',
@@ -62,7 +62,7 @@ const uploadRoute = (s: Application, local: SignedUploadTarget): RouteDef =>
       if (grant.exactBytes !== null && declared !== null && declared !== grant.exactBytes) {
         throw new DomainError('invalid_request', `The note was created for ${grant.exactBytes} bytes (fileSizeBytes); this body has ${declared}.`)
       }
-      await s.notes.expectUpload(params.id)
+      await app.notes.expectUpload(params.id)
       try {
         const blob = await local.put(key, req.body as Readable, { contentType: grant.contentType, maxBytes: grant.maxBytes })
         if (grant.exactBytes !== null && blob.sizeBytes !== grant.exactBytes) {
@@ -70,7 +70,7 @@ const uploadRoute = (s: Application, local: SignedUploadTarget): RouteDef =>
           throw new DomainError('invalid_request', `The note was created for ${grant.exactBytes} bytes (fileSizeBytes); ${blob.sizeBytes} arrived.`)
         }
         // Finalized while the body arrived: finalize bound the bytes it checked, and these are dropped.
-        await s.notes.expectUpload(params.id).catch(async (err) => {
+        await app.notes.expectUpload(params.id).catch(async (err) => {
           await local.delete(key)
           throw err
         })

@@ -13,7 +13,7 @@ const SIGNING =
 
 const Deleted = z.object({ deleted: z.literal(true), id: z.uuid() })
 
-export const webhookRoutes = (s: Application): RouteDef[] => [
+export const webhookRoutes = (app: Application): RouteDef[] => [
   defineRoute({
     operationId: 'createWebhook',
     method: 'POST',
@@ -31,7 +31,7 @@ export const webhookRoutes = (s: Application): RouteDef[] => [
       links: Object.fromEntries(['deleteWebhook', 'rotateWebhookSecret', 'listWebhookDeliveries', 'sendWebhookTest'].map((operationId) => [operationId, { operationId, parameters: { id: '$response.body#/id' } }])),
     },
     errors: ['invalid_request'],
-    handle: ({ caller, body }) => s.webhooks.create(caller, body),
+    handle: ({ caller, body }) => app.webhooks.create(caller, body),
   }),
   defineRoute({
     operationId: 'listWebhooks',
@@ -43,7 +43,7 @@ export const webhookRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_request',
     response: { status: 200, schema: WebhookList, description: 'The endpoints.' },
     errors: [],
-    handle: ({ caller }) => s.webhooks.list(caller),
+    handle: ({ caller }) => app.webhooks.list(caller),
   }),
   defineRoute({
     operationId: 'deleteWebhook',
@@ -58,7 +58,7 @@ export const webhookRoutes = (s: Application): RouteDef[] => [
     response: { status: 200, schema: Deleted, description: 'Removed.' },
     errors: ['not_found'],
     async handle({ caller, params }) {
-      await s.webhooks.remove(caller, params.id)
+      await app.webhooks.remove(caller, params.id)
       return { deleted: true as const, id: params.id }
     },
   }),
@@ -74,7 +74,7 @@ export const webhookRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_request',
     response: { status: 200, schema: RotatedSecret, description: 'The new secret (shown once).' },
     errors: ['not_found'],
-    handle: ({ caller, params }) => s.webhooks.rotate(caller, params.id),
+    handle: ({ caller, params }) => app.webhooks.rotate(caller, params.id),
   }),
   defineRoute({
     operationId: 'listWebhookDeliveries',
@@ -88,7 +88,7 @@ export const webhookRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_request',
     response: { status: 200, schema: WebhookDeliveryList, description: 'Deliveries with their status and tries.' },
     errors: ['not_found'],
-    handle: ({ caller, params }) => s.webhooks.deliveries(caller, params.id),
+    handle: ({ caller, params }) => app.webhooks.deliveries(caller, params.id),
   }),
   defineRoute({
     operationId: 'sendWebhookTest',
@@ -102,6 +102,6 @@ export const webhookRoutes = (s: Application): RouteDef[] => [
     invalidCode: 'invalid_request',
     response: { status: 202, schema: WebhookTestQueued, description: 'Queued: watch it in the delivery log.' },
     errors: ['not_found'],
-    handle: ({ caller, params }) => s.webhooks.sendTest(caller, params.id),
+    handle: ({ caller, params }) => app.webhooks.sendTest(caller, params.id),
   }),
 ]

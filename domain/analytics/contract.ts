@@ -3,17 +3,20 @@
 // blocklist), so a field added to an event later stays inside until someone decides otherwise.
 //
 // Never listed: secrets and anything derived from them (password hashes, API key secret hashes,
-// OAuth code and token hashes, session secret hashes, webhook signing secrets), credentials in
-// URLs, and emails, including ids derived from an email (`personId` is a name-based UUID of the
-// email, so the `person` topic and every `personId` field stay inside).
+// OAuth code and token hashes, session secret hashes, webhook signing secrets), URLs that may
+// carry credentials (webhook and import source URLs), and emails, including ids derived from an
+// email (`personId` is a name-based UUID of the email, so the `person` topic and every
+// `personId` field stay inside).
 //
 // Personal content (titles, transcripts, questions and answers, speaker and person names, file
 // names) is listed as `personal`: it is published only on the topics an operator opted in
 // (ANALYTICS_PERSONAL_TOPICS), and otherwise the field is left out of the message.
 //
-// Each field's kind is checked by the compiler against the event's TypeScript type (`Field<V>`),
-// and the JSON Schemas in contract/analytics/ are generated from this table
-// (`npm run analytics-schemas`), so the published shape, the filter and the schemas are one thing.
+// The table names fields only; their types are the events' own. The compiler checks that every
+// listed field exists on its event's TypeScript type (`Fields<E>`), and the JSON Schemas in
+// contract/analytics/ are generated from those same types (`Published`, read by
+// ts-json-schema-generator in scripts/analyticsSchemas.ts), cut down to the listed fields. So a
+// change of an event's type changes its schema, and the schema says what the filter lets out.
 import type { DomainEvent } from '../decider.ts'
 import type { AccountEvent } from '../accounts/account.ts'
 import type { ApiKeyEvent } from '../accounts/apiKey.ts'
@@ -33,9 +36,9 @@ import type { WebhookDeliveryEvent } from '../webhooks/delivery.ts'
 import type { WebhookEndpointEvent } from '../webhooks/endpoint.ts'
 
 /** Bumped on any change of a published shape; in every message (header and field). */
-export const ANALYTICS_SCHEMA_VERSION = 2
+export const ANALYTICS_SCHEMA_VERSION = 3
 
-type Published =
+export type Published =
   | AccountEvent
   | ApiKeyEvent
   | SessionEvent
@@ -53,120 +56,109 @@ type Published =
   | WebhookDeliveryEvent
   | WebhookEndpointEvent
 
-type BaseKind<V> = V extends string
-  ? 'string'
-  : V extends number
-    ? 'integer' | 'number'
-    : V extends boolean
-      ? 'boolean'
-      : V extends readonly string[]
-        ? 'string[]'
-        : V extends readonly number[]
-          ? 'integer[]'
-          : 'object'
-type Kind<V> = null extends V ? `${BaseKind<NonNullable<V>>}|null` : BaseKind<NonNullable<V>>
-/** `?` marks a field that older events lack. */
-type Field<V> = undefined extends V ? `${Kind<V>}?` : Kind<V>
-export type FieldSpec = string | { personal: string }
-type Fields<E extends DomainEvent> = { [K in keyof E['data']]?: Field<E['data'][K]> | { personal: Field<E['data'][K]> } }
+/** `public`: always published; `personal`: only on topics an operator opted in. */
+export type Visibility = 'public' | 'personal'
+type Fields<E extends DomainEvent> = { [K in keyof E['data']]?: Visibility }
 type EventFields = { [T in Published['type']]?: Fields<Extract<Published, { type: T }>> }
 
 /** Per event type, the fields of `data` that may be published. */
 export const EVENT_FIELDS = {
   // credits-<accountId>: the whole ledger (amounts and ids, no content).
-  CreditAccountOpened: { accountId: 'string', plan: 'string', at: 'string' },
-  CreditCycleStarted: { cycle: 'string', plan: 'string', granted: 'integer', expired: 'integer', balanceAfter: 'integer', at: 'string' },
-  CreditPlanChanged: { from: 'string', to: 'string', adjustment: 'integer', balanceAfter: 'integer', at: 'string' },
-  CreditsCharged: { chargeId: 'string', operation: 'string', cost: 'integer', noteId: 'string|null', requestId: 'string|null', pending: 'boolean?', balanceAfter: 'integer', at: 'string' },
-  CreditsChargeCompleted: { chargeId: 'string', at: 'string' },
-  CreditsChargeFailed: { chargeId: 'string', operation: 'string', noteId: 'string|null', reason: 'string', at: 'string' },
-  CreditsReserved: { reservationId: 'string', operation: 'string', amount: 'integer', noteId: 'string|null', requestId: 'string|null', balanceAfter: 'integer', at: 'string' },
-  CreditsCaptured: { reservationId: 'string', operation: 'string', reserved: 'integer', cost: 'integer', noteId: 'string|null', part: 'string|null?', pending: 'boolean?', balanceAfter: 'integer', at: 'string' },
-  CreditsHoldExtended: { reservationId: 'string', operation: 'string', by: 'integer', amount: 'integer', noteId: 'string|null', reason: 'string', balanceAfter: 'integer', at: 'string' },
-  CreditsReleased: { reservationId: 'string', operation: 'string', amount: 'integer', noteId: 'string|null', reason: 'string', balanceAfter: 'integer', at: 'string' },
-  CreditsRefunded: { refundId: 'string', chargeId: 'string', operation: 'string', amount: 'integer', noteId: 'string|null', reason: 'string', balanceAfter: 'integer', at: 'string' },
+  CreditAccountOpened: { accountId: 'public', plan: 'public', at: 'public' },
+  CreditCycleStarted: { cycle: 'public', plan: 'public', granted: 'public', expired: 'public', balanceAfter: 'public', at: 'public' },
+  CreditPlanChanged: { from: 'public', to: 'public', adjustment: 'public', balanceAfter: 'public', at: 'public' },
+  CreditsCharged: { chargeId: 'public', operation: 'public', cost: 'public', noteId: 'public', requestId: 'public', pending: 'public', balanceAfter: 'public', at: 'public' },
+  CreditsChargeCompleted: { chargeId: 'public', at: 'public' },
+  CreditsChargeFailed: { chargeId: 'public', operation: 'public', noteId: 'public', reason: 'public', at: 'public' },
+  CreditsReserved: { reservationId: 'public', operation: 'public', amount: 'public', noteId: 'public', requestId: 'public', balanceAfter: 'public', at: 'public' },
+  CreditsCaptured: { reservationId: 'public', operation: 'public', reserved: 'public', cost: 'public', noteId: 'public', part: 'public', pending: 'public', balanceAfter: 'public', at: 'public' },
+  CreditsHoldExtended: { reservationId: 'public', operation: 'public', by: 'public', amount: 'public', noteId: 'public', reason: 'public', balanceAfter: 'public', at: 'public' },
+  CreditsReleased: { reservationId: 'public', operation: 'public', amount: 'public', noteId: 'public', reason: 'public', balanceAfter: 'public', at: 'public' },
+  CreditsRefunded: { refundId: 'public', chargeId: 'public', operation: 'public', amount: 'public', noteId: 'public', reason: 'public', balanceAfter: 'public', at: 'public' },
   // usage-<accountId>
-  MinutesReserved: { noteId: 'string', minutes: 'number', cycle: 'string', usedAfter: 'number', at: 'string' },
-  MinutesReleased: { noteId: 'string', minutes: 'number', cycle: 'string', reason: 'string', usedAfter: 'number', at: 'string' },
-  StorageAllocated: { noteId: 'string', bytes: 'integer', storedAfter: 'integer', at: 'string' },
-  StorageFreed: { noteId: 'string', bytes: 'integer', reason: 'string', storedAfter: 'integer', at: 'string' },
-  // note-<noteId>: lifecycle and sizes; titles, URLs and transcripts are personal.
+  MinutesReserved: { noteId: 'public', minutes: 'public', cycle: 'public', usedAfter: 'public', at: 'public' },
+  MinutesReleased: { noteId: 'public', minutes: 'public', cycle: 'public', reason: 'public', usedAfter: 'public', at: 'public' },
+  StorageAllocated: { noteId: 'public', bytes: 'public', storedAfter: 'public', at: 'public' },
+  StorageFreed: { noteId: 'public', bytes: 'public', reason: 'public', storedAfter: 'public', at: 'public' },
+  // note-<noteId>: lifecycle and sizes; titles and transcripts are personal. Never the source
+  // URL, even opted in: an import link may carry credentials (a presigned URL's signature, a
+  // token in the query, user:password@); schema version 3 dropped it.
   NoteCreated: {
-    noteId: 'string', accountId: 'string', sourceType: 'string', origin: 'string', provider: 'string|null', language: 'string|null',
-    speakers: 'integer|null?', keepAudio: 'boolean', jobId: 'string|null', reservationId: 'string|null', at: 'string',
-    title: { personal: 'string' }, sourceUrl: { personal: 'string|null' },
+    noteId: 'public', accountId: 'public', sourceType: 'public', origin: 'public', provider: 'public', language: 'public',
+    speakers: 'public', keepAudio: 'public', jobId: 'public', reservationId: 'public', at: 'public',
+    title: 'personal',
   },
-  NoteFinalized: { jobId: 'string', minutes: 'number', at: 'string', title: { personal: 'string|null' } },
-  NoteEdited: { folderId: 'string|null?', keepAudio: 'boolean?', at: 'string', title: { personal: 'string?' }, description: { personal: 'string|null?' }, tags: { personal: 'string[]?' } },
-  NoteTranscribed: { at: 'string', transcript: { personal: 'object' } },
-  NoteReady: { durationSeconds: 'number|null', language: 'string|null', at: 'string' },
-  NoteFailed: { errorCode: 'string', at: 'string' },
-  NoteAudioDeleted: { reason: 'string', at: 'string' },
+  NoteFinalized: { jobId: 'public', minutes: 'public', at: 'public', title: 'personal' },
+  NoteEdited: { folderId: 'public', keepAudio: 'public', at: 'public', title: 'personal', description: 'personal', tags: 'personal' },
+  NoteTranscribed: { at: 'public', transcript: 'personal' },
+  NoteReady: { durationSeconds: 'public', language: 'public', at: 'public' },
+  NoteFailed: { errorCode: 'public', at: 'public' },
+  NoteAudioDeleted: { reason: 'public', at: 'public' },
   // A deleted note: consumers that kept its content (personal topics) delete their copy on it.
-  NoteDeleted: { accountId: 'string', at: 'string' },
-  TranscriptionStarted: { jobId: 'string', attempt: 'integer', at: 'string' },
-  TranscriptionProgressed: { jobId: 'string', attempt: 'integer', stage: 'string', percent: 'number|null', at: 'string' },
-  TranscriptionAttemptFailed: { jobId: 'string', attempt: 'integer', errorCode: 'string', retryAt: 'string', at: 'string' },
-  TranscriptionSettled: { jobId: 'string', credits: 'string', creditsReturned: 'integer', minutesReleased: 'boolean', at: 'string' },
-  NoteSourceDescribed: { recordedAt: 'string|null?', durationSeconds: 'number|null?', at: 'string', title: { personal: 'string?' }, description: { personal: 'string|null?' } },
-  NoteAudioStored: { sizeBytes: 'integer', contentType: 'string', at: 'string' },
-  TranscriptTextReplaced: { caseSensitive: 'boolean', wholeWord: 'boolean', occurrences: 'integer', at: 'string', find: { personal: 'string' }, replace: { personal: 'string' } },
-  SpeakerRenamed: { label: 'string', at: 'string', name: { personal: 'string' }, previousName: { personal: 'string|null' } },
-  SpeakerVoiceExclusionChanged: { label: 'string', excluded: 'boolean', at: 'string' },
-  TranslationRequested: { language: 'string', sourceLanguage: 'string|null', totalSegments: 'integer', at: 'string' },
-  TranslationStarted: { language: 'string', engine: 'string', model: 'string|null', attempt: 'integer', at: 'string' },
-  TranslationCompleted: { language: 'string', staleSegments: 'integer[]', at: 'string' },
-  TranslationFailed: { language: 'string', errorCode: 'string', at: 'string' },
+  NoteDeleted: { accountId: 'public', at: 'public' },
+  TranscriptionStarted: { jobId: 'public', attempt: 'public', at: 'public' },
+  TranscriptionProgressed: { jobId: 'public', attempt: 'public', stage: 'public', percent: 'public', at: 'public' },
+  TranscriptionAttemptFailed: { jobId: 'public', attempt: 'public', errorCode: 'public', retryAt: 'public', at: 'public' },
+  TranscriptionSettled: { jobId: 'public', credits: 'public', creditsReturned: 'public', minutesReleased: 'public', at: 'public' },
+  NoteSourceDescribed: { recordedAt: 'public', durationSeconds: 'public', at: 'public', title: 'personal', description: 'personal' },
+  NoteAudioStored: { sizeBytes: 'public', contentType: 'public', at: 'public' },
+  TranscriptTextReplaced: { caseSensitive: 'public', wholeWord: 'public', occurrences: 'public', at: 'public', find: 'personal', replace: 'personal' },
+  SpeakerRenamed: { label: 'public', at: 'public', name: 'personal', previousName: 'personal' },
+  SpeakerVoiceExclusionChanged: { label: 'public', excluded: 'public', at: 'public' },
+  TranslationRequested: { language: 'public', sourceLanguage: 'public', totalSegments: 'public', at: 'public' },
+  TranslationStarted: { language: 'public', engine: 'public', model: 'public', attempt: 'public', at: 'public' },
+  TranslationCompleted: { language: 'public', staleSegments: 'public', at: 'public' },
+  TranslationFailed: { language: 'public', errorCode: 'public', at: 'public' },
   // analysis-<noteId>
-  AnalysisGenerated: { noteId: 'string', accountId: 'string', engine: 'string', model: 'string', version: 'string', template: 'string', at: 'string', analysis: { personal: 'object' } },
-  AnalysisFailed: { noteId: 'string', accountId: 'string', engine: 'string', model: 'string', version: 'string', template: 'string', reason: 'string', at: 'string' },
-  OutlineGenerated: { noteId: 'string', accountId: 'string', engine: 'string', model: 'string', version: 'string', durationMs: 'number', at: 'string', chapters: { personal: 'object' } },
-  OutlineFailed: { noteId: 'string', accountId: 'string', engine: 'string', model: 'string', version: 'string', reason: 'string', at: 'string' },
+  AnalysisGenerated: { noteId: 'public', accountId: 'public', engine: 'public', model: 'public', version: 'public', template: 'public', at: 'public', analysis: 'personal' },
+  AnalysisFailed: { noteId: 'public', accountId: 'public', engine: 'public', model: 'public', version: 'public', template: 'public', reason: 'public', at: 'public' },
+  OutlineGenerated: { noteId: 'public', accountId: 'public', engine: 'public', model: 'public', version: 'public', durationMs: 'public', at: 'public', chapters: 'personal' },
+  OutlineFailed: { noteId: 'public', accountId: 'public', engine: 'public', model: 'public', version: 'public', reason: 'public', at: 'public' },
   // ask-<sessionId>
   QuestionAnswered: {
-    sessionId: 'string', accountId: 'string', noteId: 'string|null', citedSegments: 'string[]', engine: 'string', model: 'string', version: 'string', chargeId: 'string', at: 'string',
-    question: { personal: 'string' }, answer: { personal: 'string' },
+    sessionId: 'public', accountId: 'public', noteId: 'public', citedSegments: 'public', engine: 'public', model: 'public', version: 'public', chargeId: 'public', at: 'public',
+    question: 'personal', answer: 'personal',
   },
   // deliverable-<id>
   DeliverableCreated: {
-    deliverableId: 'string', noteId: 'string', accountId: 'string', kind: 'string', template: 'string', locale: 'string', engine: 'string', model: 'string', version: 'string', chargeId: 'string', at: 'string',
-    title: { personal: 'string' }, subject: { personal: 'string|null' },
+    deliverableId: 'public', noteId: 'public', accountId: 'public', kind: 'public', template: 'public', locale: 'public', engine: 'public', model: 'public', version: 'public', chargeId: 'public', at: 'public',
+    title: 'personal', subject: 'personal',
   },
   // folder-<id>
-  FolderCreated: { folderId: 'string', accountId: 'string', at: 'string', name: { personal: 'string' } },
-  FolderRenamed: { at: 'string', name: { personal: 'string' } },
-  FolderDeleted: { at: 'string' },
+  FolderCreated: { folderId: 'public', accountId: 'public', at: 'public', name: 'personal' },
+  FolderRenamed: { at: 'public', name: 'personal' },
+  FolderDeleted: { at: 'public' },
   // account-<id>: never the email.
-  AccountOpened: { accountId: 'string', at: 'string', name: { personal: 'string' } },
-  AccountRenamed: { at: 'string', name: { personal: 'string' } },
+  AccountOpened: { accountId: 'public', at: 'public', name: 'personal' },
+  AccountRenamed: { at: 'public', name: 'personal' },
   // apikey-<keyId>: never the secret hash, nor the display prefix (it shows part of the secret).
-  ApiKeyCreated: { keyId: 'string', accountId: 'string', at: 'string', name: { personal: 'string' } },
-  ApiKeyRevoked: { keyId: 'string', accountId: 'string', reason: 'string', at: 'string' },
+  ApiKeyCreated: { keyId: 'public', accountId: 'public', at: 'public', name: 'personal' },
+  ApiKeyRevoked: { keyId: 'public', accountId: 'public', reason: 'public', at: 'public' },
   // dashsession-<sessionId>: never the secret hash, nor personId (derived from the email).
-  SessionStarted: { sessionId: 'string', accountId: 'string', expiresAt: 'string', at: 'string' },
-  SessionEnded: { reason: 'string', at: 'string' },
+  SessionStarted: { sessionId: 'public', accountId: 'public', expiresAt: 'public', at: 'public' },
+  SessionEnded: { reason: 'public', at: 'public' },
   // oauthgrant-<grantId>: never code or token hashes, nor the PKCE challenge.
-  OAuthAuthorizationGranted: { grantId: 'string', clientId: 'string', accountId: 'string', scope: 'string', resource: 'string', expiresAt: 'string', at: 'string' },
-  OAuthCodeRedeemed: { accessExpiresAt: 'string', refreshExpiresAt: 'string|null', at: 'string' },
-  OAuthTokensRefreshed: { accessExpiresAt: 'string', refreshExpiresAt: 'string', refreshCount: 'integer', at: 'string' },
-  OAuthGrantRevoked: { reason: 'string', at: 'string' },
-  OAuthConsentGiven: { accountId: 'string', clientId: 'string', scope: 'string', at: 'string' },
-  OAuthConsentWithdrawn: { accountId: 'string', clientId: 'string', at: 'string' },
+  OAuthAuthorizationGranted: { grantId: 'public', clientId: 'public', accountId: 'public', scope: 'public', resource: 'public', expiresAt: 'public', at: 'public' },
+  OAuthCodeRedeemed: { accessExpiresAt: 'public', refreshExpiresAt: 'public', at: 'public' },
+  OAuthTokensRefreshed: { accessExpiresAt: 'public', refreshExpiresAt: 'public', refreshCount: 'public', at: 'public' },
+  OAuthGrantRevoked: { reason: 'public', at: 'public' },
+  OAuthConsentGiven: { accountId: 'public', clientId: 'public', scope: 'public', at: 'public' },
+  OAuthConsentWithdrawn: { accountId: 'public', clientId: 'public', at: 'public' },
   // webhook-<endpointId>: never the signing secret, nor the URL (it may carry credentials).
-  WebhookEndpointCreated: { endpointId: 'string', accountId: 'string', eventTypes: 'string[]', at: 'string' },
-  WebhookSecretRotated: { previousExpiresAt: 'string', at: 'string' },
-  WebhookEndpointDeleted: { at: 'string' },
+  WebhookEndpointCreated: { endpointId: 'public', accountId: 'public', eventTypes: 'public', at: 'public' },
+  WebhookSecretRotated: { previousExpiresAt: 'public', at: 'public' },
+  WebhookEndpointDeleted: { at: 'public' },
   // webhookdelivery-<id>: outcomes, never the payload or the endpoint's answer.
-  WebhookDeliveryScheduled: { deliveryId: 'string', endpointId: 'string', accountId: 'string', messageId: 'string', eventType: 'string', noteId: 'string|null', at: 'string' },
-  WebhookDeliveryAttemptStarted: { attempt: 'integer', at: 'string' },
-  WebhookDeliveryAttempted: { attempt: 'integer', statusCode: 'integer|null', durationMs: 'number', outcome: 'string', nextAttemptAt: 'string|null', at: 'string' },
+  WebhookDeliveryScheduled: { deliveryId: 'public', endpointId: 'public', accountId: 'public', messageId: 'public', eventType: 'public', noteId: 'public', at: 'public' },
+  WebhookDeliveryAttemptStarted: { attempt: 'public', at: 'public' },
+  WebhookDeliveryAttempted: { attempt: 'public', statusCode: 'public', durationMs: 'public', outcome: 'public', nextAttemptAt: 'public', at: 'public' },
   // voice-<accountId>: consent and enrolment facts; profile names and speaker labels are personal.
-  VoiceConsentGranted: { consentVersion: 'string', via: 'string', at: 'string' },
-  VoiceConsentRevoked: { via: 'string', at: 'string' },
-  VoiceProfileCreated: { profileId: 'string', at: 'string', name: { personal: 'string' } },
-  VoiceprintEnrolled: { profileId: 'string', noteId: 'string', voiceSeconds: 'number', model: 'string', at: 'string', label: { personal: 'string' } },
-  VoiceProfileExclusionChanged: { profileId: 'string', excluded: 'boolean', at: 'string' },
-  VoiceprintsDeleted: { profileIds: 'string[]', reason: 'string', at: 'string' },
+  VoiceConsentGranted: { consentVersion: 'public', via: 'public', at: 'public' },
+  VoiceConsentRevoked: { via: 'public', at: 'public' },
+  VoiceProfileCreated: { profileId: 'public', at: 'public', name: 'personal' },
+  VoiceprintEnrolled: { profileId: 'public', noteId: 'public', voiceSeconds: 'public', model: 'public', at: 'public', label: 'personal' },
+  VoiceProfileExclusionChanged: { profileId: 'public', excluded: 'public', at: 'public' },
+  VoiceprintsDeleted: { profileIds: 'public', reason: 'public', at: 'public' },
 } as const satisfies EventFields
 
 export type PublishedType = keyof typeof EVENT_FIELDS
@@ -194,11 +186,57 @@ export const TOPICS: Readonly<Record<string, readonly PublishedType[]>> = {
   voice: ['VoiceConsentGranted', 'VoiceConsentRevoked', 'VoiceProfileCreated', 'VoiceprintEnrolled', 'VoiceProfileExclusionChanged', 'VoiceprintsDeleted'],
 }
 
-/** Metadata keys that may be published (a request id ties an event to the caller's request). */
-export const METADATA_FIELDS: Readonly<Record<string, string>> = { requestId: 'string|null?' }
+/** The published part of an event's metadata. */
+export interface PublishedMetadata {
+  /** The request that caused the event (the caller's `X-Request-Id` or a generated one). */
+  requestId?: string | null
+}
 
-const fieldsOf = (type: string): Readonly<Record<string, FieldSpec>> | undefined =>
-  (EVENT_FIELDS as Readonly<Record<string, Readonly<Record<string, FieldSpec>>>>)[type]
+/** Metadata keys that may be published (a request id ties an event to the caller's request). */
+export const METADATA_FIELDS = { requestId: 'public' } as const satisfies Record<keyof PublishedMetadata, Visibility>
+
+/**
+ * The JSON value of every message on the analytics topics. Its schema, per event type, is in
+ * contract/analytics/<type>.schema.json, generated from this interface, `PublishedMetadata` and
+ * the event's own type.
+ */
+export interface ForwardedEvent {
+  /** The analytics schema version the message was written in; also the `schema-version` header. */
+  schemaVersion: number
+  /**
+   * The event's id: the deduplication key (delivery is at-least-once); also the `event-id` header.
+   * @format uuid
+   */
+  eventId: string
+  /** The event type; also the `event-type` header. */
+  type: string
+  /** The stream the event belongs to, e.g. `credits-<accountId>`; also the message key. */
+  stream: string
+  /**
+   * Position within the stream, from 0 (a gap where an event of the stream is not published).
+   * @asType integer
+   * @minimum 0
+   */
+  revision: number
+  /**
+   * Position in the global log: increasing in commit order, not contiguous.
+   * @asType integer
+   * @minimum 0
+   */
+  globalPosition: number
+  /**
+   * Commit time (ISO 8601).
+   * @format date-time
+   */
+  recordedAt: string
+  /** The event's allowlisted fields (personal ones only on opted-in topics). */
+  data: Record<string, unknown>
+  metadata: PublishedMetadata
+}
+
+/** The allowlisted fields of an event type's data, or undefined when the type is not published. */
+export const fieldsOf = (type: string): Readonly<Record<string, Visibility>> | undefined =>
+  (EVENT_FIELDS as Readonly<Record<string, Readonly<Record<string, Visibility>>>>)[type]
 
 /** Whether an event of this type on this stream category is published at all. */
 export const isPublished = (category: string, type: string): boolean => TOPICS[category]?.includes(type as PublishedType) ?? false
@@ -210,70 +248,16 @@ export const isPublished = (category: string, type: string): boolean => TOPICS[c
 export function publishedData(type: string, data: Record<string, unknown>, personal: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [field, spec] of Object.entries(fieldsOf(type) ?? {})) {
-    if (typeof spec !== 'string' && !personal) continue
+    if (spec === 'personal' && !personal) continue
     if (Object.hasOwn(data, field) && data[field] !== undefined) out[field] = data[field]
   }
   return out
 }
 
-export function publishedMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
+export function publishedMetadata(metadata: Record<string, unknown>): PublishedMetadata {
   const out: Record<string, unknown> = {}
   for (const field of Object.keys(METADATA_FIELDS)) if (metadata[field] !== undefined) out[field] = metadata[field]
-  return out
-}
-
-// ---- JSON Schema (draft 2020-12) ------------------------------------------------------------
-
-type Json = Record<string, unknown>
-
-function fieldSchema(kind: string): { schema: Json; optional: boolean } {
-  const optional = kind.endsWith('?')
-  const [base, ...rest] = kind.replace(/\?$/, '').split('|')
-  const nullable = rest.includes('null')
-  const schema: Json =
-    base === 'string[]' ? { type: 'array', items: { type: 'string' } }
-    : base === 'integer[]' ? { type: 'array', items: { type: 'integer' } }
-    : base === 'object' ? { type: ['object', 'array'] }
-    : { type: base }
-  if (nullable) schema.type = [...(Array.isArray(schema.type) ? schema.type : [schema.type]), 'null']
-  return { schema, optional }
-}
-
-function objectSchema(fields: Readonly<Record<string, FieldSpec>>): Json {
-  const properties: Record<string, Json> = {}
-  const required: string[] = []
-  for (const [name, spec] of Object.entries(fields)) {
-    const personal = typeof spec !== 'string'
-    const { schema, optional } = fieldSchema(personal ? spec.personal : spec)
-    properties[name] = personal ? { ...schema, description: 'personal content: present only on topics opted in with ANALYTICS_PERSONAL_TOPICS' } : schema
-    if (!personal && !optional) required.push(name)
-  }
-  return { type: 'object', properties, required, additionalProperties: false }
-}
-
-/** The JSON Schema of one published event type's message value. */
-export function eventJsonSchema(type: PublishedType): Json {
-  const topics = Object.entries(TOPICS).filter(([, types]) => types.includes(type)).map(([c]) => c)
-  return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    $id: `https://notes-service.invalid/contract/analytics/${type}.schema.json`,
-    title: `${type} (analytics schema version ${ANALYTICS_SCHEMA_VERSION})`,
-    description: `Value of a ${type} message on the topic(s) <prefix>${topics.join(', <prefix>')}. Headers: event-id (dedup key), event-type, schema-version.`,
-    type: 'object',
-    properties: {
-      schemaVersion: { const: ANALYTICS_SCHEMA_VERSION },
-      eventId: { type: 'string', format: 'uuid' },
-      type: { const: type },
-      stream: { type: 'string' },
-      revision: { type: 'integer', minimum: 0 },
-      globalPosition: { type: 'integer', minimum: 0 },
-      recordedAt: { type: 'string', format: 'date-time' },
-      data: objectSchema(fieldsOf(type)!),
-      metadata: objectSchema(METADATA_FIELDS),
-    },
-    required: ['schemaVersion', 'eventId', 'type', 'stream', 'revision', 'globalPosition', 'recordedAt', 'data', 'metadata'],
-    additionalProperties: false,
-  }
+  return out as PublishedMetadata
 }
 
 export const publishedTypes = (): PublishedType[] => Object.keys(EVENT_FIELDS) as PublishedType[]

@@ -41,13 +41,23 @@ export interface Turn {
   citedSegments: string[]
 }
 
-export type AskState = { exists: false } | { exists: true; accountId: string; turns: Turn[]; charges: string[] }
+/** An answered question as its request got it back, by the charge it paid: what a retried request answers again. */
+export interface Answered extends Turn {
+  chargeId: string
+  citedNotes: CitedNote[]
+}
+
+/** Answers kept for retries (the charges' window too). */
+const KEPT_ANSWERS = 100
+
+export type AskState = { exists: false } | { exists: true; accountId: string; turns: Turn[]; charges: string[]; answers: Answered[] }
 
 export function evolveAsk(s: AskState, e: AskEvent): AskState {
   const d = e.data
   const turn: Turn = { question: d.question, answer: d.answer, noteId: d.noteId, citedSegments: d.citedSegments }
-  if (!s.exists) return { exists: true, accountId: d.accountId, turns: [turn], charges: [d.chargeId] }
-  return { ...s, turns: [...s.turns, turn].slice(-CONTEXT_TURNS), charges: [...s.charges, d.chargeId].slice(-100) }
+  const answered: Answered = { ...turn, chargeId: d.chargeId, citedNotes: d.citedNotes }
+  if (!s.exists) return { exists: true, accountId: d.accountId, turns: [turn], charges: [d.chargeId], answers: [answered] }
+  return { ...s, turns: [...s.turns, turn].slice(-CONTEXT_TURNS), charges: [...s.charges, d.chargeId].slice(-KEPT_ANSWERS), answers: [...s.answers, answered].slice(-KEPT_ANSWERS) }
 }
 
 /** The session as its owner sees it; someone else's session and a missing one are the same answer. */

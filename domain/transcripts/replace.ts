@@ -31,28 +31,28 @@ export interface SegmentChange {
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 const WORD_CHAR = '[\\p{L}\\p{N}\\p{M}_]'
 
-export function replacementPattern(o: Pick<ReplaceOptions, 'find' | 'caseSensitive' | 'wholeWord'>): RegExp {
-  const body = escapeRegExp(o.find)
-  const source = o.wholeWord ? `(?<!${WORD_CHAR})${body}(?!${WORD_CHAR})` : body
-  return new RegExp(source, `gu${o.caseSensitive ? '' : 'i'}`)
+export function replacementPattern(options: Pick<ReplaceOptions, 'find' | 'caseSensitive' | 'wholeWord'>): RegExp {
+  const body = escapeRegExp(options.find)
+  const source = options.wholeWord ? `(?<!${WORD_CHAR})${body}(?!${WORD_CHAR})` : body
+  return new RegExp(source, `gu${options.caseSensitive ? '' : 'i'}`)
 }
 
 const isSingleWord = (s: string) => s.length > 0 && !/\s/u.test(s)
 
-export function planReplacement(segments: readonly TranscriptSegment[], o: ReplaceOptions): SegmentChange[] {
-  const pattern = replacementPattern(o)
-  const perWord = isSingleWord(o.find.trim()) && (o.replace === '' ? false : isSingleWord(o.replace.trim()))
+export function planReplacement(segments: readonly TranscriptSegment[], options: ReplaceOptions): SegmentChange[] {
+  const pattern = replacementPattern(options)
+  const perWord = isSingleWord(options.find.trim()) && (options.replace === '' ? false : isSingleWord(options.replace.trim()))
   const changes: SegmentChange[] = []
   for (const s of segments) {
     let occurrences = 0
     // A function replacement, so `$&` and friends in the user's text stay literal.
     const after = s.text.replace(pattern, () => {
       occurrences++
-      return o.replace
+      return options.replace
     })
     if (occurrences === 0 || after === s.text) continue
     let words: Word[] | null = null
-    if (s.words && perWord) words = s.words.map((w) => ({ ...w, text: w.text.replace(pattern, () => o.replace) }))
+    if (s.words && perWord) words = s.words.map((w) => ({ ...w, text: w.text.replace(pattern, () => options.replace) }))
     changes.push({ sequence: s.sequence, segmentId: s.id, before: s.text, after, occurrences, words })
   }
   return changes

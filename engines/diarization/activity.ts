@@ -45,7 +45,7 @@ function percentile(sorted: Float32Array, p: number): number {
 }
 
 /** Speech ranges (ms) of mono samples. */
-export function speechRanges(samples: Float32Array, sampleRate: number, o: ActivityOptions = {}): TimeRange[] {
+export function speechRanges(samples: Float32Array, sampleRate: number, options: ActivityOptions = {}): TimeRange[] {
   const energies = frameEnergies(samples, sampleRate)
   if (energies.length === 0) return []
   const sorted = Float32Array.from(energies).sort()
@@ -53,10 +53,10 @@ export function speechRanges(samples: Float32Array, sampleRate: number, o: Activ
   const peak = percentile(sorted, 0.95)
   // Steady sound (floor close to peak) leaves the threshold under the peak, so it stays active
   // and recognition decides; true silence stays under the absolute floor.
-  const threshold = Math.max(o.absoluteFloorDb ?? -60, Math.min(floor + (o.aboveNoiseDb ?? 10), peak - 10))
-  const bridge = Math.round((o.bridgeMs ?? 250) / HOP_MS)
-  const min = Math.round((o.minMs ?? 120) / HOP_MS)
-  const pad = o.padMs ?? 50
+  const threshold = Math.max(options.absoluteFloorDb ?? -60, Math.min(floor + (options.aboveNoiseDb ?? 10), peak - 10))
+  const bridge = Math.round((options.bridgeMs ?? 250) / HOP_MS)
+  const min = Math.round((options.minMs ?? 120) / HOP_MS)
+  const pad = options.padMs ?? 50
   const runs: [number, number][] = []
   let start = -1
   for (let f = 0; f <= energies.length; f++) {

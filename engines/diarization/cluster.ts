@@ -23,11 +23,11 @@ const cosine = (a: Float32Array, b: Float32Array) => {
 }
 
 /** A cluster index per vector, numbered in order of first appearance. */
-export function clusterVectors(vectors: readonly Float32Array[], o: ClusterOptions): number[] {
+export function clusterVectors(vectors: readonly Float32Array[], options: ClusterOptions): number[] {
   const n = vectors.length
   if (n === 0) return []
-  const w = o.weights ? [...o.weights] : vectors.map(() => 1)
-  const target = o.k === null ? 1 : Math.max(1, Math.min(o.k, n))
+  const w = options.weights ? [...options.weights] : vectors.map(() => 1)
+  const target = options.k === null ? 1 : Math.max(1, Math.min(options.k, n))
   const sim = new Float32Array(n * n)
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) sim[i * n + j] = sim[j * n + i] = cosine(vectors[i]!, vectors[j]!)
   const active = new Uint8Array(n).fill(1)
@@ -52,7 +52,7 @@ export function clusterVectors(vectors: readonly Float32Array[], o: ClusterOptio
     let a = -1
     let s = -Infinity
     for (let i = 0; i < n; i++) if (active[i] && best[i]! >= 0 && bestSim[i]! > s) ((s = bestSim[i]!), (a = i))
-    if (a < 0 || (o.k === null && s < o.threshold)) break
+    if (a < 0 || (options.k === null && s < options.threshold)) break
     const b = best[a]!
     // Average linkage (Lance–Williams): the merged cluster's similarity to k is the weighted mean.
     const wa = w[a]!
@@ -73,8 +73,8 @@ export function clusterVectors(vectors: readonly Float32Array[], o: ClusterOptio
     }
   }
   let labels = owner.slice()
-  labels = reassign(vectors, labels, o.weights)
-  if (o.k === null && (o.minSeconds ?? 0) > 0) labels = absorbSmall(vectors, labels, o.weights, o.minSeconds!)
+  labels = reassign(vectors, labels, options.weights)
+  if (options.k === null && (options.minSeconds ?? 0) > 0) labels = absorbSmall(vectors, labels, options.weights, options.minSeconds!)
   return renumber(labels)
 }
 

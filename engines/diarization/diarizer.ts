@@ -76,14 +76,14 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 export class LocalDiarizer implements Diarizer {
   readonly model: string
-  private readonly o: Required<LocalDiarizerOptions>
+  private readonly settings: Required<LocalDiarizerOptions>
 
   constructor(
     private readonly embedder: WindowEmbedder,
     options: LocalDiarizerOptions = {},
   ) {
     this.model = embedder.model
-    this.o = { windowMs: 1600, stepMs: options.windowMs ?? 1600, minSpeechMs: 400, threshold: DEFAULT_DIARIZATION_THRESHOLD, minSpeakerSeconds: 1, batch: 8, ...options }
+    this.settings = { windowMs: 1600, stepMs: options.windowMs ?? 1600, minSpeechMs: 400, threshold: DEFAULT_DIARIZATION_THRESHOLD, minSpeakerSeconds: 1, batch: 8, ...options }
   }
 
   async diarize(req: DiarizationRequest): Promise<Diarization> {
@@ -91,12 +91,12 @@ export class LocalDiarizer implements Diarizer {
     if (segments.length === 0) return { segments, speakerCount: 0 }
     const samples = await readWavFile(req.wavPath, SR)
     const speech = recognizedSpeech(speechRanges(samples, SR), segments)
-    const windows = windowsOver(speech, this.o.windowMs, this.o.stepMs, this.o.minSpeechMs)
-    const length = Math.round((this.o.windowMs / 1000) * SR)
+    const windows = windowsOver(speech, this.settings.windowMs, this.settings.stepMs, this.settings.minSpeechMs)
+    const length = Math.round((this.settings.windowMs / 1000) * SR)
     const vectors: Float32Array[] = []
-    for (let i = 0; i < windows.length; i += this.o.batch) {
+    for (let i = 0; i < windows.length; i += this.settings.batch) {
       if (req.signal?.aborted) throw req.signal.reason instanceof Error ? req.signal.reason : new Error('diarization stopped')
-      const audio = windows.slice(i, i + this.o.batch).map((w) => {
+      const audio = windows.slice(i, i + this.settings.batch).map((w) => {
         const a = Math.round((w.startMs / 1000) * SR)
         const part = samples.subarray(a, Math.min(samples.length, a + Math.min(length, Math.round(((w.endMs - w.startMs) / 1000) * SR))))
         // Shorter speech is padded with silence in front: the encoder reads the last state.
@@ -114,9 +114,9 @@ export class LocalDiarizer implements Diarizer {
     }
     const labels = clusterVectors(vectors, {
       k: req.speakers,
-      threshold: this.o.threshold,
+      threshold: this.settings.threshold,
       weights: windows.map((w) => (w.endMs - w.startMs) / 1000),
-      minSeconds: this.o.minSpeakerSeconds,
+      minSeconds: this.settings.minSpeakerSeconds,
     })
     const spans: LabelledSpan[] = windows.map((w, i) => ({ ...w, label: labels[i]! }))
     const labelled = labelSegments(segments, spans)

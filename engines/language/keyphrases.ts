@@ -95,7 +95,7 @@ export function allMentions(sentences: readonly Sentence[]): Mention[] {
   return sentences.flatMap(mentionsOf)
 }
 
-export function keyPhrases(sentences: readonly Sentence[], o: KeyPhraseOptions): Phrase[] {
+export function keyPhrases(sentences: readonly Sentence[], options: KeyPhraseOptions): Phrase[] {
   const mentions = allMentions(sentences)
   if (mentions.length === 0) return []
   // How many sentences contain each stem: rare words weigh more.
@@ -122,12 +122,12 @@ export function keyPhrases(sentences: readonly Sentence[], o: KeyPhraseOptions):
     const count = g.mentions.length
     if (count < 2 && !short && stems.length === 1) continue
     const lone = g.mentions[0]!.words
-    if (stems.length === 1 && lone[0]!.length >= 5 && INFINITIVE[o.lang ?? 'en']?.test(fold(lone[0]!).toLowerCase())) continue
+    if (stems.length === 1 && lone[0]!.length >= 5 && INFINITIVE[options.lang ?? 'en']?.test(fold(lone[0]!).toLowerCase())) continue
     const recurrence = stems.reduce((sum, st) => sum + ((wordFreq.get(st) ?? 1) - 1), 0) / stems.length
     const rarity = stems.reduce((sum, st) => sum + Math.log(1 + n / (df.get(st) ?? 1)), 0) / stems.length
     let score = (count + 0.5 * recurrence) * (stems.length === 1 ? 0.8 : 1 + 0.5 * (stems.length - 1)) * Math.sqrt(rarity)
-    if (o.focus?.some((f) => stems.some((st) => st.startsWith(f) || f.startsWith(st)))) score *= 1.5
-    if (o.contrast) score *= Math.log(1 + o.contrast.parts / (o.contrast.spread.get(key) ?? 1))
+    if (options.focus?.some((f) => stems.some((st) => st.startsWith(f) || f.startsWith(st)))) score *= 1.5
+    if (options.contrast) score *= Math.log(1 + options.contrast.parts / (options.contrast.spread.get(key) ?? 1))
     const text = [...g.surfaces].sort((a, b) => b[1] - a[1] || (/\p{Lu}/u.test(b[0][0]!) ? 1 : 0) - (/\p{Lu}/u.test(a[0][0]!) ? 1 : 0))[0]![0]
     scored.push({ text, key, stems, count, score, first: Math.min(...g.mentions.map((m) => m.sentence)) })
   }
@@ -141,7 +141,7 @@ export function keyPhrases(sentences: readonly Sentence[], o: KeyPhraseOptions):
       return small.every((st) => big.includes(st))
     })
     if (i === -1) {
-      if (chosen.length < o.max) chosen.push(p)
+      if (chosen.length < options.max) chosen.push(p)
       continue
     }
     const c = chosen[i]!

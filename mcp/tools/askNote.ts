@@ -13,6 +13,6 @@ export const askNote = defineTool({
   input: AskNoteInput,
   output: AskNoteResult,
   readOnly: false,
-  handle: ({ s, caller }, { noteId, question, sessionId }) =>
-    noteId ? s.ask.askNote(caller, noteId, { question, sessionId }) : s.ask.askLibrary(caller, { question, sessionId }),
+  handle: ({ app, caller }, { noteId, question, sessionId }) =>
+    noteId ? app.ask.askNote(caller, noteId, { question, sessionId }) : app.ask.askLibrary(caller, { question, sessionId }),
 })

@@ -14,5 +14,5 @@ export const extractClip = defineTool({
   output: ClipInfo,
   readOnly: false,
   binary: { field: 'data', mimeType: 'audio/mpeg' },
-  handle: ({ s, caller }, range) => s.clips.extract(caller, range),
+  handle: ({ app, caller }, range) => app.clips.extract(caller, range),
 })

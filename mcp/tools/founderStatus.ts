@@ -13,5 +13,5 @@ export const founderStatus = defineTool({
   output: AccountStatus,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }) => s.status.status(caller),
+  handle: ({ app, caller }) => app.status.status(caller),
 })

@@ -14,5 +14,5 @@ export const generateAiNotes = defineTool({
   input: GenerateAiNotesInput,
   output: AnalysisList,
   readOnly: false,
-  handle: ({ s, caller }, args) => s.analysis.generate(caller, args.noteId, templatesOf(args)),
+  handle: ({ app, caller }, args) => app.analysis.generate(caller, args.noteId, templatesOf(args)),
 })

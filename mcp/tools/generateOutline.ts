@@ -13,5 +13,5 @@ export const generateOutline = defineTool({
   input: NoteRef,
   output: Outline,
   readOnly: false,
-  handle: ({ s, caller }, { noteId }) => s.analysis.outline(caller, noteId, true),
+  handle: ({ app, caller }, { noteId }) => app.analysis.outline(caller, noteId, true),
 })

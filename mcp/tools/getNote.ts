@@ -15,5 +15,5 @@ export const getNote = defineTool({
   output: NoteDetail,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, args) => s.queries.notes.detail(caller.accountId, args.noteId, transcriptPreviewFor(caller.plan)),
+  handle: ({ app, caller }, args) => app.queries.notes.detail(caller.accountId, args.noteId, transcriptPreviewFor(caller.plan)),
 })

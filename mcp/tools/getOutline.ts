@@ -14,5 +14,5 @@ export const getOutline = defineTool({
   output: Outline,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId }) => s.analysis.outline(caller, noteId, false),
+  handle: ({ app, caller }, { noteId }) => app.analysis.outline(caller, noteId, false),
 })

@@ -13,5 +13,5 @@ export const getSpeakerTimeline = defineTool({
   output: SpeakerTimeline,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId }) => s.queries.transcripts.timeline(caller.accountId, noteId),
+  handle: ({ app, caller }, { noteId }) => app.queries.transcripts.timeline(caller.accountId, noteId),
 })

@@ -19,5 +19,5 @@ export const getTranscriptSegments = defineTool({
   output: Transcript,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId, translation }) => s.queries.transcripts.get(caller.accountId, noteId, { translation, limit: transcriptPreviewFor(caller.plan) }),
+  handle: ({ app, caller }, { noteId, translation }) => app.queries.transcripts.get(caller.accountId, noteId, { translation, limit: transcriptPreviewFor(caller.plan) }),
 })

@@ -19,5 +19,5 @@ export const getTranscriptTranslation = defineTool({
   output: TranslationState,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId, language }) => s.queries.transcripts.translation(caller.accountId, noteId, language ?? preferredLanguage(undefined), transcriptPreviewFor(caller.plan)),
+  handle: ({ app, caller }, { noteId, language }) => app.queries.transcripts.translation(caller.accountId, noteId, language ?? preferredLanguage(undefined), transcriptPreviewFor(caller.plan)),
 })

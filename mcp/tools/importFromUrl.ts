@@ -14,8 +14,8 @@ export const importFromUrl = defineTool({
   output: CreateNoteResponse,
   readOnly: false,
   openWorld: true,
-  async handle({ s, caller }, { idempotencyKey, ...body }) {
-    const created = await s.notes.create(caller, body, idempotencyKey)
+  async handle({ app, caller }, { idempotencyKey, ...body }) {
+    const created = await app.notes.create(caller, body, idempotencyKey)
     return { ...created, next: `Call wait_for_transcription with noteId ${created.noteId} until its status is "ready" (or "failed", with errorCode). ${created.next.replace(/^Poll [^.]*\.\s*/, '')}` }
   },
 })

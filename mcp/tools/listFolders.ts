@@ -11,5 +11,5 @@ export const listFolders = defineTool({
   output: FolderList,
   readOnly: true,
   idempotent: true,
-  handle: async ({ s, caller }) => ({ folders: await s.queries.folders.list(caller.accountId) }),
+  handle: async ({ app, caller }) => ({ folders: await app.queries.folders.list(caller.accountId) }),
 })

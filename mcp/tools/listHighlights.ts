@@ -14,5 +14,5 @@ export const listHighlights = defineTool({
   output: HighlightList,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId, template }) => s.queries.analysis.highlights(caller.accountId, noteId, template),
+  handle: ({ app, caller }, { noteId, template }) => app.queries.analysis.highlights(caller.accountId, noteId, template),
 })

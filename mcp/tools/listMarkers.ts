@@ -13,5 +13,5 @@ export const listMarkers = defineTool({
   output: MarkerList,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, { noteId }) => s.queries.analysis.markers(caller.accountId, noteId),
+  handle: ({ app, caller }, { noteId }) => app.queries.analysis.markers(caller.accountId, noteId),
 })

@@ -14,5 +14,5 @@ export const listRecentNotes = defineTool({
   output: NoteList,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }, args) => s.queries.notes.list(caller.accountId, args),
+  handle: ({ app, caller }, args) => app.queries.notes.list(caller.accountId, args),
 })

@@ -13,5 +13,5 @@ export const listVoiceProfiles = defineTool({
   output: VoiceProfiles,
   readOnly: true,
   idempotent: true,
-  handle: ({ s, caller }) => s.voice.profiles(caller),
+  handle: ({ app, caller }) => app.voice.profiles(caller),
 })

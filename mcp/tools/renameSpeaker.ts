@@ -13,5 +13,5 @@ export const renameSpeaker = defineTool({
   output: SpeakerList,
   readOnly: false,
   idempotent: true,
-  handle: ({ s, caller }, { noteId, label, name, voiceExcluded }) => s.transcripts.renameSpeaker(caller, noteId, label, name, voiceExcluded),
+  handle: ({ app, caller }, { noteId, label, name, voiceExcluded }) => app.transcripts.renameSpeaker(caller, noteId, label, name, voiceExcluded),
 })

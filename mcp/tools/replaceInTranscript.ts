@@ -14,5 +14,5 @@ export const replaceInTranscript = defineTool({
   output: ReplaceInTranscriptResponse,
   readOnly: false,
   destructive: true,
-  handle: ({ s, caller }, { noteId, ...request }) => s.transcripts.replace(caller, noteId, request),
+  handle: ({ app, caller }, { noteId, ...request }) => app.transcripts.replace(caller, noteId, request),
 })

@@ -17,8 +17,8 @@ export const suggestSpeakerNames = defineTool({
   input: NoteRef,
   output: SpeakerList,
   readOnly: false,
-  async handle({ s, caller, credential }, { noteId }) {
-    s.limits.hit(limit, credential)
-    return s.transcripts.suggestSpeakerNames(caller, noteId)
+  async handle({ app, caller, credential }, { noteId }) {
+    await app.limits.hit(limit, credential)
+    return app.transcripts.suggestSpeakerNames(caller, noteId)
   },
 })

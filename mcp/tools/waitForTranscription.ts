@@ -23,9 +23,9 @@ export const waitForTranscription = defineTool({
   output: TranscriptionWait,
   readOnly: true,
   idempotent: true,
-  async handle({ s, caller, signal, progress }, { noteId, timeoutSeconds }) {
+  async handle({ app, caller, signal, progress }, { noteId, timeoutSeconds }) {
     let sent = -1
-    const r = await s.queries.notes.waitFor(caller.accountId, noteId, {
+    const r = await app.queries.notes.waitFor(caller.accountId, noteId, {
       timeoutMs: timeoutSeconds * 1000,
       signal,
       async onTick(note, elapsedMs) {

@@ -6,30 +6,39 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
-import { EVENT_FIELDS, TOPICS, publishedTypes, type FieldSpec } from '../../domain/analytics/contract.ts'
+import { EVENT_FIELDS, TOPICS, publishedTypes, type PublishedType, type Visibility } from '../../domain/analytics/contract.ts'
 import { SCHEMA_DIR } from '../../scripts/analyticsSchemas.ts'
 
 /** Fields the domain events carry that the contract keeps inside (secrets, hashes, emails, ids derived from emails, internals). */
 export const SECRET_FIELDS = [
   'email', 'passwordHash', 'secretHash', 'codeHash', 'codeChallenge', 'accessTokenHash', 'refreshTokenHash', 'previousRefreshTokenHash',
-  'secret', 'url', 'prefix', 'personId', 'payload', 'responseExcerpt', 'blobKey', 'redirectUri', 'userAgent', 'message', 'error',
+  'secret', 'url', 'sourceUrl', 'prefix', 'personId', 'payload', 'responseExcerpt', 'blobKey', 'redirectUri', 'userAgent', 'message', 'error',
 ] as const
 
 /** Event types on no topic: published nowhere, whatever they carry. */
 export const UNPUBLISHED_TYPES = ['PersonRegistered', 'PersonPasswordChanged', 'OAuthClientRegistered', 'ApiKeyUsed', 'NoteUploadReceived', 'NoteSourceMetadataRecorded', 'SpeakerNamesSuggested', 'SpeakerVoiceMatched', 'TranslationSegmentsTranslated', 'WebhookDeliveryScheduledUnknown']
 
-const sample = (kind: string, marker: string): unknown => {
-  const base = kind.replace(/\?$/, '').split('|')[0]
-  switch (base) {
-    case 'string': return marker
+type Schema = { type?: string | string[]; const?: unknown; enum?: unknown[]; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[]; format?: string }
+
+/** A value valid against a generated data schema: strings are `marker`, every property filled. */
+function sampleOf(schema: Schema, marker: string): unknown {
+  if (schema.const !== undefined) return schema.const
+  if (schema.enum) return schema.enum[0]
+  if (schema.anyOf) return sampleOf(schema.anyOf.find((s) => s.type !== 'null') ?? schema.anyOf[0]!, marker)
+  const type = [schema.type ?? 'object'].flat().find((t) => t !== 'null')
+  switch (type) {
+    case 'string': return schema.format === 'date-time' ? new Date().toISOString() : marker
     case 'integer': return 7
     case 'number': return 1.5
     case 'boolean': return true
-    case 'string[]': return [marker]
-    case 'integer[]': return [1, 2]
-    default: return { text: marker }
+    case 'array': return [sampleOf(schema.items ?? { type: 'string' }, marker)]
+    default: return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, sampleOf(v, marker)]))
   }
 }
+
+/** The committed schema of a published type's `data`. */
+export const dataSchemaOf = (type: PublishedType): Schema =>
+  (JSON.parse(readFileSync(join(SCHEMA_DIR, `${type}.schema.json`), 'utf8')) as { properties: { data: Schema } }).properties.data
 
 export interface SampleEvent {
   stream: string
@@ -48,8 +57,10 @@ export function sampleEvents(run: string): SampleEvent[] {
   for (const [category, types] of Object.entries(TOPICS)) {
     for (const type of types) {
       const data: Record<string, unknown> = { ...secrets(type) }
-      for (const [field, spec] of Object.entries(EVENT_FIELDS[type] as Record<string, FieldSpec>)) {
-        data[field] = typeof spec === 'string' ? sample(spec, field === 'at' || field.endsWith('At') ? new Date().toISOString() : `public-${field}`) : sample(spec.personal, `PERSONAL-${run}-${type}-${field}`)
+      const properties = dataSchemaOf(type).properties ?? {}
+      for (const [field, visibility] of Object.entries(EVENT_FIELDS[type] as Record<string, Visibility>)) {
+        const marker = visibility === 'public' ? (field === 'at' || field.endsWith('At') ? new Date().toISOString() : `public-${field}`) : `PERSONAL-${run}-${type}-${field}`
+        data[field] = sampleOf(properties[field]!, marker)
       }
       out.push({ stream: `${category}-${run}`, type, data })
     }

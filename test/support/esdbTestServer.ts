@@ -5,7 +5,7 @@
 //
 // Modelled on the server's gRPC layer (src/EventStore.Core/Services/Transport/Grpc) and its
 // commit check (IndexWriter.CheckCommit): expected-version rules, idempotent retries, byte-offset
-// log positions, stream and $all reads, catch-up-then-live subscriptions with server-side filters,
+// log positions, soft and hard deletes, stream and $all reads, catch-up-then-live subscriptions with server-side filters,
 // checkpoints and caught-up markers, server feature discovery and gossip.
 import * as grpc from '@grpc/grpc-js'
 import { randomUUID } from 'node:crypto'
@@ -26,8 +26,12 @@ import type {
   AppendResp,
   BatchAppendReq,
   BatchAppendResp,
+  DeleteReq,
+  DeleteResp,
   ReadReq,
   ReadResp,
+  TombstoneReq,
+  TombstoneResp,
 } from '@eventstore/db-client/generated/streams_pb.js'
 import type { StreamIdentifier, UUID } from '@eventstore/db-client/generated/shared_pb.js'
 import type { Code } from '@eventstore/db-client/generated/code_pb.js'
@@ -48,9 +52,15 @@ export interface EsdbTestServerOptions {
   statsIntervalMs?: number
   /** Port to listen on (default: any free one), so a test can start the server after its clients. */
   port?: number
+  /**
+   * Secure mode, EventStoreDB's default outside `--insecure`: TLS with this certificate, and
+   * every call authenticated from its `authorization: Basic` header against these users.
+   */
+  secure?: { key: string; cert: string; users: Record<string, { password: string; admin?: boolean }> }
 }
 
 export interface EsdbTestServer {
+  /** Insecure: `esdb://127.0.0.1:<port>?tls=false`; secure: `esdb://localhost:<port>?tls=true` (add credentials and tlsCAFile). */
   connectionString: string
   port: number
   stop(): Promise<void>
@@ -61,6 +71,20 @@ export interface EsdbTestServer {
    */
   crash(): Promise<void>
   restart(): Promise<void>
+  /**
+   * While on, the server keeps accepting connections and calls but answers none of them (a node
+   * that is wedged: stuck on disk, in a long GC, behind a proxy that holds replies). Calls made
+   * meanwhile stay unanswered until the client gives up on them.
+   */
+  hang(on: boolean): void
+  /** Events the server has looked at to answer reads and subscriptions (scanned, not only sent). */
+  eventsScanned(): number
+  /**
+   * While set, this node is not the leader: every Streams call is refused with NotLeader naming
+   * `leader`, as EventStoreDB does during and after an election (RpcExceptions.LeaderInfo:
+   * NOT_FOUND, exception `not-leader`, `leader-endpoint-host`/`-port`); the client reconnects there.
+   */
+  redirect(leader: { host: string; port: number } | null): void
 }
 
 const SERVER_VERSION = '23.10.0'
@@ -105,6 +129,7 @@ interface StoredEvent extends ProposedEvent {
 type AppendOutcome =
   | { result: 'success'; currentRevision: number; position?: number }
   | { result: 'wrong_expected_version'; currentRevision: number }
+  | { result: 'stream_deleted' }
 
 type CommitDecision = { decision: 'ok' } | { decision: 'idempotent'; lastRevision: number } | { decision: 'wrong_expected_version' }
 
@@ -113,10 +138,14 @@ const WRONG_EXPECTED_VERSION: CommitDecision = { decision: 'wrong_expected_versi
 
 class EventLog {
   readonly events: StoredEvent[] = []
+  /** Events looked at to answer reads and subscriptions. */
+  scanned = 0
   private readonly streams = new Map<string, StoredEvent[]>()
   /** Latest event per id, as the server's committed-events cache used for idempotency checks. */
   private readonly byId = new Map<string, StoredEvent>()
   private readonly listeners = new Set<() => void>()
+  /** Hard-deleted streams: every later read or write of them is refused. */
+  private readonly tombstones = new Set<string>()
   private nextPosition = 0
 
   stream(name: string): readonly StoredEvent[] | undefined {
@@ -132,7 +161,49 @@ class EventLog {
     return (this.streams.get(streamName)?.length ?? 0) - 1
   }
 
+  isTombstoned(streamName: string): boolean {
+    return this.tombstones.has(streamName)
+  }
+
+  /** The `$tb` (truncate before) of the stream's metadata: what a soft delete sets. */
+  truncateBefore(streamName: string): number | undefined {
+    const tb = metadataOf(this, streamName).$tb
+    return typeof tb === 'number' ? tb : undefined
+  }
+
+  /** Soft-deleted and not appended to since: reads answer StreamNotFound. */
+  isSoftDeleted(streamName: string): boolean {
+    const tb = this.truncateBefore(streamName)
+    return tb !== undefined && tb > this.lastRevision(streamName)
+  }
+
+  /**
+   * A hard delete: the stream's tombstone, a `$streamDeleted` record, goes to the log (so $all
+   * readers see it) but never counts as one of the stream's events.
+   */
+  tombstone(streamName: string): number {
+    this.tombstones.add(streamName)
+    const created = new Date()
+    const stored: StoredEvent = {
+      id: randomUUID(),
+      type: '$streamDeleted',
+      contentType: JSON_CONTENT_TYPE,
+      data: new Uint8Array(),
+      metadata: new Uint8Array(),
+      streamName,
+      // EventStoreDB writes tombstones at EventNumber.DeletedStream (long.MaxValue).
+      revision: Number.MAX_SAFE_INTEGER,
+      position: this.nextPosition,
+      created,
+    }
+    this.nextPosition += recordSize(stored)
+    this.events.push(stored)
+    for (const listener of [...this.listeners]) listener()
+    return stored.position
+  }
+
   append(streamName: string, expected: ExpectedVersion, proposed: ProposedEvent[]): AppendOutcome {
+    if (this.tombstones.has(streamName)) return { result: 'stream_deleted' }
     const currentRevision = this.lastRevision(streamName)
     const check = this.checkCommit(streamName, expected, proposed.map((e) => e.id))
     switch (check.decision) {
@@ -183,6 +254,10 @@ class EventLog {
   // stored events) is answered as a wrong expected version, as the storage writer does.
   private checkCommit(streamName: string, expected: ExpectedVersion, ids: string[]): CommitDecision {
     const current = this.lastRevision(streamName)
+    // A soft-deleted stream reads as missing and "you are able to write to it again, continuing
+    // from where it left off" (see `handleDelete`): writing it as a new stream is accepted, and
+    // its revisions continue. (That NoStream is the accepted expectation is our reading of it.)
+    if (expected === EXPECTED_NO_STREAM && current >= 0 && this.isSoftDeleted(streamName)) return OK
     if (expected === EXPECTED_STREAM_EXISTS && current < 0) return WRONG_EXPECTED_VERSION
     if (expected === EXPECTED_ANY || expected === EXPECTED_STREAM_EXISTS) return this.checkRetryAnywhere(streamName, ids)
     if (expected < current) return this.checkRetryAt(streamName, expected, ids)
@@ -242,9 +317,22 @@ const recordSize = (e: StoredEvent): number =>
 
 const appendSize = (e: ProposedEvent): number => e.data.length + e.metadata.length + utf8.encode(e.type).length
 
-const writeSystemEvent = (log: EventLog, streamName: string, type: string, data: unknown): void => {
+const writeSystemEvent = (log: EventLog, streamName: string, type: string, data: unknown): number | undefined => {
   const event = { id: randomUUID(), type, contentType: JSON_CONTENT_TYPE, data: utf8.encode(JSON.stringify(data)), metadata: new Uint8Array() }
-  log.append(streamName, EXPECTED_ANY, [event])
+  const outcome = log.append(streamName, EXPECTED_ANY, [event])
+  return outcome.result === 'success' ? outcome.position : undefined
+}
+
+/** The stream's metadata: the latest `$metadata` event of `$$<stream>` (an empty object when none). */
+function metadataOf(log: EventLog, streamName: string): Record<string, unknown> {
+  const meta = log.stream(`$$${streamName}`)?.at(-1)
+  if (!meta || meta.type !== '$metadata') return {}
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(meta.data).toString('utf8'))
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -258,6 +346,10 @@ function rpcError(code: grpc.status, details: string, exception?: Record<string,
   for (const [key, value] of Object.entries(exception ?? {})) metadata.set(key, value)
   return { code, details, metadata }
 }
+
+/** How the server refuses any read or write of a hard-deleted stream (RpcExceptions.StreamDeleted). */
+const streamDeletedError = (name: string) =>
+  rpcError(grpc.status.FAILED_PRECONDITION, `Event stream '${name}' is deleted.`, { exception: 'stream-deleted', 'stream-name': name })
 
 const streamNameOf = (identifier: StreamIdentifier | undefined): string =>
   Buffer.from(identifier?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8')
@@ -342,7 +434,7 @@ function appendExpected(options: AppendReq.Options): ExpectedVersion {
   }
 }
 
-function appendResponse(outcome: AppendOutcome, expected: ExpectedVersion): AppendResp {
+function appendResponse(outcome: Exclude<AppendOutcome, { result: 'stream_deleted' }>, expected: ExpectedVersion): AppendResp {
   const response = new streamsPb.AppendResp()
   if (outcome.result === 'success') {
     const success = new streamsPb.AppendResp.Success()
@@ -389,7 +481,10 @@ function handleAppend(log: EventLog, call: grpc.ServerReadableStream<AppendReq, 
   call.on('end', () => {
     if (failure || !options) return callback(failure ?? rpcError(grpc.status.INVALID_ARGUMENT, 'no options sent'))
     const expected = appendExpected(options)
-    callback(null, appendResponse(log.append(streamNameOf(options.getStreamIdentifier()), expected, events), expected))
+    const streamName = streamNameOf(options.getStreamIdentifier())
+    const outcome = log.append(streamName, expected, events)
+    if (outcome.result === 'stream_deleted') return callback(streamDeletedError(streamName))
+    callback(null, appendResponse(outcome, expected))
   })
 }
 
@@ -440,6 +535,10 @@ function batchResponse(batch: PendingBatch, outcome: AppendOutcome | Status): Ba
     .setCorrelationId(batch.correlationId)
     .setStreamIdentifier(streamIdentifier(batch.streamName))
   if (outcome instanceof statusPb.Status) return response.setError(outcome)
+  if (outcome.result === 'stream_deleted') {
+    const detail = new sharedPb.StreamDeleted().setStreamIdentifier(streamIdentifier(batch.streamName))
+    return response.setError(packedStatus(codePb.Code.FAILED_PRECONDITION, 'StreamDeleted', detail, 'StreamDeleted'))
+  }
   if (outcome.result === 'wrong_expected_version') return response.setError(wrongExpectedVersionStatus(outcome.currentRevision, batch.expected))
   const success = new streamsPb.BatchAppendResp.Success()
   if (outcome.currentRevision < 0) success.setNoStream(googleEmpty())
@@ -460,13 +559,15 @@ const maxAppendSizeStatus = () =>
     'MaximumAppendSizeExceeded',
   )
 
-function handleBatchAppend(log: EventLog, call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>): void {
+function handleBatchAppend(log: EventLog, call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>, hanging: () => boolean): void {
   const pending = new Map<string, PendingBatch>()
   const reply = (batch: PendingBatch, outcome: AppendOutcome | Status) => {
     pending.delete(uuidToString(batch.correlationId))
     if (!call.cancelled) call.write(batchResponse(batch, outcome))
   }
   call.on('data', (request: BatchAppendReq) => {
+    // The call outlives a hang that starts later: the requests sent meanwhile go unanswered too.
+    if (hanging()) return
     const key = uuidToString(request.getCorrelationId())
     const options = request.getOptions()
     if (options && !pending.has(key)) {
@@ -579,6 +680,7 @@ function selectAllEvents(log: EventLog, all: ReadReq.Options.AllOptions, backwar
   const selected: StoredEvent[] = []
   for (const event of candidates) {
     if (selected.length >= count) break
+    log.scanned++
     if (!filter || filter.matches(event)) selected.push(event)
   }
   return selected
@@ -614,8 +716,9 @@ async function read(
   let events: StoredEvent[]
   if (stream) {
     const name = streamNameOf(stream.getStreamIdentifier())
+    if (log.isTombstoned(name)) return streamDeletedError(name)
     const stored = log.stream(name)
-    if (!stored) {
+    if (!stored || log.isSoftDeleted(name)) {
       // Missing streams are not an error: the call ends normally after this message.
       const notFound = new streamsPb.ReadResp.StreamNotFound().setStreamIdentifier(streamIdentifier(name))
       await send(call, new streamsPb.ReadResp().setStreamNotFound(notFound), signal)
@@ -632,6 +735,7 @@ async function read(
   } else {
     return rpcError(grpc.status.INVALID_ARGUMENT, 'read a stream or $all')
   }
+  if (stream) log.scanned += events.length
   for (const event of events) await send(call, eventResponse(event, structuredIds), signal)
   return undefined
 }
@@ -647,15 +751,11 @@ async function read(
  * return them, as a real server's do until it scavenges.
  */
 function retention(log: EventLog, name: string): ((e: StoredEvent) => boolean) | null {
-  const meta = log.stream(`$$${name}`)?.at(-1)
-  if (!meta || meta.type !== '$metadata') return null
-  let parsed: { $maxCount?: number; $maxAge?: number }
-  try {
-    parsed = JSON.parse(Buffer.from(meta.data).toString('utf8'))
-  } catch {
-    return null
-  }
-  const minRevision = typeof parsed.$maxCount === 'number' ? log.lastRevision(name) - parsed.$maxCount + 1 : -Infinity
+  const parsed = metadataOf(log, name)
+  if (parsed.$maxCount === undefined && parsed.$maxAge === undefined && parsed.$tb === undefined) return null
+  const byCount = typeof parsed.$maxCount === 'number' ? log.lastRevision(name) - parsed.$maxCount + 1 : -Infinity
+  // `$tb` hides the events before it: set by a soft delete (see handleDelete).
+  const minRevision = Math.max(byCount, typeof parsed.$tb === 'number' ? parsed.$tb : -Infinity)
   const oldest = typeof parsed.$maxAge === 'number' ? Date.now() - parsed.$maxAge * 1000 : -Infinity
   return (e) => e.revision >= minRevision && e.created.getTime() >= oldest
 }
@@ -713,6 +813,7 @@ async function subscribe(log: EventLog, call: grpc.ServerWritableStream<ReadReq,
   for (;;) {
     for (let events = source.events(); index < events.length; events = source.events()) {
       const event = events[index++]!
+      log.scanned++
       if (!filter || filter.matches(event)) await send(call, eventResponse(event, structuredIds), signal)
       if (filter && ++scanned % filter.checkpointInterval === 0) await send(call, checkpointResponse(event), signal)
     }
@@ -727,6 +828,106 @@ async function subscribe(log: EventLog, call: grpc.ServerWritableStream<ReadReq,
 }
 
 // ---------------------------------------------------------------------------------------------
+// Streams.Delete (soft) and Streams.Tombstone (hard)
+// ---------------------------------------------------------------------------------------------
+//
+// EventStoreDB documentation, "Deleting streams and events"
+// (developers.eventstore.com/server/v23.10/streams.html#deleting-streams-and-events) and the
+// client docs on delete/tombstone: a soft delete "makes use of Truncate before. When a stream is
+// deleted, its Truncate before is set to the stream's current last event number. When a soft
+// deleted stream is read, the read will return a StreamNotFound. After deleting the stream, you
+// are able to write to it again, continuing from where it left off." A hard delete "writes a
+// tombstone event to the stream, permanently deleting it. The stream cannot be recreated or
+// written to again. Tombstone events are written with the event type '$streamDeleted'. When a
+// hard deleted stream is read, the read will return a StreamDeleted."
+
+type DeleteOptions = DeleteReq.Options | TombstoneReq.Options
+
+function deleteExpected(options: DeleteOptions): ExpectedVersion {
+  // Both messages number their cases alike (streams.proto).
+  switch (options.getExpectedStreamRevisionCase() as number) {
+    case streamsPb.DeleteReq.Options.ExpectedStreamRevisionCase.REVISION:
+      return Number(options.getRevision())
+    case streamsPb.DeleteReq.Options.ExpectedStreamRevisionCase.NO_STREAM:
+      return EXPECTED_NO_STREAM
+    case streamsPb.DeleteReq.Options.ExpectedStreamRevisionCase.STREAM_EXISTS:
+      return EXPECTED_STREAM_EXISTS
+    default:
+      return EXPECTED_ANY
+  }
+}
+
+function checkDelete(log: EventLog, name: string, expected: ExpectedVersion): ServiceError | undefined {
+  if (log.isTombstoned(name)) return streamDeletedError(name)
+  const current = log.isSoftDeleted(name) ? -1 : log.lastRevision(name)
+  const ok =
+    expected === EXPECTED_ANY ||
+    (expected === EXPECTED_NO_STREAM && current < 0) ||
+    (expected === EXPECTED_STREAM_EXISTS && current >= 0) ||
+    expected === current
+  if (ok) return undefined
+  return rpcError(grpc.status.FAILED_PRECONDITION, `WrongExpectedVersion: expected ${expected}, actual ${current}`, {
+    exception: 'wrong-expected-version',
+    'expected-version': String(expected),
+    'actual-version': String(current),
+  })
+}
+
+function handleDelete(log: EventLog, call: grpc.ServerUnaryCall<DeleteReq, DeleteResp>, callback: grpc.sendUnaryData<DeleteResp>): void {
+  const options = call.request.getOptions()
+  if (!options) return callback(rpcError(grpc.status.INVALID_ARGUMENT, 'options are required'))
+  const name = streamNameOf(options.getStreamIdentifier())
+  const refused = checkDelete(log, name, deleteExpected(options))
+  if (refused) return callback(refused)
+  const position = writeSystemEvent(log, `$$${name}`, '$metadata', { ...metadataOf(log, name), $tb: log.lastRevision(name) + 1 })!
+  callback(null, new streamsPb.DeleteResp().setPosition(new streamsPb.DeleteResp.Position().setCommitPosition(String(position)).setPreparePosition(String(position))))
+}
+
+function handleTombstone(log: EventLog, call: grpc.ServerUnaryCall<TombstoneReq, TombstoneResp>, callback: grpc.sendUnaryData<TombstoneResp>): void {
+  const options = call.request.getOptions()
+  if (!options) return callback(rpcError(grpc.status.INVALID_ARGUMENT, 'options are required'))
+  const name = streamNameOf(options.getStreamIdentifier())
+  const refused = checkDelete(log, name, deleteExpected(options))
+  if (refused) return callback(refused)
+  const position = log.tombstone(name)
+  callback(null, new streamsPb.TombstoneResp().setPosition(new streamsPb.TombstoneResp.Position().setCommitPosition(String(position)).setPreparePosition(String(position))))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Secure mode: who is calling, and may they
+// ---------------------------------------------------------------------------------------------
+//
+// EventStoreDB authenticates each gRPC call from its `authorization` header (Basic user:password,
+// as the client sends the connection string's credentials); wrong credentials are refused as
+// UNAUTHENTICATED. Anonymous calls may not touch streams: anonymous stream access is off by
+// default since EventStoreDB 23.6 (AllowAnonymousStreamAccess=false, EventStore/EventStore PR
+// #3905, "Disabled anonymous access by default"). `$all` falls under the default system stream
+// ACL, `$systemStreamAcl`, which grants $admins only (docs, "Access control lists"), so a
+// subscription to `$all` needs an admin user. Refusals carry the `access-denied` exception.
+
+type Caller = { user: string; admin: boolean } | 'anonymous'
+
+function callerOf(metadata: grpc.Metadata, users: NonNullable<EsdbTestServerOptions['secure']>['users']): Caller | ServiceError {
+  const header = metadata.get('authorization')[0]
+  if (header === undefined) return 'anonymous'
+  const match = /^Basic (.+)$/.exec(String(header))
+  const [user, ...rest] = match ? Buffer.from(match[1]!, 'base64').toString('utf8').split(':') : []
+  const known = user === undefined ? undefined : users[user]
+  if (!known || known.password !== rest.join(':')) return rpcError(grpc.status.UNAUTHENTICATED, 'Bad credentials')
+  return { user: user!, admin: known.admin ?? false }
+}
+
+const accessDenied = (what: string) => rpcError(grpc.status.PERMISSION_DENIED, `Access denied: ${what}`, { exception: 'access-denied' })
+
+/** The refusal for a call on a stream (or on `$all`), or undefined when it may go on. */
+function refusal(caller: Caller | ServiceError, target: 'stream' | '$all'): ServiceError | undefined {
+  if (typeof caller === 'object' && 'code' in caller) return caller
+  if (caller === 'anonymous') return accessDenied(`anonymous access to ${target === '$all' ? '$all' : 'streams'} is not allowed`)
+  if (target === '$all' && !caller.admin) return accessDenied(`${caller.user} may not read $all ($systemStreamAcl: $admins)`)
+  return undefined
+}
+
+// ---------------------------------------------------------------------------------------------
 // ServerFeatures and Gossip
 // ---------------------------------------------------------------------------------------------
 
@@ -735,6 +936,8 @@ function supportedMethods(): SupportedMethods {
     ['event_store.client.streams.streams', 'read', ['position', 'events']],
     ['event_store.client.streams.streams', 'append', []],
     ['event_store.client.streams.streams', 'batchappend', ['deadline_duration']],
+    ['event_store.client.streams.streams', 'delete', []],
+    ['event_store.client.streams.streams', 'tombstone', []],
     ['event_store.client.gossip.gossip', 'read', []],
     ['event_store.client.server_features.serverfeatures', 'getsupportedmethods', []],
   ]
@@ -770,25 +973,71 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
 
   const instanceId = randomUUID()
   let port = options.port ?? 0
+  let hanging = false
+  // A hung server takes the call and never answers (nor reads what the client streams).
+  const unlessHanging =
+    <Args extends unknown[]>(handler: (...args: Args) => void) =>
+    (...args: Args): void => {
+      if (!hanging) handler(...args)
+    }
+  const secure = options.secure
+  let leader: { host: string; port: number } | null = null
+  /** Why this call is refused: another node leads, or secure mode does not let the caller (nothing in insecure mode). */
+  const refused = (call: { metadata: grpc.Metadata }, target: 'stream' | '$all') => {
+    if (leader) {
+      return rpcError(grpc.status.NOT_FOUND, 'Leader info available', {
+        exception: 'not-leader',
+        'leader-endpoint-host': leader.host,
+        'leader-endpoint-port': String(leader.port),
+      })
+    }
+    return secure ? refusal(callerOf(call.metadata, secure.users), target) : undefined
+  }
   const listen = async (): Promise<grpc.Server> => {
     const server = new grpc.Server()
     server.addService(streamsGrpc.StreamsService, {
-      read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => void handleRead(log, call),
-      append: (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
-        handleAppend(log, call, callback),
-      batchAppend: (call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => handleBatchAppend(log, call),
+      read: unlessHanging((call: grpc.ServerWritableStream<ReadReq, ReadResp>) => {
+        const denied = refused(call, call.request.getOptions()?.hasAll() ? '$all' : 'stream')
+        if (denied) return void call.emit('error', denied)
+        void handleRead(log, call)
+      }),
+      append: unlessHanging((call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) => {
+        const denied = refused(call, 'stream')
+        if (denied) return callback(denied)
+        handleAppend(log, call, callback)
+      }),
+      batchAppend: unlessHanging((call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => {
+        const denied = refused(call, 'stream')
+        if (denied) return void call.emit('error', denied)
+        handleBatchAppend(log, call, () => hanging)
+      }),
+      delete: unlessHanging((call: grpc.ServerUnaryCall<DeleteReq, DeleteResp>, callback: grpc.sendUnaryData<DeleteResp>) => {
+        const denied = refused(call, 'stream')
+        if (denied) return callback(denied)
+        handleDelete(log, call, callback)
+      }),
+      tombstone: unlessHanging((call: grpc.ServerUnaryCall<TombstoneReq, TombstoneResp>, callback: grpc.sendUnaryData<TombstoneResp>) => {
+        const denied = refused(call, 'stream')
+        if (denied) return callback(denied)
+        handleTombstone(log, call, callback)
+      }),
     })
     if (options.serverFeatures ?? true) {
       server.addService(serverFeaturesGrpc.ServerFeaturesService, {
-        getSupportedMethods: (_call: unknown, callback: grpc.sendUnaryData<SupportedMethods>) =>
-          callback(null, supportedMethods()),
+        getSupportedMethods: unlessHanging((_call: unknown, callback: grpc.sendUnaryData<SupportedMethods>) => callback(null, supportedMethods())),
       })
     }
     server.addService(gossipGrpc.GossipService, {
-      read: (_call: unknown, callback: grpc.sendUnaryData<ClusterInfo>) => callback(null, clusterInfo(instanceId, port)),
+      read: unlessHanging((_call: unknown, callback: grpc.sendUnaryData<ClusterInfo>) => callback(null, clusterInfo(instanceId, port))),
     })
     port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      server.bindAsync(
+        `127.0.0.1:${port}`,
+        secure
+          ? grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(secure.key), cert_chain: Buffer.from(secure.cert) }], false)
+          : grpc.ServerCredentials.createInsecure(),
+        (error, bound) => (error ? reject(error) : resolve(bound)),
+      ),
     )
     return server
   }
@@ -800,7 +1049,7 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   stats.unref()
 
   return {
-    connectionString: `esdb://127.0.0.1:${port}?tls=false`,
+    connectionString: secure ? `esdb://localhost:${port}?tls=true` : `esdb://127.0.0.1:${port}?tls=false`,
     port,
     async stop() {
       clearInterval(stats)
@@ -815,5 +1064,12 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
     async restart() {
       if (!server) server = await listen()
     },
+    hang(on) {
+      hanging = on
+    },
+    redirect(to) {
+      leader = to
+    },
+    eventsScanned: () => log.scanned,
   }
 }

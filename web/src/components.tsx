@@ -140,23 +140,25 @@ export function ConfirmButton(p: { label: string; confirmLabel: string; onConfir
 export function useData<T>(load: () => Promise<T>, deps: unknown[], pollMs?: (data: T) => number | null) {
   const [data, setData] = useState<T | null>(null)
   const [error, setError] = useState<unknown>(null)
-  const alive = useRef(true)
+  // Only the newest load may land: an older answer arriving late (a slow first cycle, then a
+  // quick second) must not overwrite the newer one. Unmounting invalidates every load in flight.
+  const latest = useRef(0)
   const reload = useCallback(async () => {
+    const ticket = ++latest.current
     try {
       const d = await load()
-      if (!alive.current) return
+      if (ticket !== latest.current) return
       setData(d)
       setError(null)
     } catch (err) {
-      if (alive.current) setError(err)
+      if (ticket === latest.current) setError(err)
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps)
   useEffect(() => {
-    alive.current = true
     void reload()
     return () => {
-      alive.current = false
+      latest.current++
     }
   }, [reload])
   useEffect(() => {

@@ -92,7 +92,7 @@ export function CreditsPage() {
             <h2 id="ledger-title">Ledger of {v.cycle}</h2>
             <div class="toolbar">
               <label for="cycle">Cycle</label>
-              <select id="cycle" value={v.cycle} onChange={(e) => setCycle(e.currentTarget.value)}>
+              <select id="cycle" value={cycle ?? v.cycle} onChange={(e) => setCycle(e.currentTarget.value)}>
                 {v.cycles.map((c) => (
                   <option key={c} value={c}>
                     {c}
