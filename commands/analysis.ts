@@ -5,9 +5,10 @@
 // is generated; each template that comes out is captured out of the hold and the rest is released
 // (ledger events); if every template fails the answer is 502 llm_invalid_json with all
 // credits back. Outline: reading is free; generating costs 50, refunded when the attempt fails.
+// Refunds are never made here: a failed paid step is recorded on the ledger and refunded by the
+// refund process manager (CreditCommands.settlePending).
 import { randomUUID } from 'node:crypto'
 import { DomainError, isDomainError } from '../domain/errors.ts'
-import { uuidFromName } from '../domain/ids.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { capturedChargeId } from '../domain/credits/ledger.ts'
 import { analysisDecider, analysisStream, outlineProblems, type AnalysisCommand, type TemplateResult } from '../domain/analysis/analysis.ts'
@@ -33,8 +34,19 @@ export interface AnalysisCommandsDeps {
   log?: (message: string, err: unknown) => void
 }
 
-/** Refund ids derived from the charge: a retried refund changes nothing. */
-const refundIdOf = (chargeId: string) => uuidFromName('refund', chargeId)
+/** Thrown inside an outline's charged operation when another request recorded the outline first: this one is not paid for. */
+class OutlineAlreadyGenerated extends Error {
+  constructor() {
+    super('an outline had already been generated')
+  }
+}
+
+/** The engine's outline attempt failed (recorded as `attemptedAt` with `generated: false`, answered 200). */
+class OutlineAttemptFailed extends Error {
+  constructor(cause: unknown) {
+    super(failureOf(cause).reason, { cause })
+  }
+}
 
 /** What an engine failure is called in the report. */
 function failureOf(err: unknown): { error: string; reason: string } {
@@ -67,10 +79,6 @@ export class AnalysisCommands {
     const result = await this.deps.handler.handle(analysisStream.of(noteId), command, analysisDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
     await this.deps.sync.waitFor('analysis', result.position)
     return result
-  }
-
-  private refund(caller: Caller, chargeId: string, reason: string) {
-    return this.deps.credits.refund(caller.accountId, chargeId, reason.slice(0, 500), refundIdOf(chargeId))
   }
 
   /**
@@ -113,22 +121,23 @@ export class AnalysisCommands {
       }
     })
 
+    // Each capture is a pending charge: completed once the analyses are recorded, else refunded by
+    // the refund process manager (a failure to record, or a crash before it).
+    const paid: string[] = []
     try {
       for (const r of results) {
         if (!r.ok) continue
-        await this.deps.credits.capture(caller.accountId, reservationId, cost, r.template)
+        await this.deps.credits.capture(caller.accountId, reservationId, cost, r.template, { pending: true })
+        paid.push(r.chargeId)
         captured += cost
       }
     } finally {
       const failed = results.filter((r) => !r.ok).map((r) => `${r.template}: ${r.ok ? '' : r.reason}`)
       await releaseRest((failed.length ? `analysis failed for ${failed.join('; ')}` : 'analysis stopped before every template was captured').slice(0, 500))
     }
-    try {
-      await this.record(caller, noteId, { type: 'RecordAnalyses', noteId, accountId: caller.accountId, results, now: this.now() })
-    } catch (err) {
-      for (const r of results) if (r.ok) await this.refund(caller, r.chargeId, 'the analysis could not be stored')
-      throw err
-    }
+    await this.deps.credits.settlePending(caller.accountId, paid, () =>
+      this.record(caller, noteId, { type: 'RecordAnalyses', noteId, accountId: caller.accountId, results, now: this.now() }),
+    )
     const ok = results.filter((r) => r.ok).map((r) => r.template as Template)
     const failed = results.flatMap((r) => (r.ok ? [] : [{ template: r.template as Template, error: r.error, message: r.reason }]))
     if (ok.length === 0) {
@@ -151,30 +160,31 @@ export class AnalysisCommands {
     const { source } = await this.deps.notes.ready(caller.accountId, noteId)
     const current = await this.deps.analyses.outline(caller.accountId, noteId)
     if (current.generated) return current
-    const { chargeId } = await this.deps.credits.charge(caller.accountId, { operation: PRICES.outline.operation, cost: PRICES.outline.credits, noteId, requestId: caller.requestId })
     const durationMs = audioDurationMs(source)
-    let made: Awaited<ReturnType<LanguageEngine['outline']>>
+    let chargeId = ''
     try {
-      made = await this.deps.engine.outline(source)
-      const problems = outlineProblems(made.chapters, durationMs)
-      if (problems.length > 0) throw new LanguageEngineError('invalid_output', `the outline does not hold: ${problems.join('; ')}`)
+      // A failed attempt, and one another request made unnecessary, are refunded by the refund
+      // process manager (CreditCommands.chargedOperation), never here.
+      await this.deps.credits.chargedOperation(caller.accountId, { operation: PRICES.outline.operation, cost: PRICES.outline.credits, noteId, requestId: caller.requestId }, async (id) => {
+        chargeId = id
+        let made: Awaited<ReturnType<LanguageEngine['outline']>>
+        try {
+          made = await this.deps.engine.outline(source)
+          const problems = outlineProblems(made.chapters, durationMs)
+          if (problems.length > 0) throw new LanguageEngineError('invalid_output', `the outline does not hold: ${problems.join('; ')}`)
+        } catch (err) {
+          throw new OutlineAttemptFailed(err)
+        }
+        const result = await this.record(caller, noteId, { type: 'RecordOutline', noteId, accountId: caller.accountId, chapters: made.chapters, durationMs, ...made.info, chargeId, now: this.now() })
+        if (result.events.length === 0) throw new OutlineAlreadyGenerated()
+      })
     } catch (err) {
-      const { reason } = failureOf(err)
-      if (!(err instanceof LanguageEngineError)) this.deps.log?.(`outline of note ${noteId} failed`, err)
-      await this.refund(caller, chargeId, `outline failed: ${reason}`)
-      await this.record(caller, noteId, { type: 'RecordOutlineFailure', noteId, accountId: caller.accountId, reason: reason.slice(0, 500), ...this.deps.engine.info, chargeId, now: this.now() })
-      return this.deps.analyses.outline(caller.accountId, noteId)
-    }
-    try {
-      const result = await this.record(caller, noteId, { type: 'RecordOutline', noteId, accountId: caller.accountId, chapters: made.chapters, durationMs, ...made.info, chargeId, now: this.now() })
       // Another request made the outline meanwhile: this one is not needed, and not paid for.
-      if (result.events.length === 0) {
-        await this.refund(caller, chargeId, 'an outline had already been generated')
-        return this.generatedOutline(caller, noteId)
-      }
-    } catch (err) {
-      await this.refund(caller, chargeId, 'the outline could not be stored')
-      throw err
+      if (err instanceof OutlineAlreadyGenerated) return this.generatedOutline(caller, noteId)
+      if (!(err instanceof OutlineAttemptFailed)) throw err
+      const { reason } = failureOf(err.cause)
+      if (!(err.cause instanceof LanguageEngineError)) this.deps.log?.(`outline of note ${noteId} failed`, err.cause)
+      await this.record(caller, noteId, { type: 'RecordOutlineFailure', noteId, accountId: caller.accountId, reason: reason.slice(0, 500), ...this.deps.engine.info, chargeId, now: this.now() })
     }
     return this.deps.analyses.outline(caller.accountId, noteId)
   }

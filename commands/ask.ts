@@ -79,14 +79,15 @@ export class AskCommands {
         throw new DomainError('invalid_state', 'This Idempotency-Key was already used for another question; send a new key with a new question.', { current: 'answered' })
       }
     }
-    const charged = await this.deps.credits.charge(caller.accountId, { ...charge, requestId: caller.requestId, chargeId })
+    const charged = await this.deps.credits.charge(caller.accountId, { ...charge, requestId: caller.requestId, chargeId, pending: true })
     // The ledger has seen this charge but no answer was recorded: the first attempt is still
     // running, or failed and was refunded. Never an answer on a charge paid back (or not yet
     // settled): the client retries later, or with a new key.
     if (charged.events.length === 0) {
       throw new DomainError('invalid_state', 'A request with this Idempotency-Key is still running or has failed; retry shortly, or send a new key.', { current: 'processing' })
     }
-    try {
+    // Nothing answered, nothing paid: a failure is refunded by the refund process manager.
+    return this.deps.credits.settlePending(caller.accountId, [chargeId], async () => {
       const hits = await this.deps.segments.search({ accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
       const passages: Passage[] = (await this.deps.segments.texts(caller.accountId, hits)).map((s) => ({
         ...s,
@@ -125,10 +126,6 @@ export class AskCommands {
         { metadata: { requestId: caller.requestId, accountId: caller.accountId } },
       )
       return { answer: drafted.draft.answer, citedSegments: cited, citedNotes, sessionId }
-    } catch (err) {
-      // Nothing answered, nothing paid: the charge goes back by a ledger event.
-      await this.deps.credits.refund(caller.accountId, chargeId, `ask failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500), uuidFromName('refund', chargeId))
-      throw err
-    }
+    })
   }
 }

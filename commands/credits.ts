@@ -53,9 +53,13 @@ export class CreditCommands {
     )
   }
 
-  /** Captures the reservation at `cost`; with `part`, captures that part out of the hold and leaves the rest held. */
-  capture(accountId: string, reservationId: string, cost: number, part?: string) {
-    return this.run(accountId, { type: 'CaptureReservation', reservationId, cost, part: part ?? null })
+  /**
+   * Captures the reservation at `cost`; with `part`, captures that part out of the hold and leaves
+   * the rest held. `pending`: the capture pays for something recorded after it, settled by
+   * `settlePending` like a pending charge.
+   */
+  capture(accountId: string, reservationId: string, cost: number, part?: string, opts: { pending?: boolean } = {}) {
+    return this.run(accountId, { type: 'CaptureReservation', reservationId, cost, part: part ?? null, ...(opts.pending ? { pending: true } : {}) })
   }
 
   /** Raises the hold to `amount` in total (insufficient_credits when the balance does not cover the difference). */
@@ -72,27 +76,38 @@ export class CreditCommands {
   }
 
   /**
-   * Runs `operation` after a pending charge for it. Success records CreditsChargeCompleted; a
-   * failure records CreditsChargeFailed and nothing else: the refund is the process manager's
-   * (`settleCharges`, run here at once and by the credit-holds worker on every pass), decided from
-   * the ledger's events, so a process dying anywhere between the charge and the refund still ends
-   * with exactly one refund (the failure event, or the lease running out without completion).
+   * Runs `operation` after a pending charge for it (the one way a single-price operation pays):
+   * see `settlePending` for how it ends.
    */
-  async chargedOperation<T>(accountId: string, c: { operation: string; cost: number; noteId?: string | null; requestId?: string }, operation: () => Promise<T>): Promise<T> {
+  async chargedOperation<T>(accountId: string, c: { operation: string; cost: number; noteId?: string | null; requestId?: string }, operation: (chargeId: string) => Promise<T>): Promise<T> {
     const { chargeId } = await this.charge(accountId, { ...c, pending: true })
+    return this.settlePending(accountId, [chargeId], () => operation(chargeId))
+  }
+
+  /**
+   * Runs `operation`, what the pending charges `chargeIds` (pending charges or pending captures)
+   * paid for. Success records CreditsChargeCompleted for each; a failure records
+   * CreditsChargeFailed and nothing else: the refund is the process manager's (`settleCharges`,
+   * run here at once, best effort, and by the credit-holds worker on every pass), decided from the
+   * ledger's events, so a process dying anywhere between the charge and the refund still ends with
+   * exactly one refund (the failure event, or the lease running out without completion). No
+   * request refunds a failed operation any other way.
+   */
+  async settlePending<T>(accountId: string, chargeIds: readonly string[], operation: () => Promise<T>): Promise<T> {
     this.opts.fault?.('crash-after-charge')
     let result: T
     try {
       result = await operation()
     } catch (err) {
-      await this.run(accountId, { type: 'FailCharge', chargeId, reason: (err instanceof Error ? err.message : String(err)).slice(0, 400) })
+      const reason = (err instanceof Error ? err.message : String(err)).slice(0, 400)
+      for (const chargeId of chargeIds) await this.run(accountId, { type: 'FailCharge', chargeId, reason })
       this.opts.fault?.('crash-after-charge-failed')
       // Best effort: the worker's next pass settles it if this does not.
       await this.settleCharges(accountId).catch(() => {})
       this.opts.fault?.('crash-after-refund')
       throw err
     }
-    await this.run(accountId, { type: 'CompleteCharge', chargeId })
+    for (const chargeId of chargeIds) await this.run(accountId, { type: 'CompleteCharge', chargeId })
     return result
   }
 

@@ -2,12 +2,12 @@
 // download. The content comes from the note's analysis for the template's basis (the persisted
 // one when it exists; otherwise one made for the deliverable and not stored separately), laid
 // out by the language engine, rendered into a real file (.eml, .docx, .pptx) and kept in the
-// blob store. Anything failing after the charge refunds it by a ledger event.
+// blob store. Anything failing after the charge is refunded by the refund process manager
+// (CreditCommands.chargedOperation).
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
-import { uuidFromName } from '../domain/ids.ts'
 import { DELIVERABLE_BASIS, DELIVERABLE_FILES, deliverableDecider, deliverableStream } from '../domain/deliverables/deliverable.ts'
 import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
@@ -56,50 +56,51 @@ export class DeliverableCommands {
   async create(caller: Caller, noteId: string, body: CreateDeliverableRequest): Promise<{ deliverable: Deliverable }> {
     const { note, source } = await this.deps.notes.ready(caller.accountId, noteId)
     const id = randomUUID()
-    const { chargeId } = await this.deps.credits.charge(caller.accountId, { operation: PRICES.deliverable.operation, cost: PRICES.deliverable.credits, noteId, requestId: caller.requestId })
     const file = DELIVERABLE_FILES[body.kind]
     const blobKey = deliverableBlobKey(noteId, id, file.extension)
-    let stored = false
-    try {
-      const basis = DELIVERABLE_BASIS[body.template]!
-      const analysis = (await this.deps.analyses.latestDraft(caller.accountId, noteId, basis)) ?? (await this.engine((e) => e.analyze(source, basis))).draft
-      const createdAt = this.clock().toISOString()
-      const { draft, info } = await this.engine((e) =>
-        e.deliverable({ kind: body.kind, template: body.template, locale: body.locale, transcript: source, analysis, date: note.recordedAt ?? note.createdAt }),
-      )
-      const bytes = await this.deps.renderers[body.kind].render({ id, title: draft.title, subject: draft.subject, sections: draft.sections, locale: body.locale, createdAt, author: 'Notes' })
-      const blob = await this.deps.blobs.put(blobKey, Readable.from(bytes), { contentType: file.contentType, maxBytes: 100 * 1024 * 1024 })
-      stored = true
-      const result = await this.deps.handler.handle(
-        deliverableStream.of(id),
-        {
-          type: 'CreateDeliverable',
-          deliverableId: id,
-          noteId,
-          accountId: caller.accountId,
-          kind: body.kind,
-          template: body.template,
-          locale: body.locale,
-          title: draft.title,
-          subject: draft.subject,
-          sections: draft.sections,
-          file: { blobKey, fileName: fileNameOf(draft.title, id, file.extension), contentType: file.contentType, sizeBytes: blob.sizeBytes, sha256: blob.sha256 },
-          ...info,
-          chargeId,
-          now: createdAt,
-        },
-        deliverableDecider,
-        { metadata: { requestId: caller.requestId, accountId: caller.accountId } },
-      )
-      await this.deps.sync.waitFor('deliverables', result.position)
-      const deliverable = await this.deps.deliverables.get(caller.accountId, id)
-      if (!deliverable) throw new Error('the deliverable read model did not catch up')
-      return { deliverable }
-    } catch (err) {
-      if (stored) await this.deps.blobs.delete(blobKey).catch(() => {})
-      await this.deps.credits.refund(caller.accountId, chargeId, `deliverable failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500), uuidFromName('refund', chargeId))
-      throw err
-    }
+    // Anything failing after the charge is refunded by the refund process manager.
+    return this.deps.credits.chargedOperation(caller.accountId, { operation: PRICES.deliverable.operation, cost: PRICES.deliverable.credits, noteId, requestId: caller.requestId }, async (chargeId) => {
+      let stored = false
+      try {
+        const basis = DELIVERABLE_BASIS[body.template]!
+        const analysis = (await this.deps.analyses.latestDraft(caller.accountId, noteId, basis)) ?? (await this.engine((e) => e.analyze(source, basis))).draft
+        const createdAt = this.clock().toISOString()
+        const { draft, info } = await this.engine((e) =>
+          e.deliverable({ kind: body.kind, template: body.template, locale: body.locale, transcript: source, analysis, date: note.recordedAt ?? note.createdAt }),
+        )
+        const bytes = await this.deps.renderers[body.kind].render({ id, title: draft.title, subject: draft.subject, sections: draft.sections, locale: body.locale, createdAt, author: 'Notes' })
+        const blob = await this.deps.blobs.put(blobKey, Readable.from(bytes), { contentType: file.contentType, maxBytes: 100 * 1024 * 1024 })
+        stored = true
+        const result = await this.deps.handler.handle(
+          deliverableStream.of(id),
+          {
+            type: 'CreateDeliverable',
+            deliverableId: id,
+            noteId,
+            accountId: caller.accountId,
+            kind: body.kind,
+            template: body.template,
+            locale: body.locale,
+            title: draft.title,
+            subject: draft.subject,
+            sections: draft.sections,
+            file: { blobKey, fileName: fileNameOf(draft.title, id, file.extension), contentType: file.contentType, sizeBytes: blob.sizeBytes, sha256: blob.sha256 },
+            ...info,
+            chargeId,
+            now: createdAt,
+          },
+          deliverableDecider,
+          { metadata: { requestId: caller.requestId, accountId: caller.accountId } },
+        )
+        await this.deps.sync.waitFor('deliverables', result.position)
+        const deliverable = await this.deps.deliverables.get(caller.accountId, id)
+        if (!deliverable) throw new Error('the deliverable read model did not catch up')
+        return { deliverable }
+      } catch (err) {
+        if (stored) await this.deps.blobs.delete(blobKey).catch(() => {})
+        throw err
+      }
+    })
   }
 
   /** Runs an engine call; an engine that does not answer is 502 chat_failed (the caller refunds). */

@@ -6,7 +6,7 @@ import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { balanceDelta, type CreditEvent } from '../domain/credits/ledger.ts'
 import type { Projection } from './runner.ts'
 import { replaceRead } from './revisionGuard.ts'
-import { creditsStream, entryReference, isBookkeeping } from '../domain/credits/ledger.ts'
+import { capturedChargeId, creditsStream, entryReference, isBookkeeping } from '../domain/credits/ledger.ts'
 
 export const LEDGER_ENTRIES = 'ledger_entries'
 export const CREDIT_ACCOUNTS = 'credit_accounts'
@@ -113,6 +113,8 @@ function openChargesAfter(ids: string[], e: CreditEvent): { openCharges: number;
   const next =
     e.type === 'CreditsCharged' && e.data.pending
       ? [...ids, e.data.chargeId]
+      : e.type === 'CreditsCaptured' && e.data.pending
+        ? [...ids, capturedChargeId(e.data.reservationId, e.data.part)]
       : e.type === 'CreditsChargeCompleted' || e.type === 'CreditsRefunded'
         ? ids.filter((id) => id !== e.data.chargeId)
         : ids

@@ -97,6 +97,20 @@ t.test('a hold past its lease with no owner breaks hold-lease at its reservation
   t.same(holds('2026-11-10T10:05:00.000Z'), ['hold-lease@10'], 'past it')
 })
 
+t.test('a pending capture past its lease, neither completed nor refunded, breaks hold-lease at the capture', async (t) => {
+  const h = honest()
+  const b = balance(h)
+  const held = append(h, { type: 'CreditsReserved', data: { reservationId: 'h5', operation: 'analysis', amount: 100, noteId: 'n1', requestId: null, balanceAfter: b - 100, at: NOW } })
+  const captured = append(held, { type: 'CreditsCaptured', data: { reservationId: 'h5', operation: 'analysis', reserved: 100, cost: 100, noteId: 'n1', part: 'generic', pending: true, balanceAfter: b - 100, at: NOW } })
+  const lease = (events: Rec[], now: string) => check(events, { holds: { now, leaseMs: 60_000, noteExists: () => false } }).violations.map((v) => `${v.rule}@${v.revision}`)
+  t.same(lease(captured, NOW), [], 'within the lease')
+  t.same(lease(captured, '2026-11-10T10:05:00.000Z'), ['hold-lease@11'], 'past it')
+  const refunded = append(captured, { type: 'CreditsRefunded', data: { refundId: 'f9', chargeId: 'h5#generic', operation: 'analysis', amount: 100, noteId: 'n1', reason: 'analysis never completed within the lease (60 s)', balanceAfter: b, at: NOW } })
+  t.same(lease(refunded, '2026-11-10T10:05:00.000Z'), [], 'refunded: settled')
+  const completed = append(captured, { type: 'CreditsChargeCompleted', data: { chargeId: 'h5#generic', at: NOW } })
+  t.same(lease(completed, '2026-11-10T10:05:00.000Z'), [], 'completed: settled')
+})
+
 t.test('the hash chain: a consistent rewrite is caught at the rewritten event, a recomputed one at the next, anything by an anchor', async (t) => {
   const h = honest()
   // Rewrite the ask charge r2 to 20 and every later balance consistently (arithmetic holds).

@@ -4,6 +4,7 @@ import t from 'tap'
 import { fold } from '../domain/decider.ts'
 import { ledgerDecider, type CreditCommand, type CreditEvent } from '../domain/credits/ledger.ts'
 import { DeciderSpecification } from './support/decider.ts'
+import { refundsDue } from '../domain/credits/refunds.ts'
 
 /**
  * The decider's events without the hash chain's fields (`prevHash`, `hash`): the specs here are
@@ -152,6 +153,33 @@ t.test('a multi-part hold: each part captured out of it (refundable alone), the 
   const all = ledger.given(historyOf(open('pro'), reserve, part('a'), part('b'), part('c'))).state()
   t.equal(all.balance, 4700)
   t.notOk(all.reservations.h1, 'the last part closes the hold')
+})
+
+t.test('a pending capture is a pending charge: completed, or failed and refunded once by the manager, or refunded once the lease runs out', async (t) => {
+  const reserve: CreditCommand = { type: 'ReserveCredits', reservationId: 'h1', operation: 'analysis', amount: 200, noteId: 'n1', now: NOW }
+  const part = (p: string): CreditCommand => ({ type: 'CaptureReservation', reservationId: 'h1', cost: 100, part: p, pending: true, now: NOW })
+  const captures = historyOf(open('pro'), reserve, part('generic'), part('sales'))
+  t.match(captures.at(-1), { type: 'CreditsCaptured', data: { part: 'sales', pending: true, balanceAfter: 4800 } })
+  const state = ledger.given(captures).state()
+  t.same(Object.keys(state.openCharges).sort(), ['h1#generic', 'h1#sales'], 'each capture is open until its end is recorded')
+  t.same(refundsDue(state, NOW, 60_000), [], 'nothing is due while the operation may still be running')
+  const lease = refundsDue(state, '2026-11-10T10:01:00.000Z', 60_000)
+  t.same(lease.map((d) => d.chargeId).sort(), ['h1#generic', 'h1#sales'], 'both are due once the lease has run out')
+
+  const completed = historyOf(open('pro'), reserve, part('generic'), part('sales'), { type: 'CompleteCharge', chargeId: 'h1#generic', now: NOW }, { type: 'CompleteCharge', chargeId: 'h1#sales', now: NOW })
+  t.same(ledger.given(completed).state().openCharges, {}, 'completed: nothing left to refund')
+  t.same(refundsDue(ledger.given(completed).state(), '2026-11-11T00:00:00.000Z', 60_000), [])
+
+  const failed = historyOf(open('pro'), reserve, part('generic'), { type: 'FailCharge', chargeId: 'h1#generic', reason: 'the analyses could not be stored', now: NOW })
+  t.match(failed.at(-1), { type: 'CreditsChargeFailed', data: { chargeId: 'h1#generic', operation: 'analysis', reason: 'the analyses could not be stored' } })
+  const due = refundsDue(ledger.given(failed).state(), NOW, 60_000)
+  t.match(due, [{ chargeId: 'h1#generic', reason: /analysis failed: the analyses could not be stored/ }], 'a failure is due at once')
+  const refund: CreditCommand = { type: 'RefundCharge', refundId: 'f1', chargeId: 'h1#generic', reason: due[0]!.reason, now: NOW }
+  const refunded = [...failed, ...ledger.given(failed).when(refund).events()]
+  t.match(refunded.at(-1), { type: 'CreditsRefunded', data: { chargeId: 'h1#generic', amount: 100 } })
+  t.same(ledger.given(refunded).state().openCharges, {}, 'refunded: closed')
+  ledger.given(refunded).when(refund).thenNothingHappened(t, 'the same refund again changes nothing')
+  ledger.given(refunded).when({ type: 'CompleteCharge', chargeId: 'h1#generic', now: NOW }).thenNothingHappened(t, 'a late completion records nothing')
 })
 
 t.test('a hold is extended when the real price is known, refused when the balance does not cover it', async (t) => {

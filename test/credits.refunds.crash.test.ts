@@ -4,7 +4,7 @@
 // pass), run twice and concurrently, ends every case with exactly one refund of the charge, and
 // the ledger's invariants hold. A charge whose operation succeeded is never refunded.
 import t from 'tap'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { tempDir } from './support/tmp.ts'
@@ -12,8 +12,11 @@ import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
 import { toDomainEvent } from '../ports/eventStore.ts'
 import { CommandHandler } from '../commands/handleCommand.ts'
 import { CreditCommands } from '../commands/credits.ts'
-import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
+import { capturedChargeId, creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
 import { checkLedgerInvariants } from '../domain/credits/invariants.ts'
+import { testService } from './support/service.ts'
+import { CREDIT_ACCOUNTS, type CreditAccountDoc } from '../projections/ledger.ts'
+import { embeddedEnv } from './support/embeddedEnv.ts'
 
 const LEASE_MS = 60_000
 
@@ -70,3 +73,94 @@ for (const c of cases) {
     t.comment(`${c.fault ?? 'no crash'} / ${c.outcome}: ${ledger.map((e) => e.event.type).join(' → ')}`)
   })
 }
+
+// Every charged operation, through its real command in a real process (test/support/
+// chargedCommandProcess.ts), killed at each step: after the charge (the pending charge, or an
+// analysis's pending captures), after the failure is recorded, after the refund. The restarted
+// manager (two of them, concurrently) ends each with exactly one refund per charge; an operation
+// that completed is never refunded; then the auditor (`npm run audit-ledger -- --all`) finds no
+// violation in any of the accounts.
+/** Every operation that charges credits (domain/credits/prices.ts, translation being free); the import's hold is test/credits.holds.crash.test.ts's. */
+const CHARGED_OPERATIONS = ['ask-note', 'ask-library', 'outline', 'deliverable', 'analysis', 'clip', 'transcript'] as const
+type ChargedOperation = (typeof CHARGED_OPERATIONS)[number]
+const FAILING_OPS = CHARGED_OPERATIONS.filter((op) => op !== 'transcript')
+const commandCases: { op: ChargedOperation; fault: string | null; outcome: 'fail' | 'ok'; byLease: boolean }[] = [
+  ...FAILING_OPS.flatMap((op) => [
+    { op, fault: 'crash-after-charge', outcome: 'fail' as const, byLease: true },
+    { op, fault: 'crash-after-charge-failed', outcome: 'fail' as const, byLease: false },
+    { op, fault: 'crash-after-refund', outcome: 'fail' as const, byLease: false },
+  ]),
+  // A transcript read cannot be made to fail from outside; killed after its charge it is refunded by the lease.
+  { op: 'transcript', fault: 'crash-after-charge', outcome: 'ok', byLease: true },
+  ...CHARGED_OPERATIONS.map((op) => ({ op, fault: null, outcome: 'ok' as const, byLease: false })),
+]
+
+t.test('every charged operation, killed at each step, ends with exactly one refund per charge, and the auditor agrees', async (t) => {
+  const tmp = tempDir('refund-commands-crash-')
+  t.teardown(tmp.remove)
+  const figures: string[] = []
+  for (const c of commandCases) {
+    const label = `${c.op} killed at ${c.fault ?? 'no point'} (operation ${c.outcome === 'ok' ? 'succeeds' : 'fails'})`
+    await t.test(label, async (t) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/chargedCommandProcess.ts'], {
+        env: { ...process.env, DATA_DIR: tmp.dir, OPERATION: c.op, CHARGE_OP_OUTCOME: c.outcome, CREDIT_HOLD_LEASE_SECONDS: String(LEASE_MS / 1000), ...(c.fault ? { FAULT_INJECT: c.fault } : {}) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let out = ''
+      child.stdout!.on('data', (d) => (out += d))
+      child.stderr!.on('data', (d) => (out += d))
+      const [code, signal] = (await once(child, 'exit')) as [number | null, string | null]
+      if (c.fault) t.equal(signal, 'SIGKILL', `the process died by SIGKILL at ${c.fault}`)
+      else t.equal(code, 0, out)
+      const started = out.split('\n').find((l) => l.startsWith('{"accountId"'))
+      if (!started) throw new Error(`the process gave no account: ${out.slice(-2000)}`)
+      const { accountId } = JSON.parse(started) as { accountId: string }
+      if (!c.fault) t.match(out, c.outcome === 'ok' ? /"outcome":"ok"/ : /"outcome":"failed/, 'the operation ended as scripted')
+
+      // The restarted service: its refund process manager, and a second one racing it.
+      let offset = 0
+      const clock = () => new Date(Date.now() + offset)
+      const s = await testService({ dataDir: tmp.dir, clock, env: { CREDIT_HOLD_LEASE_SECONDS: String(LEASE_MS / 1000) } })
+      t.teardown(() => s.close())
+      const managers = [s.services.credits, new CreditCommands(s.services.handler, clock, { leaseMs: LEASE_MS })]
+      const read = async () => (await s.services.events.readStream(creditsStream.of(accountId))).events.map((e) => ({ revision: e.revision, event: toDomainEvent<CreditEvent>(e) }))
+      const refunds = (ledger: Awaited<ReturnType<typeof read>>) => ledger.filter((e) => e.event.type === 'CreditsRefunded')
+      // What the credit-holds worker looks up to find the accounts to settle: the read model's open charges.
+      const openCharges = async () => {
+        await s.services.sync.waitFor('credit-ledger', (await s.services.events.readStream(creditsStream.of(accountId))).events.at(-1)!.globalPosition)
+        return (await s.docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS).findOne({ _id: accountId }))?.openCharges ?? 0
+      }
+      t.equal(await openCharges(), c.fault && c.fault !== 'crash-after-refund' ? 1 : 0, 'the read model shows the charge open until it is completed or refunded')
+      await Promise.all(managers.map((m) => m.settleCharges(accountId)))
+      const withinLease = refunds(await read()).length
+      if (c.byLease) t.equal(withinLease, 0, 'nothing is refunded while the operation may still be running')
+      offset = LEASE_MS + 1000
+      await Promise.all(managers.map((m) => m.settleCharges(accountId)))
+      await managers[0]!.settleCharges(accountId)
+
+      t.equal(await openCharges(), 0, 'and closed once refunded')
+      const ledger = await read()
+      const charges = ledger.flatMap((e) => (e.event.type === 'CreditsCharged' ? [e.event.data.chargeId] : e.event.type === 'CreditsCaptured' ? [capturedChargeId(e.event.data.reservationId, e.event.data.part)] : []))
+      t.equal(charges.length, 1, `one charge: ${ledger.map((e) => e.event.type).join(', ')}`)
+      const expected = c.fault || c.outcome === 'fail' ? 1 : 0
+      for (const id of charges) t.equal(refunds(ledger).filter((e) => e.event.type === 'CreditsRefunded' && e.event.data.chargeId === id).length, expected, `charge ${id}: exactly ${expected} refund(s)`)
+      t.equal(refunds(ledger).length, expected * charges.length, 'no other refund')
+      t.same(checkLedgerInvariants(creditsStream.of(accountId), ledger, { holds: { now: clock().toISOString(), leaseMs: LEASE_MS, noteExists: () => true } }).violations, [], 'the ledger breaks no invariant')
+      const balance = ledger.flatMap((e) => ('balanceAfter' in e.event.data ? [e.event.data.balanceAfter] : [])).at(-1)
+      figures.push(`${label}: ${refunds(ledger).length} refund(s), ${withinLease} within the lease, balance ${balance}; ${ledger.map((e) => e.event.type).join(' → ')}`)
+      await s.services.sync.waitFor('credit-ledger', ledger.length ? (await s.services.events.readStream(creditsStream.of(accountId))).events.at(-1)!.globalPosition : null)
+    })
+  }
+  for (const f of figures) t.comment(f)
+
+  const audit = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/audit-ledger.ts', '--all', '--json'], {
+    env: { ...embeddedEnv(), DATA_DIR: tmp.dir, CREDIT_HOLD_LEASE_SECONDS: String(LEASE_MS / 1000) },
+    encoding: 'utf8',
+    timeout: 120_000,
+  })
+  const reports = audit.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { accountId: string; ok: boolean; problems: string[]; violations?: unknown[] })
+  t.equal(reports.length, commandCases.length, 'the auditor read every account')
+  t.same(reports.filter((r) => !r.ok), [], 'the auditor finds no violation and no mismatch')
+  t.equal(audit.status, 0, `npm run audit-ledger -- --all exits 0 ${audit.stderr.slice(-1000)}`)
+  t.comment(`audit-ledger --all: ${reports.length} accounts, ${reports.filter((r) => r.ok).length} OK`)
+})

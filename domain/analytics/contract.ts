@@ -71,7 +71,7 @@ export const EVENT_FIELDS = {
   CreditsChargeCompleted: { chargeId: 'public', at: 'public' },
   CreditsChargeFailed: { chargeId: 'public', operation: 'public', noteId: 'public', reason: 'public', at: 'public' },
   CreditsReserved: { reservationId: 'public', operation: 'public', amount: 'public', noteId: 'public', requestId: 'public', balanceAfter: 'public', at: 'public' },
-  CreditsCaptured: { reservationId: 'public', operation: 'public', reserved: 'public', cost: 'public', noteId: 'public', part: 'public', balanceAfter: 'public', at: 'public' },
+  CreditsCaptured: { reservationId: 'public', operation: 'public', reserved: 'public', cost: 'public', noteId: 'public', part: 'public', pending: 'public', balanceAfter: 'public', at: 'public' },
   CreditsHoldExtended: { reservationId: 'public', operation: 'public', by: 'public', amount: 'public', noteId: 'public', reason: 'public', balanceAfter: 'public', at: 'public' },
   CreditsReleased: { reservationId: 'public', operation: 'public', amount: 'public', noteId: 'public', reason: 'public', balanceAfter: 'public', at: 'public' },
   CreditsRefunded: { refundId: 'public', chargeId: 'public', operation: 'public', amount: 'public', noteId: 'public', reason: 'public', balanceAfter: 'public', at: 'public' },

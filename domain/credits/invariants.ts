@@ -147,6 +147,7 @@ export function checkLedgerInvariants(stream: string, events: readonly { revisio
           if (!e.data.part || h.taken >= h.held) h.closed = 'captured'
         }
         charge(id, e.data.cost, 'capture id')
+        if (e.data.pending) pending.set(id, { revision, at: e.data.at })
         const wrong = priceMismatch(e.data.operation, e.data.cost, e.data.at)
         if (wrong) v('price', revision, wrong)
         break

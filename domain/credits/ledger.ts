@@ -69,6 +69,8 @@ export type CreditsCaptured = DomainEvent<
     noteId: string | null
     /** The part of a multi-part operation this captures (absent: the whole reservation). */
     part?: string | null
+    /** As a pending charge: what it paid for is recorded after it (CreditsChargeCompleted), else it is refunded (refunds.ts). */
+    pending?: true
     balanceAfter: number
   } & At
 >
@@ -173,7 +175,7 @@ export type CreditCommand =
   | ({ type: 'CompleteCharge'; chargeId: string } & Now)
   | ({ type: 'FailCharge'; chargeId: string; reason: string } & Now)
   | ({ type: 'ReserveCredits'; reservationId: string; operation: string; amount: number; noteId?: string | null; requestId?: string | null } & Now)
-  | ({ type: 'CaptureReservation'; reservationId: string; cost: number; part?: string | null } & Now)
+  | ({ type: 'CaptureReservation'; reservationId: string; cost: number; part?: string | null; pending?: boolean } & Now)
   | ({ type: 'ExtendReservation'; reservationId: string; amount: number; reason: string } & Now)
   | ({ type: 'ReleaseReservation'; reservationId: string; reason: string } & Now)
   | ({ type: 'RefundCharge'; refundId: string; chargeId: string; reason: string } & Now)
@@ -263,6 +265,7 @@ function evolveBalances(s: LedgerState, e: CreditEvent): LedgerState {
       const hold = s.reservations[e.data.reservationId]
       const chargeId = capturedChargeId(e.data.reservationId, e.data.part)
       const spend = { operation: e.data.operation, amount: e.data.cost, noteId: e.data.noteId }
+      if (e.data.pending) s = { ...s, openCharges: { ...s.openCharges, [chargeId]: { at: e.data.at, operation: e.data.operation, noteId: e.data.noteId, failed: null } } }
       if (e.data.part && hold && hold.amount > e.data.reserved) {
         // A part: the rest of the hold stays for the other parts.
         return {
@@ -407,7 +410,7 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
         return [
           {
             type: 'CreditsCaptured',
-            data: { reservationId: c.reservationId, operation: hold.operation, reserved: c.cost, cost: c.cost, noteId: hold.noteId, part: c.part, balanceAfter: s.balance, at },
+            data: { reservationId: c.reservationId, operation: hold.operation, reserved: c.cost, cost: c.cost, noteId: hold.noteId, part: c.part, ...(c.pending ? { pending: true as const } : {}), balanceAfter: s.balance, at },
           },
         ]
       }
@@ -425,6 +428,7 @@ function decideInCycle(c: Exclude<CreditCommand, { type: 'OpenCreditAccount' }>,
             reserved: hold.amount,
             cost: c.cost,
             noteId: hold.noteId,
+            ...(c.pending ? { pending: true as const } : {}),
             balanceAfter: s.balance - extra,
             at,
           },

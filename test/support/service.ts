@@ -17,6 +17,7 @@ import { buildRestHost } from '../../app/http.ts'
 import { startProjection } from '../../projections/runner.ts'
 import { WORKERS, type RunningWorker } from '../../app/workers.ts'
 import type { DocumentStore } from '../../ports/documentStore.ts'
+import type { EventStore } from '../../ports/eventStore.ts'
 import type { HostResolver } from '../../ports/hostResolver.ts'
 import type { Plan } from '../../domain/credits/plans.ts'
 import { tempDir } from './tmp.ts'
@@ -51,6 +52,10 @@ export interface TestServiceOptions {
   clock?: () => Date
   /** Run the background workers (transcription, webhooks, translations, voice) in this process from the start. */
   workers?: boolean
+  /** Run on this data directory (kept on close) instead of a new temporary one: a restart on another process's data. */
+  dataDir?: string
+  /** Wraps the event store the service writes through (a test that makes some appends fail). */
+  wrapEvents?: (events: EventStore) => EventStore
 }
 
 export interface TestService {
@@ -68,13 +73,14 @@ export interface TestService {
 }
 
 export async function testService(options: TestServiceOptions = {}): Promise<TestService> {
-  const tmp = tempDir()
+  const tmp = options.dataDir ? { dir: options.dataDir, remove: () => {} } : tempDir()
   // Like the rate limit, load shedding is off unless a test asks: suites run engines in this very
   // process on a loaded machine, where a busy event loop is expected and must not turn into 503s.
   const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '3000', RATE_LIMIT_MAX: '100000', MAX_EVENT_LOOP_DELAY_MS: '0', ...options.env })
   // As in production (app/infrastructure.ts): note content sealed under per-note keys kept apart.
   const contentKeys = openSqliteContentKeys({ path: join(tmp.dir, 'keys.db') })
-  const events = shreddingEventStore(openSqliteEventStore({ path: join(tmp.dir, 'events.db') }), contentKeys)
+  const sealed = shreddingEventStore(openSqliteEventStore({ path: join(tmp.dir, 'events.db') }), contentKeys)
+  const events = options.wrapEvents ? options.wrapEvents(sealed) : sealed
   let docs: DocumentStore
   let dropMongo = async () => {}
   if (options.mongo) {
