@@ -4,20 +4,19 @@
 // object works (the wedged connection is replaced), and a supervised projection retries through
 // the hang and catches up. Against the protocol-level test server in its "hang" mode.
 import t from 'tap'
-import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { openEsdbEventStore } from '../adapters/esdb/eventStore.ts'
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
-import { startProjection, type Projection } from '../projections/runner.ts'
+import { startProjection } from '../projections/runner.ts'
 import { EventStoreTimeoutError, type EventStore } from '../ports/eventStore.ts'
 import { CommandHandler } from '../commands/handleCommand.ts'
 import type { Decider } from '../domain/decider.ts'
 import { DomainError } from '../domain/errors.ts'
 import { startEsdbTestServer } from './support/esdbTestServer.ts'
 import { tempDir } from './support/tmp.ts'
+import { seenProjection, ticked } from './support/ticks.ts'
 
 const DEADLINE_MS = 300
-const event = (n: number) => ({ id: randomUUID(), type: 'Ticked', data: { n } })
 
 /** Settles with how long the call took and what it gave; fails the test if it takes 10 × the deadline (a hang). */
 async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; error?: unknown; value?: T }> {
@@ -43,7 +42,7 @@ async function firstOf(store: EventStore): Promise<unknown> {
 }
 
 const calls: [string, (store: EventStore) => Promise<unknown>][] = [
-  ['appendToStream', (store) => store.appendToStream('tick-1', [event(1)])],
+  ['appendToStream', (store) => store.appendToStream('tick-1', [ticked(1)])],
   ['readStream', (store) => store.readStream('tick-1')],
   ['readAll', (store) => store.readAll({ maxCount: 10 })],
   ['subscribeToAll', (store) => firstOf(store)],
@@ -66,7 +65,7 @@ t.test('given a store that accepts connections but never answers, when any call 
     const handled = await timed(() => new CommandHandler(store).handle('tick-1', { n: 3 }, ticker))
     t.ok(handled.error instanceof DomainError && handled.error.code === 'service_unavailable', `${when}: a command answers 503 service_unavailable`)
     server.hang(false)
-    const append = await timed(() => store.appendToStream('tick-1', [event(2)]))
+    const append = await timed(() => store.appendToStream('tick-1', [ticked(2)]))
     t.notOk(append.error, `${when}: answered again, the same store appends (${String(append.error ?? '')})`)
     t.ok((await store.readStream('tick-1')).events.length >= 1, 'and reads')
   }
@@ -75,21 +74,13 @@ t.test('given a store that accepts connections but never answers, when any call 
 t.test('given a projection started while the store hangs, when the store answers again, then the loop has logged timeouts, retried, and catches up', async (t) => {
   const server = await startEsdbTestServer()
   const writer = openEsdbEventStore(server.connectionString)
-  await writer.appendToStream('tick-1', [event(1), event(2)])
+  await writer.appendToStream('tick-1', [ticked(1), ticked(2)])
   server.hang(true)
   const events = openEsdbEventStore(`${server.connectionString}&defaultDeadline=${DEADLINE_MS}`)
   const tmp = tempDir()
   const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'rm.db') })
-  const seen: Projection = {
-    name: 'seen',
-    filter: { categories: ['tick'] },
-    collections: ['seen'],
-    async handle(batch, d) {
-      for (const e of batch) await d.collection('seen').updateOne({ _id: e.id }, { $set: { n: e.data.n } }, { upsert: true })
-    },
-  }
   const errors: unknown[] = []
-  const p = startProjection(seen, { events, docs, onError: (err) => errors.push(err), backoff: { initialMs: 50, maxMs: 200 } })
+  const p = startProjection(seenProjection, { events, docs, onError: (err) => errors.push(err), backoff: { initialMs: 50, maxMs: 200 } })
   t.teardown(async () => {
     await p.stop()
     await events.close()
@@ -105,7 +96,7 @@ t.test('given a projection started while the store hangs, when the store answers
   t.match(p.status().lastError, /did not answer/)
 
   server.hang(false)
-  const { lastGlobalPosition } = await writer.appendToStream('tick-2', [event(3)])
+  const { lastGlobalPosition } = await writer.appendToStream('tick-2', [ticked(3)])
   await p.waitFor(lastGlobalPosition, 10_000)
   t.equal(await docs.collection('seen').countDocuments({}), 3, 'every event applied after the hang')
   t.equal(p.status().state, 'running')
@@ -122,7 +113,7 @@ t.test('given a live subscription, when another call on the same store times out
   const following = (async () => {
     for await (const e of store.subscribeToAll({ filter: { categories: ['tick'] }, signal: ac.signal })) got.push(e.data.n as number)
   })().catch((e: unknown) => (failed = e))
-  await writer.appendToStream('tick-1', [event(1)])
+  await writer.appendToStream('tick-1', [ticked(1)])
   const until = async (n: number) => {
     const deadline = Date.now() + 5000
     while (got.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
@@ -131,7 +122,7 @@ t.test('given a live subscription, when another call on the same store times out
   server.hang(true)
   t.ok((await timed(() => store.readStream('tick-1'))).error instanceof EventStoreTimeoutError, 'a read times out')
   server.hang(false)
-  await writer.appendToStream('tick-1', [event(2)])
+  await writer.appendToStream('tick-1', [ticked(2)])
   await until(2)
   t.same(got, [1, 2], 'the subscription delivered the event appended after the timeout')
   t.equal(failed, null)

@@ -15,6 +15,7 @@ import { openEventStore } from '../app/infrastructure.ts'
 import { loadConfig } from '../app/config.ts'
 import { startEsdbTestServer } from './support/esdbTestServer.ts'
 import { tempDir } from './support/tmp.ts'
+import { ticked } from './support/ticks.ts'
 
 const now = '2026-11-26T08:00:00.000Z'
 const create = (noteId: string): NoteCommand => ({
@@ -34,7 +35,6 @@ const create = (noteId: string): NoteCommand => ({
   now,
 })
 const edit = (title: string): NoteCommand => ({ type: 'EditNote', accountId: 'acc', changes: { title }, now })
-const event = (n: number) => ({ id: randomUUID(), type: 'Ticked', data: { n } })
 
 async function withServer(t: Test): Promise<EventStore> {
   const server = await startEsdbTestServer()
@@ -45,11 +45,11 @@ async function withServer(t: Test): Promise<EventStore> {
 
 t.test('given a soft-deleted stream, when it is read, then it is missing; when written again, its revisions continue', async (t) => {
   const events = await withServer(t)
-  await events.appendToStream('tick-1', [event(0), event(1), event(2)])
+  await events.appendToStream('tick-1', [ticked(0), ticked(1), ticked(2)])
   await events.deleteStream!('tick-1')
   t.same(await events.readStream('tick-1'), { events: [], currentRevision: -1, streamExists: false }, 'reads as missing')
 
-  const again = await events.appendToStream('tick-1', [event(3)], { expectedRevision: 'no_stream' })
+  const again = await events.appendToStream('tick-1', [ticked(3)], { expectedRevision: 'no_stream' })
   t.equal(again.nextExpectedRevision, 3, 'the revision continues from where it left off')
   const read = await events.readStream('tick-1')
   t.same(read.events.map((e) => [e.revision, e.data.n]), [[3, 3]], 'only the events written since the delete')
@@ -58,11 +58,11 @@ t.test('given a soft-deleted stream, when it is read, then it is missing; when w
 
 t.test('given a tombstoned stream, when it is read, then it is missing and marked deleted; when appended to, then StreamDeletedError', async (t) => {
   const events = await withServer(t)
-  await events.appendToStream('tick-2', [event(0)])
+  await events.appendToStream('tick-2', [ticked(0)])
   await events.deleteStream!('tick-2', { hard: true })
   t.same(await events.readStream('tick-2'), { events: [], currentRevision: -1, streamExists: false, streamDeleted: true })
   for (const expectedRevision of ['any', 'no_stream', 0] as const) {
-    const err = await events.appendToStream('tick-2', [event(1)], { expectedRevision }).catch((e: unknown) => e)
+    const err = await events.appendToStream('tick-2', [ticked(1)], { expectedRevision }).catch((e: unknown) => e)
     t.ok(err instanceof StreamDeletedError, `append expecting ${expectedRevision}: StreamDeletedError`)
     t.equal((err as StreamDeletedError).streamName, 'tick-2')
   }
@@ -70,9 +70,9 @@ t.test('given a tombstoned stream, when it is read, then it is missing and marke
   const old = await startEsdbTestServer({ serverFeatures: false })
   const legacy = openEsdbEventStore(old.connectionString)
   t.teardown(async () => (await legacy.close(), await old.stop()))
-  await legacy.appendToStream('tick-3', [event(0)])
+  await legacy.appendToStream('tick-3', [ticked(0)])
   await legacy.deleteStream!('tick-3', { hard: true })
-  t.ok((await legacy.appendToStream('tick-3', [event(1)]).catch((e: unknown) => e)) instanceof StreamDeletedError, 'Append RPC too')
+  t.ok((await legacy.appendToStream('tick-3', [ticked(1)]).catch((e: unknown) => e)) instanceof StreamDeletedError, 'Append RPC too')
   // The tombstone is a system record: $all readers never see it as an event.
   t.same((await events.readAll()).map((e) => e.streamName), ['tick-2'])
 })
@@ -103,7 +103,7 @@ t.test('given the composed event store of the service, then retention and delete
   t.teardown(async () => (await events.close(), await server.stop(), tmp.remove()))
   t.type(events.setStreamRetention, 'function', 'setStreamRetention passes through (apikeyusage retention reaches the server)')
   t.type(events.deleteStream, 'function', 'deleteStream passes through')
-  await events.appendToStream('tick-4', [event(0)])
+  await events.appendToStream('tick-4', [ticked(0)])
   await events.deleteStream!('tick-4')
   t.equal((await events.readStream('tick-4')).streamExists, false)
 })

@@ -5,15 +5,14 @@
 // projection connected through a follower runs on the leader. Two protocol-level test servers
 // play the old and the new leader.
 import t from 'tap'
-import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { openEsdbEventStore } from '../adapters/esdb/eventStore.ts'
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
-import { startProjection, type Projection } from '../projections/runner.ts'
+import { startProjection } from '../projections/runner.ts'
 import { startEsdbTestServer } from './support/esdbTestServer.ts'
 import { tempDir } from './support/tmp.ts'
+import { seenProjection, ticked } from './support/ticks.ts'
 
-const event = (n: number) => ({ id: randomUUID(), type: 'Ticked', data: { n } })
 
 t.test('given a node that answers NotLeader, when calls are made through it, then they land on the leader it names without failing', async (t) => {
   const leader = await startEsdbTestServer()
@@ -23,7 +22,7 @@ t.test('given a node that answers NotLeader, when calls are made through it, the
   const store = openEsdbEventStore(follower.connectionString)
   t.teardown(async () => (await store.close(), await onLeader.close(), await follower.stop(), await leader.stop()))
 
-  const appended = await store.appendToStream('tick-1', [event(1)])
+  const appended = await store.appendToStream('tick-1', [ticked(1)])
   t.equal(appended.nextExpectedRevision, 0, 'the first append after NotLeader succeeds')
   t.equal((await onLeader.readStream('tick-1')).events.length, 1, 'on the leader')
   t.equal((await store.readStream('tick-1')).events.length, 1, 'reads follow')
@@ -36,7 +35,7 @@ t.test('given a node that answers NotLeader, when calls are made through it, the
   t.teardown(() => onNext.close())
   const read = await store.readStream('tick-1')
   t.same(read, { events: [], currentRevision: -1, streamExists: false }, 'a read after the second election is answered by the new leader')
-  await store.appendToStream('tick-2', [event(2)])
+  await store.appendToStream('tick-2', [ticked(2)])
   t.equal((await onNext.readStream('tick-2')).events.length, 1, 'and so is an append')
 })
 
@@ -48,16 +47,8 @@ t.test('given a projection connected through a follower, then it follows the lea
   const events = openEsdbEventStore(follower.connectionString)
   const tmp = tempDir()
   const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'rm.db') })
-  const seen: Projection = {
-    name: 'seen',
-    filter: { categories: ['tick'] },
-    collections: ['seen'],
-    async handle(batch, d) {
-      for (const e of batch) await d.collection('seen').updateOne({ _id: e.id }, { $set: { n: e.data.n } }, { upsert: true })
-    },
-  }
   const errors: unknown[] = []
-  const p = startProjection(seen, { events, docs, onError: (e) => errors.push(e), backoff: { initialMs: 20, maxMs: 100 } })
+  const p = startProjection(seenProjection, { events, docs, onError: (e) => errors.push(e), backoff: { initialMs: 20, maxMs: 100 } })
   t.teardown(async () => {
     await p.stop()
     await events.close()
@@ -67,8 +58,8 @@ t.test('given a projection connected through a follower, then it follows the lea
     await docs.close()
     tmp.remove()
   })
-  await writer.appendToStream('tick-1', [event(1), event(2)])
-  const { lastGlobalPosition } = await writer.appendToStream('tick-2', [event(3)])
+  await writer.appendToStream('tick-1', [ticked(1), ticked(2)])
+  const { lastGlobalPosition } = await writer.appendToStream('tick-2', [ticked(3)])
   await p.waitFor(lastGlobalPosition, 10_000)
   t.equal(await docs.collection('seen').countDocuments({}), 3)
   t.equal(p.status().state, 'running')

@@ -6,17 +6,16 @@
 // and the refusal says what to change, in the error the projection loop logs. The test server
 // speaks TLS with a certificate made for this run and checks the Basic credentials of each call.
 import t from 'tap'
-import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { openEsdbEventStore } from '../adapters/esdb/eventStore.ts'
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
-import { startProjection, type Projection } from '../projections/runner.ts'
+import { startProjection } from '../projections/runner.ts'
 import { EventStoreAccessDeniedError, type EventStore } from '../ports/eventStore.ts'
 import { startEsdbTestServer } from './support/esdbTestServer.ts'
 import { selfSignedCert } from './support/tlsCert.ts'
 import { tempDir } from './support/tmp.ts'
+import { seenProjection, ticked } from './support/ticks.ts'
 
-const event = (n: number) => ({ id: randomUUID(), type: 'Ticked', data: { n } })
 
 async function firstOf(store: EventStore): Promise<unknown> {
   const ac = new AbortController()
@@ -24,14 +23,6 @@ async function firstOf(store: EventStore): Promise<unknown> {
   return undefined
 }
 
-const seen: Projection = {
-  name: 'seen',
-  filter: { categories: ['tick'] },
-  collections: ['seen'],
-  async handle(events, docs) {
-    for (const e of events) await docs.collection('seen').updateOne({ _id: e.id }, { $set: { n: e.data.n } }, { upsert: true })
-  },
-}
 
 t.test('EventStoreDB in secure mode (TLS and credentials)', async (t) => {
   const tmp = tempDir()
@@ -49,13 +40,13 @@ t.test('EventStoreDB in secure mode (TLS and credentials)', async (t) => {
 
   t.test('given an admin user in the connection string, then appends, reads and the $all subscription work over TLS', async (t) => {
     const store = open('admin:changeit@')
-    const { lastGlobalPosition } = await store.appendToStream('tick-1', [event(1), event(2)])
+    const { lastGlobalPosition } = await store.appendToStream('tick-1', [ticked(1), ticked(2)])
     t.equal((await store.readStream('tick-1')).events.length, 2)
     t.equal((await store.readAll({ filter: { categories: ['tick'] } })).length, 2)
     t.match(await firstOf(store), { streamName: 'tick-1' }, 'subscribeToAll delivers')
 
     const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'admin.db') })
-    const p = startProjection(seen, { events: store, docs, onError: () => {} })
+    const p = startProjection(seenProjection, { events: store, docs, onError: () => {} })
     t.teardown(async () => (await p.stop(), await docs.close()))
     await p.waitFor(lastGlobalPosition, 10_000)
     t.equal(await docs.collection('seen').countDocuments({}), 2, 'a projection runs')
@@ -66,11 +57,11 @@ t.test('EventStoreDB in secure mode (TLS and credentials)', async (t) => {
     const err = await firstOf(store).catch((e: unknown) => e)
     t.ok(err instanceof EventStoreAccessDeniedError, String(err))
     t.match((err as Error).message, /subscribeToAll.*no credentials.*esdb:\/\/user:password@/)
-    t.ok((await store.appendToStream('tick-1', [event(3)]).catch((e: unknown) => e)) instanceof EventStoreAccessDeniedError, 'appends too (anonymous stream access is off)')
+    t.ok((await store.appendToStream('tick-1', [ticked(3)]).catch((e: unknown) => e)) instanceof EventStoreAccessDeniedError, 'appends too (anonymous stream access is off)')
 
     const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'anonymous.db') })
     const logged: unknown[] = []
-    const p = startProjection(seen, { events: store, docs, onError: (e) => logged.push(e), backoff: { initialMs: 20, maxMs: 50 } })
+    const p = startProjection(seenProjection, { events: store, docs, onError: (e) => logged.push(e), backoff: { initialMs: 20, maxMs: 50 } })
     t.teardown(async () => (await p.stop(), await docs.close()))
     const deadline = Date.now() + 10_000
     while (logged.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
@@ -81,7 +72,7 @@ t.test('EventStoreDB in secure mode (TLS and credentials)', async (t) => {
 
   t.test('given a user who is not an admin, then it may append but not subscribe to $all', async (t) => {
     const store = open('reader:secret@')
-    await store.appendToStream('tick-2', [event(1)])
+    await store.appendToStream('tick-2', [ticked(1)])
     const err = await firstOf(store).catch((e: unknown) => e)
     t.ok(err instanceof EventStoreAccessDeniedError)
     t.match((err as Error).message, /needs an admin user/)

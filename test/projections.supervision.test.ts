@@ -8,20 +8,12 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { openEsdbEventStore } from '../adapters/esdb/eventStore.ts'
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
-import { startProjection, type LoopState, type Projection, type RunningProjection } from '../projections/runner.ts'
+import { startProjection, type LoopState, type RunningProjection } from '../projections/runner.ts'
 import type { EventStore } from '../ports/eventStore.ts'
 import { startEsdbTestServer } from './support/esdbTestServer.ts'
 import { tempDir } from './support/tmp.ts'
+import { seenProjection } from './support/ticks.ts'
 
-/** One document per event, keyed by its id: a re-applied event changes nothing. */
-const seen: Projection = {
-  name: 'seen',
-  filter: { categories: ['tick'] },
-  collections: ['seen'],
-  async handle(events, docs) {
-    for (const e of events) await docs.collection('seen').updateOne({ _id: e.id }, { $set: { n: e.data.n } }, { upsert: true })
-  },
-}
 
 const appendTicks = async (store: EventStore, from: number, count: number): Promise<string[]> => {
   const ids: string[] = []
@@ -64,7 +56,7 @@ t.test('given a running projection, when the event store stops mid-subscription 
   const tmp = tempDir()
   const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'rm.db') })
   const errors: string[] = []
-  const p = startProjection(seen, { events, docs, onError: (err) => errors.push(String(err)), ...fast })
+  const p = startProjection(seenProjection, { events, docs, onError: (err) => errors.push(String(err)), ...fast })
   const states = watchStates(p)
   t.teardown(async () => {
     await p.stop()
@@ -94,7 +86,7 @@ t.test('given projections started before the event store listens, when it appear
   const events = openEsdbEventStore(`esdb://127.0.0.1:${port}?tls=false`)
   const tmp = tempDir()
   const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'rm.db') })
-  const p = startProjection(seen, { events, docs, onError: () => {}, ...fast })
+  const p = startProjection(seenProjection, { events, docs, onError: () => {}, ...fast })
   let server: Awaited<ReturnType<typeof startEsdbTestServer>> | undefined
   t.teardown(async () => {
     await p.stop()
@@ -121,7 +113,7 @@ t.test('given an event store that never appears, when the give-up time passes, t
   const tmp = tempDir()
   const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'rm.db') })
   let gaveUp: unknown = null
-  const p = startProjection(seen, { events, docs, onError: () => {}, giveUpMs: 500, onGiveUp: (err) => (gaveUp = err), ...fast })
+  const p = startProjection(seenProjection, { events, docs, onError: () => {}, giveUpMs: 500, onGiveUp: (err) => (gaveUp = err), ...fast })
   t.teardown(async () => {
     await p.stop()
     await events.close()
