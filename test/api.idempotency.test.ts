@@ -88,6 +88,14 @@ t.test('POST /v1/notes retried with the same Idempotency-Key', async (t) => {
     t.equal(await balance(s, a.accountId), before - 50, 'held once')
   })
 
+  t.test('given a key longer than 200 characters, then 400 invalid_request naming the header, and nothing held', async (t) => {
+    const before = await balance(s, a.accountId)
+    const r = await create('k'.repeat(201), { audioUrl: 'https://media.example.org/long-key.mp3' })
+    t.equal(r.statusCode, 400)
+    t.match(r.json(), { error: 'invalid_request', message: /Idempotency-Key/ })
+    t.equal(await balance(s, a.accountId), before)
+  })
+
   t.test('given a key already used, when another link comes with it, then 409 invalid_state with the note state, and the first hold stays', async (t) => {
     const first = await create('note-2', { audioUrl: 'https://media.example.org/second.mp3' })
     const held = await balance(s, a.accountId)

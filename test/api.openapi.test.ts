@@ -63,7 +63,9 @@ t.test('the contract document', async (t) => {
 
   t.test('documents the errors of each route, and marks the extensions', async (t) => {
     const create = doc.paths['/v1/notes'].post
-    t.same(Object.keys(create.responses).sort(), ['202', '400', '401', '402', '403', '404', '413', '415', '429'])
+    t.same(Object.keys(create.responses).sort(), ['202', '400', '401', '402', '403', '404', '409', '413', '415', '429'])
+    t.match(create.responses['409'].description, /invalid_state/)
+    t.match(create.description, /Idempotency-Key.*409 `invalid_state` \(extension\)/, 'the 409 is the Idempotency-Key extension, and the operation says so')
     t.match(create.responses['402'].description, /insufficient_credits.*balance.*required/)
     t.same(Object.keys(doc.paths['/v1/notes/{id}/finalize'].post.responses).sort(), ['202', '400', '401', '402', '403', '404', '409', '413', '415', '429'])
     t.equal(doc.paths['/v1/folders'].get['x-service-extension'], true)

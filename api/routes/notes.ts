@@ -36,7 +36,7 @@ export const notesRoutes = (app: Application): RouteDef[] => [
     async handle({ caller, body, req }) {
       const header = req.headers['idempotency-key']
       const key = header === undefined ? undefined : IdempotencyKey.safeParse(header)
-      if (key && !key.success) throw new DomainError('invalid_audio_url', 'The Idempotency-Key header must be 1 to 200 characters.')
+      if (key && !key.success) throw new DomainError('invalid_request', 'The Idempotency-Key header must be 1 to 200 characters.')
       return app.notes.create(caller, body, key?.data)
     },
   }),
