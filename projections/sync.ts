@@ -2,10 +2,10 @@
 // until the projection writing the read model has applied its events (`waitFor`), or, cheaper,
 // the command records its position for the account (`wrote`) and answers at once from its own
 // events, and the account's next read of that read model waits only if the projection has not
-// got there yet (`readable`): the wait moves from every write to the few reads that race one. In the process that
-// runs the projection this is a wake-up; elsewhere (the API scaled apart from the projections)
-// the projection's checkpoint is polled: one poll per projection for the whole process, however
-// many requests wait (64 waiting requests each polling every 20 ms would be 3,200 reads a second
+// got there yet (`readable`): the wait moves from every write to the few reads that race one.
+// In the process that runs the projection this is a wake-up; elsewhere (the API scaled apart
+// from the projections) the projection's checkpoint is polled: one poll per projection for the
+// whole process, however many requests wait (64 waiting requests each polling every 20 ms would be 3,200 reads a second
 // on the read-model store). Waiting is bounded: after the timeout the reply goes out anyway (and
 // says nothing false: the write is stored either way).
 import type { DocumentStore } from '../ports/documentStore.ts'
@@ -25,9 +25,8 @@ export interface ReadModelSync {
    * Read-your-writes without holding the write's answer: records that `scope` (an account) wrote
    * `position` for projection `name`, and returns at once. The scope's next read of that read
    * model (`readable`) waits for it; a reader who wrote nothing since waits for nothing.
-   */
-  /**
-   * ... and returns null, unless the projection trails this write by more than `maxLagPositions`
+   *
+   * Returns null, unless the projection trails this write by more than `maxLagPositions`
    * log positions: then a promise that resolves once it is back within that distance (or after
    * the timeout). The back-pressure that waiting on every write gave: without it a burst of
    * writes outruns a slow projection (minutes behind on FerretDB), and the reads that follow wait
