@@ -3,7 +3,7 @@
 // has passed; the restarted service's hold sweeper releases it by an event; then the balance is
 // what a replay of the ledger gives and the auditor says OK.
 import t from 'tap'
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { tempDir } from './support/tmp.ts'
@@ -13,6 +13,7 @@ import { toDomainEvent } from '../ports/eventStore.ts'
 import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import { embeddedEnv } from './support/embeddedEnv.ts'
+import { startServiceChild } from './support/serviceChild.ts'
 
 const tmp = tempDir('holds-crash-')
 t.teardown(tmp.remove)
@@ -31,24 +32,7 @@ const env = {
   JOB_POLL_MS: '200',
 }
 
-async function startService(extra: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: { baseUrl: string; accountId?: string; apiKey?: string } }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/serviceProcess.ts'], { env: { ...inherited, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let err = ''
-  child.stderr!.on('data', (d) => (err += d))
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
-  let out = ''
-  const line = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d
-      const l = out.split('\n').find((x) => x.startsWith('{"ready":true'))
-      if (l) resolve(l)
-    })
-    child.once('exit', () => reject(new Error(`the service exited before it was ready: ${err.slice(-2000)}`)))
-  })
-  return { child, ready: JSON.parse(line) }
-}
+const startService = (extra: Record<string, string> = {}) => startServiceChild(t, { ...inherited, ...env, ...extra })
 
 const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
 t.teardown(() => events.close())

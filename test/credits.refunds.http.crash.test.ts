@@ -5,7 +5,7 @@
 // once (by the lease for the hang, by the failure event for the failure), GET /v1/account/status
 // shows the balance a replay of the ledger gives, and the auditor says OK.
 import t from 'tap'
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { once } from 'node:events'
@@ -16,6 +16,7 @@ import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
 import { toDomainEvent } from '../ports/eventStore.ts'
 import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
 import { embeddedEnv } from './support/embeddedEnv.ts'
+import { startServiceChild } from './support/serviceChild.ts'
 
 const LEASE_SECONDS = 3
 const inherited = embeddedEnv()
@@ -79,24 +80,7 @@ for (const mode of ['hang', 'fail'] as const) {
       CREDIT_HOLD_SWEEP_MS: '100',
       DIARIZATION: 'off',
     }
-    const startService = async (extra: Record<string, string> = {}) => {
-      const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/support/serviceProcess.ts'], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
-      let err = ''
-      child.stderr!.on('data', (d) => (err += d))
-      t.teardown(() => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-      })
-      let out = ''
-      const line = await new Promise<string>((resolve, reject) => {
-        child.stdout!.on('data', (d) => {
-          out += d
-          const l = out.split('\n').find((x) => x.startsWith('{"ready":true'))
-          if (l) resolve(l)
-        })
-        child.once('exit', () => reject(new Error(`the service exited before it was ready: ${err.slice(-2000)}`)))
-      })
-      return { child, ready: JSON.parse(line) as { baseUrl: string; accountId: string; apiKey: string } }
-    }
+    const startService = (extra: Record<string, string> = {}) => startServiceChild(t, { ...env, ...extra })
     const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
     t.teardown(() => events.close())
     const ledger = async (accountId: string) => (await events.readStream(creditsStream.of(accountId))).events.map((e) => toDomainEvent<CreditEvent>(e))
