@@ -178,8 +178,17 @@ EOF
 }
 
 # A KRaft cluster id: 16 random bytes, base64url without padding (what `StorageTool random-uuid`
-# prints), made here to save a JVM start.
-random_cluster_id() { head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n'; }
+# prints), made here to save a JVM start. Never one that starts with '-': the format tool's
+# argument parser takes it for an option and refuses to start (1 run in 64 failed so); Kafka's
+# own Uuid.randomUuid() draws again in that case for the same reason.
+random_cluster_id() {
+  local id
+  while :; do
+    id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+    [ "${id:0:1}" != "-" ] && break
+  done
+  printf '%s' "$id"
+}
 
 format_storage() {
   local java=$1 id
