@@ -96,6 +96,15 @@ t.test('POST /v1/notes retried with the same Idempotency-Key', async (t) => {
     t.equal(await balance(s, a.accountId), before)
   })
 
+  t.test('given a key the service cannot use (a space, or sent twice), then 400 invalid_request on any route, never a silent new request id', async (t) => {
+    const spaced = await create('two words', { audioUrl: 'https://media.example.org/spaced.mp3' })
+    t.equal(spaced.statusCode, 400)
+    t.match(spaced.json(), { error: 'invalid_request', message: /Idempotency-Key/ })
+    const ask = await s.inject({ method: 'POST', url: '/v1/ask', headers: { ...a.headers, ...json, 'idempotency-key': 'x'.repeat(201) }, payload: JSON.stringify({ question: 'anything?' }) })
+    t.equal(ask.statusCode, 400, 'a paid operation too: its retry would otherwise be charged again')
+    t.match(ask.json(), { error: 'invalid_request', message: /Idempotency-Key/ })
+  })
+
   t.test('given a key already used, when another link comes with it, then 409 invalid_state with the note state, and the first hold stays', async (t) => {
     const first = await create('note-2', { audioUrl: 'https://media.example.org/second.mp3' })
     const held = await balance(s, a.accountId)

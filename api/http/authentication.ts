@@ -20,6 +20,9 @@ import { apiKeyCredential } from '../../commands/operationLimits.ts'
 import { errorBody } from '../errors.ts'
 import { limitPerCredential, type RateLimitStore } from './rateLimit.ts'
 
+/** What an Idempotency-Key may be: printable ASCII without spaces, 1 to 200 characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/
+
 export const bearerToken = (header: string | undefined): string | null => /^Bearer +([^\s]+) *$/i.exec(header ?? '')?.[1] ?? null
 
 export interface RestAuthOptions {
@@ -40,7 +43,11 @@ export const restAuthentication = fp<RestAuthOptions>(
       // An Idempotency-Key names the request across the client's retries: commands derive their
       // event ids (and charge ids) from it, so a retried request applies once.
       const key = req.headers['idempotency-key']
-      const idempotencyKey = typeof key === 'string' && /^[\x21-\x7e]{1,200}$/.test(key) ? `idem:${auth.accountId}:${key}` : null
+      // A key the client sent but we could not use would make its retry apply twice: refuse it.
+      if (key !== undefined && !(typeof key === 'string' && IDEMPOTENCY_KEY.test(key))) {
+        throw new DomainError('invalid_request', 'The Idempotency-Key header must be 1 to 200 printable ASCII characters without spaces, sent once.')
+      }
+      const idempotencyKey = key === undefined ? null : `idem:${auth.accountId}:${key}`
       req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: auth.keyId, requestId: idempotencyKey ?? String(req.id ?? randomUUID()), via: 'rest' }
     })
     await v1.register(limitPerCredential, {
