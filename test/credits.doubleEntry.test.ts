@@ -3,21 +3,16 @@
 // every entry balances, the statement sums to zero, `balance` ends at the replayed balance and
 // `held` at what is still held; the CSV carries one line per posting and a total per account.
 import t from 'tap'
-import { fold } from '../domain/decider.ts'
-import { ledgerDecider, type CreditCommand, type CreditEvent } from '../domain/credits/ledger.ts'
+import { recorder } from './support/decider.ts'
+import { ledgerDecider } from '../domain/credits/ledger.ts'
 import { doubleEntry, doubleEntryCsv } from '../domain/credits/doubleEntry.ts'
 
 const NOW = '2026-11-10T10:00:00.000Z'
 const NEXT = '2026-12-02T10:00:00.000Z'
 
 t.test('every entry balances and the statement sums to zero', async (t) => {
-  let state = ledgerDecider.initialState()
-  const events: CreditEvent[] = []
-  const run = (c: CreditCommand) => {
-    const out = ledgerDecider.decide(c, state)
-    state = fold(ledgerDecider, out, state)
-    events.push(...out)
-  }
+  const ledger = recorder(ledgerDecider)
+  const run = ledger.run
   run({ type: 'OpenCreditAccount', accountId: 'acc', plan: 'pro', now: NOW })
   run({ type: 'ChargeCredits', chargeId: 'c1', operation: 'ask', cost: 10, now: NOW })
   run({ type: 'ChargeCredits', chargeId: 'c2', operation: 'transcript', cost: 1, pending: true, now: NOW })
@@ -32,11 +27,11 @@ t.test('every entry balances and the statement sums to zero', async (t) => {
   run({ type: 'ReserveCredits', reservationId: 'h3', operation: 'import', amount: 50, noteId: 'n2', now: NOW })
   run({ type: 'ChangePlan', plan: 'personal', now: NOW })
   run({ type: 'ChargeCredits', chargeId: 'c3', operation: 'clip', cost: 5, now: NEXT })
-  const d = doubleEntry(events.map((event, revision) => ({ revision, event })))
+  const d = doubleEntry(ledger.events.map((event, revision) => ({ revision, event })))
   t.same(d.unbalanced, [], 'every entry balances')
   t.equal(d.sum, 0, 'the statement sums to zero')
   const total = Object.fromEntries(d.totals.map((x) => [x.account, x.amount]))
-  t.equal(total.balance, state.balance, 'balance ends at the replayed balance')
+  t.equal(total.balance, ledger.state.balance, 'balance ends at the replayed balance')
   t.equal(total.held, 50, 'held ends at what is still held (h3)')
   t.same(total, {
     balance: 995,

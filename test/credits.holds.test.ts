@@ -1,10 +1,10 @@
 // Which holds are orphans (domain/credits/holds.ts): the rule the sweeper releases by and the
 // auditor reports by (issue 11, item 10). The crash itself: credits.holds.crash.test.ts.
 import t from 'tap'
+import { recorder } from './support/decider.ts'
 import { orphanHolds, ownerNotesToCheck } from '../domain/credits/holds.ts'
 import { auditLedger } from '../domain/credits/audit.ts'
-import { ledgerDecider, type CreditCommand, type CreditEvent } from '../domain/credits/ledger.ts'
-import { fold } from '../domain/decider.ts'
+import { ledgerDecider } from '../domain/credits/ledger.ts'
 
 const AT = '2026-11-10T10:00:00.000Z'
 const LATER = '2026-11-10T10:20:00.000Z'
@@ -20,26 +20,21 @@ t.test('an import hold is an orphan only past the lease and only when its note d
 })
 
 t.test('the auditor reports an orphaned hold as a problem, and not once it is released', async (t) => {
-  let state = ledgerDecider.initialState()
-  const events: CreditEvent[] = []
-  const run = (c: CreditCommand) => {
-    const out = ledgerDecider.decide(c, state)
-    state = fold(ledgerDecider, out, state)
-    events.push(...out)
-  }
+  const ledger = recorder(ledgerDecider)
+  const run = ledger.run
   run({ type: 'OpenCreditAccount', accountId: 'a', plan: 'pro', now: AT })
   run({ type: 'ReserveCredits', reservationId: 'r1', operation: 'import', amount: 50, noteId: 'n1', now: AT })
   let balance = 0
   const lines = () =>
-    events.flatMap((e, i) => {
+    ledger.events.flatMap((e, i) => {
       if (e.type === 'CreditAccountOpened') return []
       balance = 'balanceAfter' in e.data ? e.data.balanceAfter : balance
       return [{ _id: `e${i}`, revision: i, delta: 0, balanceAfter: balance }]
     })
   const audit = (now: string) => {
     const rm = lines()
-    const withIds = events.map((event, i) => ({ id: `e${i}`, revision: i, event }))
-    const r = auditLedger(withIds, { lines: rm, balance: state.balance }, { now, leaseMs: LEASE, noteExists: () => false })
+    const withIds = ledger.events.map((event, i) => ({ id: `e${i}`, revision: i, event }))
+    const r = auditLedger(withIds, { lines: rm, balance: ledger.state.balance }, { now, leaseMs: LEASE, noteExists: () => false })
     return { orphans: r.orphanHolds.map((h) => h.reservationId), owner: r.problems.filter((p) => /owner never appeared/.test(p)) }
   }
   t.same(audit(AT), { orphans: [], owner: [] })

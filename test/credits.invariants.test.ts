@@ -2,8 +2,8 @@
 // (pure domain functions). Given an honest history decided by the ledger decider, when one event
 // is forged, then the check names the rule, the stream and the revision.
 import t from 'tap'
-import { fold } from '../domain/decider.ts'
-import { ledgerDecider, type CreditCommand, type CreditEvent } from '../domain/credits/ledger.ts'
+import { recorder } from './support/decider.ts'
+import { ledgerDecider, type CreditEvent } from '../domain/credits/ledger.ts'
 import { checkLedgerInvariants, violationLine, type LedgerRule } from '../domain/credits/invariants.ts'
 import { canonicalJson, chainEvents, ledgerEventHash, verifyChain } from '../domain/credits/chain.ts'
 import { priceMismatch } from '../domain/credits/prices.ts'
@@ -11,13 +11,8 @@ import { priceMismatch } from '../domain/credits/prices.ts'
 const NOW = '2026-11-10T10:00:00.000Z'
 const STREAM = 'credits-acc'
 const honest = () => {
-  let state = ledgerDecider.initialState()
-  const events: CreditEvent[] = []
-  const run = (c: CreditCommand) => {
-    const out = ledgerDecider.decide(c, state)
-    state = fold(ledgerDecider, out, state)
-    events.push(...out)
-  }
+  const ledger = recorder(ledgerDecider)
+  const run = ledger.run
   run({ type: 'OpenCreditAccount', accountId: 'acc', plan: 'pro', now: NOW }) // r0, r1
   run({ type: 'ChargeCredits', chargeId: 'c1', operation: 'ask', cost: 10, now: NOW }) // r2
   run({ type: 'ReserveCredits', reservationId: 'h1', operation: 'analysis', amount: 300, noteId: 'n1', now: NOW }) // r3
@@ -27,7 +22,7 @@ const honest = () => {
   run({ type: 'ReserveCredits', reservationId: 'h2', operation: 'import', amount: 50, noteId: 'n2', now: NOW }) // r7
   run({ type: 'ExtendReservation', reservationId: 'h2', amount: 150, reason: '3 minutes', now: NOW }) // r8
   run({ type: 'CaptureReservation', reservationId: 'h2', cost: 150, now: NOW }) // r9
-  return events.map((event, revision) => ({ revision, event }))
+  return ledger.events.map((event, revision) => ({ revision, event }))
 }
 type Rec = ReturnType<typeof honest>[number]
 const check = (events: Rec[], extra = {}) => checkLedgerInvariants(STREAM, events, extra)

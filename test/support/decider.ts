@@ -83,3 +83,24 @@ export const DeciderSpecification = {
 }
 
 const describe = (command: unknown) => (command as { type?: string }).type ?? 'the command'
+
+/**
+ * A history built the way the system builds it: each command decided on the state the earlier
+ * ones left. `run` returns what one command decided; `events` and `state` are everything so far.
+ */
+export function recorder<Command, Event extends DomainEvent, State>(decider: Decider<Command, Event, State>) {
+  let state = decider.initialState()
+  const events: Event[] = []
+  return {
+    events,
+    get state() {
+      return state
+    },
+    run(command: Command): Event[] {
+      const out = decider.decide(command, state)
+      state = fold(decider, out, state)
+      events.push(...out)
+      return out
+    },
+  }
+}
