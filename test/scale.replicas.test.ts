@@ -2,7 +2,7 @@
 // read-model store (MongoDB; FerretDB here, which `npm test` starts) when MONGO_URL is set. Before,
 // each process counted in its own memory and two replicas granted twice the limit.
 // MONGO_URL unset: nothing to run here; say so and pass.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { createInterface } from 'node:readline'
@@ -33,21 +33,30 @@ const stop = (r: Replica) =>
     r.child.kill('SIGTERM')
   })
 
+/**
+ * Two API processes behind one proxy (TRUST_PROXY=1) on one MongoDB database of their own: `a`
+ * also runs the projections and sets the account up, `b` serves only. Stopped and dropped at teardown.
+ */
+async function twoReplicas(t: Test, mongoUrl: string, env: Record<string, string>) {
+  const tmp = tempDir()
+  const db = `test_replicas_${randomUUID().replace(/-/g, '').slice(0, 10)}`
+  const shared = { DATA_DIR: tmp.dir, MONGO_URL: mongoUrl, MONGO_DB: db, TRUST_PROXY: '1', ...env }
+  const a = await startReplica({ ...shared, ROLES: 'api,projections', SETUP: '1' })
+  const b = await startReplica({ ...shared, ROLES: 'api' })
+  t.teardown(async () => {
+    await Promise.all([stop(a), stop(b)])
+    const { dropMongoDatabase } = await import('../adapters/mongodb/documentStore.ts')
+    await dropMongoDatabase(mongoUrl, db)
+    tmp.remove()
+  })
+  return { a, b }
+}
+
 if (!mongoUrl) {
   t.comment('MONGO_URL is not set: the replica tests need MongoDB (npm test starts FerretDB)')
 } else {
   t.test('two API processes share one per-key limit, and one registration throttle per client address', async (t) => {
-    const tmp = tempDir()
-    const db = `test_replicas_${randomUUID().replace(/-/g, '').slice(0, 10)}`
-    const env = { DATA_DIR: tmp.dir, MONGO_URL: mongoUrl, MONGO_DB: db, RATE_LIMIT_MAX: '6', RATE_LIMIT_WINDOW_SECONDS: '600', TRUST_PROXY: '1' }
-    const a = await startReplica({ ...env, ROLES: 'api,projections', SETUP: '1' })
-    const b = await startReplica({ ...env, ROLES: 'api' })
-    t.teardown(async () => {
-      await Promise.all([stop(a), stop(b)])
-      const { dropMongoDatabase } = await import('../adapters/mongodb/documentStore.ts')
-      await dropMongoDatabase(mongoUrl, db)
-      tmp.remove()
-    })
+    const { a, b } = await twoReplicas(t, mongoUrl, { RATE_LIMIT_MAX: '6', RATE_LIMIT_WINDOW_SECONDS: '600' })
 
     // 12 requests alternating between the replicas with one key whose limit is 6.
     const statuses: number[] = []
@@ -84,17 +93,7 @@ if (mongoUrl) {
   // replicas all passed the limit. The note does not exist: the limit is counted before the
   // handler, which then answers 404, so every call that passes the limit is a 404.
   t.test('two API processes share one per-operation limit', async (t) => {
-    const tmp = tempDir()
-    const db = `test_replicas_${randomUUID().replace(/-/g, '').slice(0, 10)}`
-    const env = { DATA_DIR: tmp.dir, MONGO_URL: mongoUrl, MONGO_DB: db, RATE_LIMIT_MAX: '1000', TRUST_PROXY: '1' }
-    const a = await startReplica({ ...env, ROLES: 'api,projections', SETUP: '1' })
-    const b = await startReplica({ ...env, ROLES: 'api' })
-    t.teardown(async () => {
-      await Promise.all([stop(a), stop(b)])
-      const { dropMongoDatabase } = await import('../adapters/mongodb/documentStore.ts')
-      await dropMongoDatabase(mongoUrl, db)
-      tmp.remove()
-    })
+    const { a, b } = await twoReplicas(t, mongoUrl, { RATE_LIMIT_MAX: '1000' })
     const statuses: number[] = []
     for (let i = 0; i < 12; i++) {
       const port = i % 2 === 0 ? a.port : b.port
