@@ -24,6 +24,17 @@ import { OAuthGrants } from '../commands/oauthGrants.ts'
 import { sampleEvents, schemaValidator } from './support/analytics.ts'
 import { ownKafkaBroker } from './support/kafkaBroker.ts'
 
+/** An event store and a read-model store of the embedded default in a directory of their own, closed and removed at teardown. */
+function embeddedStores(t: Test) {
+  const tmp = tempDir()
+  t.teardown(tmp.remove)
+  const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
+  t.teardown(() => events.close())
+  const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
+  t.teardown(() => docs.close())
+  return { events, docs }
+}
+
 const brokersEnv = process.env.KAFKA_BROKERS
 
 if (!brokersEnv) {
@@ -121,12 +132,7 @@ if (!brokersEnv) {
   }
 
   t.test('given commands on three credit accounts, when the forwarder runs, then every stored event is on the category topic, keyed by stream, in revision order', async (t) => {
-    const tmp = tempDir()
-    t.teardown(tmp.remove)
-    const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
-    t.teardown(() => events.close())
-    const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
-    t.teardown(() => docs.close())
+    const { events, docs } = embeddedStores(t)
     const runId = randomUUID().slice(0, 8)
     await seedCredits(events, [`a-${runId}`, `b-${runId}`, `c-${runId}`], 12, runId)
     // A second category, written straight to the store: it goes to its own topic.
@@ -214,12 +220,7 @@ if (!brokersEnv) {
   })
 
   t.test('given accounts, keys, people and sessions made through the services and one event of every type, when forwarded, then every message validates against its schema, carries only allowlisted fields, and no secret, hash or email leaves', async (t) => {
-    const tmp = tempDir()
-    t.teardown(tmp.remove)
-    const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
-    t.teardown(() => events.close())
-    const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
-    t.teardown(() => docs.close())
+    const { events, docs } = embeddedStores(t)
     const run = randomUUID().slice(0, 8)
     const handler = new CommandHandler(events)
     const credits = new CreditCommands(handler)
@@ -284,12 +285,7 @@ if (!brokersEnv) {
   }
 
   t.test('given a burst of events, when the forwarder goes idle, then its checkpoint is already at the last event, and a restart from it re-publishes nothing', async (t) => {
-    const tmp = tempDir()
-    t.teardown(tmp.remove)
-    const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
-    t.teardown(() => events.close())
-    const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
-    t.teardown(() => docs.close())
+    const { events, docs } = embeddedStores(t)
     const runId = randomUUID().slice(0, 8)
     const topicPrefix = newTopicPrefix()
     const publisher = await openKafkaPublisher({ brokers, clientId })
@@ -324,12 +320,7 @@ if (!brokersEnv) {
     await broker.stop().catch(() => {})
     t.teardown(() => broker.stop().catch(() => {}))
     const downBrokers = broker.brokers
-    const tmp = tempDir()
-    t.teardown(tmp.remove)
-    const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
-    t.teardown(() => events.close())
-    const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
-    t.teardown(() => docs.close())
+    const { events, docs } = embeddedStores(t)
     const runId = randomUUID().slice(0, 8)
     await seedCredits(events, [`a-${runId}`, `b-${runId}`], 4, runId)
     const stored = await events.readAll({ maxCount: 1e6 })
