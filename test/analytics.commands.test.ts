@@ -289,6 +289,6 @@ function checkMessages(t: Test, stored: RecordedEvent[]) {
   const published = publishedTypes()
   const covered = published.filter((type) => produced.has(type))
   const missing = published.filter((type) => !produced.has(type))
-  t.pass(`coverage: ${covered.length} of ${published.length} published event types produced by real commands; not produced here: ${missing.join(', ')}`)
+  t.comment(`coverage: ${covered.length} of ${published.length} published event types produced by real commands; not produced here: ${missing.join(', ')}`)
   t.ok(covered.length >= 55, `at least 55 published types produced by commands (${covered.length})`)
 }
