@@ -6,7 +6,7 @@ import { statusOf } from './errors.ts'
 import type { ErrorCode } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { DELIVERABLE_LOCALES, DELIVERABLE_TEMPLATES } from '../domain/deliverables/templates.ts'
-import { ErrorBody } from '../contract/common.ts'
+import { ErrorBody, IdempotencyKey } from '../contract/common.ts'
 import { WebhookPayload } from '../contract/webhooks.ts'
 
 type Json = Record<string, unknown>
@@ -68,6 +68,11 @@ function parameters(c: Components, schema: z.ZodType | undefined, where: 'path' 
   })
 }
 
+function idempotencyHeader(c: Components): Json {
+  const { description, ...schema } = c.add(IdempotencyKey, 'input')
+  return { name: 'Idempotency-Key', in: 'header', required: false, description, schema }
+}
+
 function errorResponses(codes: ErrorCode[]): Json {
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code])
@@ -90,7 +95,10 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
   for (const r of routes) {
     // Every operation can meet a malformed request (its 400 code) and a missing resource or
     // path (404, spec part 7: every endpoint), besides the errors of its own.
-    const codes = [...new Set([...(r.public ? [] : COMMON_ERRORS), r.invalidCode, ...Object.values(r.invalidCodes ?? {}).filter((c): c is ErrorCode => c !== undefined), ...r.errors, 'not_found' as const])]
+    // Every authenticated write takes an Idempotency-Key (api/http/authentication.ts); a malformed
+    // one is 400 `invalid_request`, whatever the operation's own 400 code.
+    const idempotent = !r.public && r.method !== 'GET'
+    const codes = [...new Set([...(r.public ? [] : COMMON_ERRORS), ...(idempotent ? ['invalid_request' as const] : []), r.invalidCode, ...Object.values(r.invalidCodes ?? {}).filter((c): c is ErrorCode => c !== undefined), ...r.errors, 'not_found' as const])]
     const success = r.response.contentTypes
       ? Object.fromEntries(Object.entries(r.response.contentTypes).map(([type, note]) => [type, type === 'application/json' ? { schema: c.add(r.response.schema, 'output') } : { schema: { type: 'string', description: note } }]))
       : { 'application/json': { schema: c.add(r.response.schema, 'output') } }
@@ -100,7 +108,11 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
       ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
       ...(r.public ? { security: [] } : {}),
-      parameters: [...parameters(c, r.params, 'path'), ...parameters(c, r.query, 'query')],
+      parameters: [
+        ...parameters(c, r.params, 'path'),
+        ...parameters(c, r.query, 'query'),
+        ...(idempotent ? [idempotencyHeader(c)] : []),
+      ],
       // A body that may be left out (every field optional) is an optional request body.
       ...(r.body && !r.rawBody ? { requestBody: { required: !r.body.safeParse({}).success, content: { 'application/json': { schema: c.add(r.body, 'input') } } } } : {}),
       ...(r.rawBody ? { requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } } } : {}),

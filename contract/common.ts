@@ -15,6 +15,16 @@ export const ErrorBody = z
 export type ErrorBody = z.infer<typeof ErrorBody>
 
 /**
+ * The `Idempotency-Key` request header (extension): names a request across the client's retries,
+ * so a retried command applies once. Printable ASCII without spaces, 1 to 200 characters; the
+ * REST authentication checks it with this schema and the OpenAPI document declares it.
+ */
+export const IdempotencyKey = z
+  .string()
+  .regex(/^[!-~]{1,200}$/, 'must be 1 to 200 printable ASCII characters without spaces')
+  .meta({ description: 'Extension: names this request across your retries, so a retried request applies (and is charged) once. 1 to 200 printable ASCII characters, no spaces.' })
+
+/**
  * Text that must not be blank, trimmed: the limit counts what is sent and the pattern says
  * "not only spaces", so the contract states exactly what the server takes.
  */

@@ -109,6 +109,31 @@ t.test('the contract document', async (t) => {
     t.ok(doc.paths['/v1/notes/{id}'].get.responses['404'])
   })
 
+  t.test('declares the Idempotency-Key header on every authenticated write, as the server checks it', async (t) => {
+    const ops = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, m]) => Object.entries(m).map(([method, op]) => ({ path, method, op })))
+    const writes = ops.filter(({ method, op }) => method !== 'get' && !(Array.isArray(op.security) && op.security.length === 0))
+    t.ok(writes.length >= 15, `${writes.length} authenticated writes`)
+    for (const { path, method, op } of ops) {
+      const header = op.parameters.find((p: { name: string; in: string }) => p.in === 'header' && p.name === 'Idempotency-Key')
+      if (!writes.some((w) => w.op === op)) {
+        t.notOk(header, `${method} ${path}: no Idempotency-Key (not an authenticated write)`)
+        continue
+      }
+      t.match(header, { required: false, description: /retried request applies/, schema: { type: 'string', pattern: '^[!-~]{1,200}$' } }, `${method} ${path} declares it`)
+      t.match(op.responses['400'].description, /invalid_request/, `${method} ${path}: a malformed key is a declared 400 invalid_request`)
+    }
+    // What the pattern says is what the server takes: a key it declares valid passes the check,
+    // one it declares invalid is refused before the operation runs.
+    const pattern = new RegExp(writes[0]!.op.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key').schema.pattern)
+    const body = { filename: 'a.wav', contentType: 'audio/wav' }
+    const { headers } = await s.account('pro')
+    for (const key of ['k', '~!x-1', 'a'.repeat(200), '', 'a b', 'a'.repeat(201), 'clé']) {
+      const r = await s.inject({ method: 'POST', url: '/v1/notes', headers: { ...headers, 'idempotency-key': key }, payload: body })
+      t.equal(r.statusCode, pattern.test(key) ? 202 : 400, `key ${JSON.stringify(key.slice(0, 12))}${key.length > 12 ? '…' : ''} (${key.length} chars): ${r.body.slice(0, 120)}`)
+      if (!pattern.test(key)) t.equal(r.json().error, 'invalid_request')
+    }
+  })
+
   t.test('openapi-spec-validator (PyPI) accepts it', async (t) => {
     // Installed with schemathesis by scripts/system-deps.sh (the README's test command).
     const python = join(import.meta.dirname, '..', '.ci', 'schemathesis', 'bin', 'python')

@@ -18,10 +18,9 @@ import type { Application } from '../../commands/application.ts'
 import type { Caller } from '../../commands/context.ts'
 import { apiKeyCredential } from '../../commands/operationLimits.ts'
 import { errorBody } from '../errors.ts'
+import { IdempotencyKey } from '../../contract/common.ts'
 import { limitPerCredential, type RateLimitStore } from './rateLimit.ts'
 
-/** What an Idempotency-Key may be: printable ASCII without spaces, 1 to 200 characters. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/
 
 export const bearerToken = (header: string | undefined): string | null => /^Bearer +([^\s]+) *$/i.exec(header ?? '')?.[1] ?? null
 
@@ -44,7 +43,7 @@ export const restAuthentication = fp<RestAuthOptions>(
       // event ids (and charge ids) from it, so a retried request applies once.
       const key = req.headers['idempotency-key']
       // A key the client sent but we could not use would make its retry apply twice: refuse it.
-      if (key !== undefined && !(typeof key === 'string' && IDEMPOTENCY_KEY.test(key))) {
+      if (key !== undefined && !IdempotencyKey.safeParse(key).success) {
         throw new DomainError('invalid_request', 'The Idempotency-Key header must be 1 to 200 printable ASCII characters without spaces, sent once.')
       }
       const idempotencyKey = key === undefined ? null : `idem:${auth.accountId}:${key}`
