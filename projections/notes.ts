@@ -112,7 +112,9 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
     await docs.collection(TRANSCRIPTS).deleteOne({ _id: id })
     return
   }
-  const doc = await notes.findOne({ _id: id })
+  // A create is an insert whatever is stored (an existing document wins, below), so it reads
+  // nothing: one round trip less per note on a remote read-model store.
+  const doc = e.type === 'NoteCreated' ? null : await notes.findOne({ _id: id })
   if (doc ? doc.revision >= recorded.revision : e.type !== 'NoteCreated') return
   const at = e.data.at
 

@@ -44,6 +44,8 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
     await jobs.deleteOne({ _id: noteId })
     return
   }
+  // An upload's create has no job yet (it starts at finalize): nothing to read or write.
+  if (e.type === 'NoteCreated' && !e.data.jobId) return
   const doc = await jobs.findOne({ _id: noteId })
   // Deleted documents leave no revision behind; a finished job never comes back, so re-applying
   // an old event of it would only re-create what a later event removed: the guard is the

@@ -1,0 +1,89 @@
+// Round trips per created note: on a remote read-model store (MongoDB) every read and write of a
+// projection is one, and the projections process applies every `POST /v1/notes` in each
+// projection that follows notes (the scale benchmark's sustained rate is that process's rate).
+// A create is an insert-if-absent whatever is stored, so the projections that only insert on it
+// read nothing first. Before: the notes, speakers and transcription-jobs projections each read
+// the document once per create (3 reads per note, 100 creates: 300).
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
+import { notesProjection, NOTES } from '../projections/notes.ts'
+import { speakersProjection, SPEAKERS } from '../projections/speakers.ts'
+import { transcriptionJobsProjection, TRANSCRIPTION_JOBS } from '../projections/transcriptionJobs.ts'
+import { noteStream } from '../domain/notes/note.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
+import type { RecordedEvent } from '../ports/eventStore.ts'
+import type { Projection } from '../projections/runner.ts'
+
+const at = '2026-01-01T00:00:00.000Z'
+let position = 0
+const recorded = (noteId: string, revision: number, type: string, data: Record<string, unknown>): RecordedEvent =>
+  ({ id: randomUUID(), streamName: noteStream.of(noteId), revision, globalPosition: position++, type, data, metadata: { accountId: 'a1' }, created: new Date(at) }) as unknown as RecordedEvent
+const created = (noteId: string, title: string, jobId: string | null = null) =>
+  recorded(noteId, 0, 'NoteCreated', {
+    noteId, accountId: 'a1', sourceType: jobId ? 'url' : 'upload', origin: 'audio', provider: null, sourceUrl: jobId ? 'https://example.com/a.mp3' : null, title, language: null, keepAudio: false,
+    upload: jobId ? null : { filename: 'a.wav', contentType: 'audio/wav', declaredBytes: null }, jobId, reservationId: null, at,
+  })
+
+/** `docs`, counting the reads made through it. */
+function countingReads(docs: DocumentStore): { store: DocumentStore; reads: () => number } {
+  let reads = 0
+  const store: DocumentStore = new Proxy(docs, {
+    get(target, prop, receiver) {
+      if (prop !== 'collection') return Reflect.get(target, prop, receiver)
+      return (name: string) => {
+        const c = target.collection(name)
+        return new Proxy(c, { get: (cc, m, r) => (['findOne', 'find', 'countDocuments'].includes(m as string) && reads++, (Reflect.get(cc, m, r) as (...a: unknown[]) => unknown).bind(cc)) })
+      }
+    },
+  })
+  return { store, reads: () => reads }
+}
+
+const cases: [Projection, string][] = [
+  [notesProjection, NOTES],
+  [speakersProjection, SPEAKERS],
+]
+
+for (const [projection, collection] of cases) {
+  t.test(`${projection.name}: given 100 note creates, when applied, then 100 documents and no read; applied again, nothing changes`, async (t) => {
+    const docs = openEmbeddedDocumentStore({ path: ':memory:' })
+    t.teardown(() => docs.close())
+    await projection.setup?.(docs)
+    const creates = Array.from({ length: 100 }, (_, i) => created(randomUUID(), `Note ${i}`))
+    const counted = countingReads(docs)
+    await projection.handle(creates, counted.store)
+    t.equal(counted.reads(), 0, 'no read per create')
+    const first = await docs.collection(collection).find({}, { sort: { _id: 1 } })
+    t.equal(first.length, 100)
+    await projection.handle(creates, docs)
+    t.same(await docs.collection(collection).find({}, { sort: { _id: 1 } }), first, 're-applied creates change nothing')
+  })
+}
+
+t.test('notes: given a note edited since, when its create is applied again (a restart after a crash), then the note keeps its edit', async (t) => {
+  const docs = openEmbeddedDocumentStore({ path: ':memory:' })
+  t.teardown(() => docs.close())
+  await notesProjection.setup?.(docs)
+  const noteId = randomUUID()
+  const create = created(noteId, 'First')
+  await notesProjection.handle([create, recorded(noteId, 1, 'NoteEdited', { title: 'Second', at })], docs)
+  await notesProjection.handle([create], docs)
+  const note = await docs.collection(NOTES).findOne({ _id: noteId })
+  t.equal(note?.title, 'Second')
+  t.equal(note?.revision, 1)
+})
+
+t.test('transcription jobs: given upload creates, then no read and no job; given an import create, then its job is queued', async (t) => {
+  const docs = openEmbeddedDocumentStore({ path: ':memory:' })
+  t.teardown(() => docs.close())
+  await transcriptionJobsProjection.setup?.(docs)
+  const counted = countingReads(docs)
+  await transcriptionJobsProjection.handle(Array.from({ length: 50 }, (_, i) => created(randomUUID(), `Upload ${i}`)), counted.store)
+  t.equal(counted.reads(), 0, 'an upload has no job until it is finalized: nothing to read')
+  t.equal((await docs.collection(TRANSCRIPTION_JOBS).find({})).length, 0)
+  const noteId = randomUUID()
+  const jobId = randomUUID()
+  await transcriptionJobsProjection.handle([created(noteId, 'Import', jobId)], docs)
+  t.match(await docs.collection(TRANSCRIPTION_JOBS).findOne({ _id: noteId }), { jobId, status: 'queued', revision: 0 })
+})
