@@ -7,6 +7,7 @@ import { parseTrustProxy } from '../api/http/trustProxy.ts'
 import { SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
 import { DEFAULT_DIARIZATION_THRESHOLD } from '../engines/diarization/diarizer.ts'
 import { DEFAULT_MAX_DURATION_SECONDS, PLANS, isPlan, type Plan } from '../domain/credits/plans.ts'
+import { MAX_LAG_POSITIONS } from '../projections/sync.ts'
 
 export interface Config {
   port: number
@@ -32,6 +33,8 @@ export interface Config {
   trustProxy: boolean | number | string
   /** LEASE_TTL_SECONDS: a projection's lease lapses this long after its holder last renewed it (MongoDB only). */
   leaseTtlSeconds: number
+  /** READ_MODEL_MAX_LAG: how many log positions a projection may trail a note command before the command waits for it (back-pressure). */
+  readModelMaxLag: number
   rateLimit: { max: number; windowSeconds: number }
   /** Load shedding (README, "Health and load shedding"): 503 while the event loop lags more than this (0: off). */
   loadShedding: { maxEventLoopDelayMs: number; retryAfterSeconds: number }
@@ -165,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     leaseTtlSeconds: int(env.LEASE_TTL_SECONDS, 30, 'LEASE_TTL_SECONDS') || 30,
+    readModelMaxLag: int(env.READ_MODEL_MAX_LAG, MAX_LAG_POSITIONS, 'READ_MODEL_MAX_LAG'),
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
     loadShedding: { maxEventLoopDelayMs: int(env.MAX_EVENT_LOOP_DELAY_MS, 1000, 'MAX_EVENT_LOOP_DELAY_MS'), retryAfterSeconds: int(env.LOAD_SHED_RETRY_AFTER_SECONDS, 10, 'LOAD_SHED_RETRY_AFTER_SECONDS') || 10 },
     importAllowlist: allowlist(env.IMPORT_ALLOW_HOSTS),

@@ -5,7 +5,9 @@
 // The server runs in a child process (so autocannon does not share its event loop); both use the
 // embedded default (SQLite events, embedded read models) in a temp directory.
 //   npx tsx bench/api.ts            knobs: NOTES, CONNECTIONS (64), SECONDS (10), PROFILE (a directory)
-// ROLES=1,2 (the numbers of API processes to run) measures the scale layout instead: API
+// ROLES=1,2 (the numbers of API processes to run) measures the scale layout instead, twice:
+// sustained (the default READ_MODEL_MAX_LAG back-pressure: creates go as fast as the projections
+// process writes them), and the write path alone (the projection left to trail). API
 // processes apart from one projections process, on the embedded event store (one SQLite file
 // shared by the processes) and MongoDB read models (MONGO_URL, e.g. FerretDB from
 // scripts/servers/ferretdb.sh), POST /v1/notes spread over the API processes; next to the durable
@@ -76,11 +78,16 @@ async function rolesMode(counts: number[]) {
   const body = JSON.stringify({ filename: 'bench.wav', contentType: 'audio/wav', fileSizeBytes: 1000 })
   const json = { 'content-type': 'application/json' }
   const lines: string[] = []
-  for (const n of counts) {
+  /**
+   * One run of the layout: a projections process and `n` API processes on a fresh data directory.
+   * `maxLag`: READ_MODEL_MAX_LAG of the API processes; null keeps the default back-pressure, and
+   * then a create-then-GET check follows the burst.
+   */
+  const runLayout = async (n: number, maxLag: number | null) => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-roles-'))
     const children: ChildProcess[] = []
     try {
-      const env = { DATA_DIR: dir, MONGO_DB: `bench_roles_${process.pid}_${n}` }
+      const env = { DATA_DIR: dir, MONGO_DB: `bench_roles_${process.pid}_${n}_${maxLag ?? 'bp'}`, ...(maxLag === null ? {} : { READ_MODEL_MAX_LAG: String(maxLag) }) }
       const proj = await startServer('roles', { ...env, ROLES: 'projections' })
       children.push(proj.child)
       const apis = []
@@ -92,7 +99,9 @@ async function rolesMode(counts: number[]) {
       const auth = { authorization: `Bearer ${apis[0]!.apiKey}` }
       const urls = apis.map((a) => `http://127.0.0.1:${a.port}/v1/notes`)
       await loadSpread('warm-up', urls, { method: 'POST', headers: { ...auth, ...json }, body, duration: 2 })
-      const post = await loadSpread(`POST /v1/notes, ${n} API process(es) + projections`, urls, { method: 'POST', headers: { ...auth, ...json }, body })
+      const what = maxLag === null ? 'sustained (back-pressure)' : 'write path (projection may trail)'
+      const post = await loadSpread(`POST /v1/notes, ${n} API + projections, ${what}`, urls, { method: 'POST', headers: { ...auth, ...json }, body })
+      if (maxLag !== null) return post
       // Where read-your-writes went: a create, then at once a GET of that note through the last
       // API process (another process than the writer's when there are two), one pair at a time.
       const gets: number[] = []
@@ -106,34 +115,41 @@ async function rolesMode(counts: number[]) {
       }
       gets.sort((a, b) => a - b)
       console.log(`GET of the note just created (${n > 1 ? 'through the other API process' : 'same process'}), 50 sequential pairs: p50 ${gets[25]!.toFixed(1)} ms, max ${gets[49]!.toFixed(1)} ms`)
-      for (const c of children.splice(0)) c.kill('SIGTERM')
-
-      const cdir = mkdtempSync(join(tmpdir(), 'bench-ceiling-'))
-      try {
-        const ceilings = []
-        for (let i = 0; i < n; i++) {
-          const c = await startServer('ceiling', { DATA_DIR: cdir })
-          children.push(c.child)
-          ceilings.push(c.ready)
-        }
-        const curls = ceilings.map((c) => `http://127.0.0.1:${c.port}/ceiling`)
-        await loadSpread('warm-up', curls, { method: 'POST', headers: json, body, duration: 2 })
-        const ceiling = await loadSpread(`ceiling: bare route + append, ${n} process(es)`, curls, { method: 'POST', headers: json, body })
-        for (const c of children.splice(0)) c.kill('SIGTERM')
-        const met = post['req/s'] >= ceiling['req/s'] / 2 && post.p99 < 25
-        lines.push(
-          `| ${n} | ${post['req/s']} | ${post.p50} / ${post.p99} | ${post.errors} | ${ceiling['req/s']} | ${ceiling.p50} / ${ceiling.p99} | ${(post['req/s'] / ceiling['req/s']).toFixed(2)}x | ${met ? 'yes' : 'no'} |`,
-        )
-      } finally {
-        rmSync(cdir, { recursive: true, force: true })
-      }
+      return post
     } finally {
       for (const c of children) c.kill('SIGTERM')
       rmSync(dir, { recursive: true, force: true })
     }
   }
-  console.log(`\n| API processes | POST /v1/notes req/s | p50 / p99 ms | errors | ceiling req/s | ceiling p50 / p99 ms | ratio (goal >= 0.5x) | p99 < 25 ms and >= 0.5x? |`)
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---|')
+  for (const n of counts) {
+    const post = await runLayout(n, null)
+    const writePath = await runLayout(n, 1_000_000_000)
+    const children: ChildProcess[] = []
+    const cdir = mkdtempSync(join(tmpdir(), 'bench-ceiling-'))
+    try {
+      const ceilings = []
+      for (let i = 0; i < n; i++) {
+        const c = await startServer('ceiling', { DATA_DIR: cdir })
+        children.push(c.child)
+        ceilings.push(c.ready)
+      }
+      const curls = ceilings.map((c) => `http://127.0.0.1:${c.port}/ceiling`)
+      await loadSpread('warm-up', curls, { method: 'POST', headers: json, body, duration: 2 })
+      const ceiling = await loadSpread(`ceiling: bare route + append, ${n} process(es)`, curls, { method: 'POST', headers: json, body })
+      for (const c of children.splice(0)) c.kill('SIGTERM')
+      for (const [what, row] of [['sustained', post], ['write path', writePath]] as const) {
+        const met = row['req/s'] >= ceiling['req/s'] / 2 && row.p99 < 25
+        lines.push(
+          `| ${n} | ${what} | ${row['req/s']} | ${row.p50} / ${row.p99} | ${row.errors} | ${ceiling['req/s']} | ${ceiling.p50} / ${ceiling.p99} | ${(row['req/s'] / ceiling['req/s']).toFixed(2)}x | ${met ? 'yes' : 'no'} |`,
+        )
+      }
+    } finally {
+      for (const c of children) c.kill('SIGTERM')
+      rmSync(cdir, { recursive: true, force: true })
+    }
+  }
+  console.log(`\n| API processes | run | POST /v1/notes req/s | p50 / p99 ms | errors | ceiling req/s | ceiling p50 / p99 ms | ratio (goal >= 0.5x) | p99 < 25 ms and >= 0.5x? |`)
+  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---|')
   for (const l of lines) console.log(l)
   console.log(`load average at end ${load1()}`)
 }

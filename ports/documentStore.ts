@@ -53,6 +53,14 @@ export interface Collection<T extends Doc = Doc> {
   insertOne(doc: T): Promise<void>
   /** Inserts `docs` in order, as few round trips as the store allows (MongoDB: one bulk write). Throws DuplicateKeyError at the first collision; the ones before it stay. */
   insertMany(docs: readonly T[]): Promise<void>
+  /**
+   * Inserts each of `docs` whose `_id` is free and that collides with no unique index; the others
+   * stay as stored (whoever wrote first wins; of two with one `_id` in `docs`, the first). A
+   * projection's creates, one batch at a time: a fixed number of round trips whatever the count
+   * (MongoDB: one query for the ids already there, one unordered bulk insert). Answers how many
+   * were inserted.
+   */
+  insertManyIfAbsent(docs: readonly T[]): Promise<number>
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>
   updateMany(filter: Filter, update: Update): Promise<UpdateResult>
   replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult>

@@ -7,6 +7,7 @@ import { statusOf, type NoteEvent, type Phase } from '../domain/notes/note.ts'
 import { fullTextOf, speakerStats, type Transcript, type SpeakerStats } from '../domain/notes/transcript.ts'
 import { uniqueTokens } from '../domain/search/tokens.ts'
 import type { TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
+import { applyWithBulkCreates } from './bulkCreates.ts'
 import type { Projection } from './runner.ts'
 import type { Note } from '../contract/notes.ts'
 import { noteStream } from '../domain/notes/note.ts'
@@ -96,11 +97,51 @@ export const notesProjection: Projection = {
     await notes.createIndex({ keys: { phase: 1, createdAt: 1 }, name: 'upload_expiry' })
   },
   async handle(events, docs) {
-    for (const e of events) await applyNoteEvent(e, docs)
+    await applyWithBulkCreates(events, docs, (e) => (e.type === 'NoteCreated' ? [{ collection: NOTES, doc: createdNote(e) }] : null), (e) => applyNoteEvent(e, docs))
   },
 }
 
 const noteIdOf = (streamName: string) => noteStream.idOf(streamName)
+
+/**
+ * The note a `NoteCreated` brings into being. Inserted if absent (projections/bulkCreates.ts), not
+ * upserted: another instance that created it meanwhile (and maybe moved it on) wins.
+ */
+function createdNote(recorded: RecordedEvent): NoteDoc {
+  const d = toDomainEvent<Extract<NoteEvent, { type: 'NoteCreated' }>>(recorded).data
+  const at = d.at
+  const phase: Phase = d.upload ? 'awaiting_upload' : 'queued'
+  const created: NoteDoc = {
+    _id: noteIdOf(recorded.streamName),
+    accountId: d.accountId,
+    title: d.title,
+    description: null,
+    status: statusOf(phase),
+    phase,
+    errorCode: null,
+    errorMessage: null,
+    sourceType: d.sourceType,
+    origin: d.origin,
+    provider: d.provider,
+    sourceUrl: d.sourceUrl,
+    folderId: null,
+    tags: [],
+    durationSeconds: null,
+    language: d.language,
+    recordedAt: null,
+    createdAt: at,
+    updatedAt: at,
+    progress: { stage: phase, percent: null, attempt: 0 },
+    keepAudio: d.keepAudio,
+    audioStoredAt: null,
+    audioDeletedAt: null,
+    transcriptTokens: [],
+    searchTokens: uniqueTokens(d.title),
+    revision: recorded.revision,
+  }
+  created.view = JSON.stringify(toNote(created))
+  return created
+}
 
 async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
   const e = toDomainEvent<NoteEvent | TranscriptTextReplaced>(recorded)
@@ -112,53 +153,10 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
     await docs.collection(TRANSCRIPTS).deleteOne({ _id: id })
     return
   }
-  // A create is an insert whatever is stored (an existing document wins, below), so it reads
-  // nothing: one round trip less per note on a remote read-model store.
-  const doc = e.type === 'NoteCreated' ? null : await notes.findOne({ _id: id })
-  if (doc ? doc.revision >= recorded.revision : e.type !== 'NoteCreated') return
+  const doc = await notes.findOne({ _id: id })
+  if (!doc || doc.revision >= recorded.revision) return
   const at = e.data.at
 
-  if (e.type === 'NoteCreated') {
-    const d = e.data
-    const phase: Phase = d.upload ? 'awaiting_upload' : 'queued'
-    const created: NoteDoc = {
-      _id: id,
-      accountId: d.accountId,
-      title: d.title,
-      description: null,
-      status: statusOf(phase),
-      phase,
-      errorCode: null,
-      errorMessage: null,
-      sourceType: d.sourceType,
-      origin: d.origin,
-      provider: d.provider,
-      sourceUrl: d.sourceUrl,
-      folderId: null,
-      tags: [],
-      durationSeconds: null,
-      language: d.language,
-      recordedAt: null,
-      createdAt: at,
-      updatedAt: at,
-      progress: { stage: phase, percent: null, attempt: 0 },
-      keepAudio: d.keepAudio,
-      audioStoredAt: null,
-      audioDeletedAt: null,
-      transcriptTokens: [],
-      searchTokens: uniqueTokens(d.title),
-      revision: recorded.revision,
-    }
-    created.view = JSON.stringify(toNote(created))
-    // Insert, not upsert: another instance that created it meanwhile (and maybe moved it on) wins.
-    try {
-      await notes.insertOne(created)
-    } catch (err) {
-      if (!(err instanceof DuplicateKeyError)) throw err
-    }
-    return
-  }
-  if (!doc) return
   const set: Partial<NoteDoc> = { revision: recorded.revision, updatedAt: at }
   switch (e.type) {
     case 'NoteUploadReceived':

@@ -16,6 +16,7 @@ import type { NoteEvent } from '../domain/notes/note.ts'
 import type { TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
 import { termFrequencies } from '../domain/search/terms.ts'
 import type { Projection } from './runner.ts'
+import { applyWithBulkCreates, noteOwners } from './bulkCreates.ts'
 import { replaceRead } from './revisionGuard.ts'
 import { noteStream } from '../domain/notes/note.ts'
 
@@ -85,17 +86,13 @@ export const segmentIndexProjection: Projection = {
     await docs.collection(SEGMENT_INDEX).createIndex({ keys: { accountId: 1, terms: 1 }, name: 'by_account_term' })
   },
   async handle(events, docs) {
-    for (const e of events) await apply(e, docs)
+    await applyWithBulkCreates(events, docs, noteOwners(OWNERS), (e) => apply(e, docs))
   },
 }
 
 async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   const e = toDomainEvent<NoteEvent | TranscriptTextReplaced>(recorded)
   const noteId = noteStream.idOf(recorded.streamName)
-  if (e.type === 'NoteCreated') {
-    await docs.collection(OWNERS).updateOne({ _id: noteId }, { $set: { accountId: e.data.accountId } }, { upsert: true })
-    return
-  }
   const index = docs.collection<SegmentIndexDoc>(SEGMENT_INDEX)
   if (e.type === 'NoteDeleted') {
     const current = await index.findOne({ _id: noteId }, { projection: { accountId: 1 } })

@@ -14,7 +14,8 @@ import { speakerStats, type SpeakerStats, type TranscriptSegment } from '../doma
 import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
 import type { SpeakerState } from '../domain/speakers/speakers.ts'
 import type { Projection } from './runner.ts'
-import { insertIfAbsent, replaceIfNewer, updateRead } from './revisionGuard.ts'
+import { applyWithBulkCreates } from './bulkCreates.ts'
+import { replaceIfNewer, updateRead } from './revisionGuard.ts'
 import { noteStream } from '../domain/notes/note.ts'
 
 export const SPEAKERS = 'speakers'
@@ -91,8 +92,27 @@ export const speakersProjection: Projection = {
     await docs.collection(ROSTER_ENTRIES).createIndex({ keys: { accountId: 1, sourceKey: 1, at: 1 }, name: 'by_account_source' })
   },
   async handle(events, docs) {
-    for (const e of events) await apply(e, docs)
+    await applyWithBulkCreates(events, docs, (e) => (e.type === 'NoteCreated' ? [{ collection: SPEAKERS, doc: createdSpeakers(e) }] : null), (e) => apply(e, docs))
   },
+}
+
+/** A note's speakers document, empty until its transcript comes; inserted if absent (projections/bulkCreates.ts). */
+function createdSpeakers(recorded: RecordedEvent): SpeakersDoc {
+  const d = toDomainEvent<Extract<NoteEvent, { type: 'NoteCreated' }>>(recorded).data
+  return {
+    _id: noteStream.idOf(recorded.streamName),
+    accountId: d.accountId,
+    title: d.title,
+    provider: d.provider,
+    sourceUrl: d.sourceUrl,
+    metadata: null,
+    sourceKey: sourceKeyOf({ provider: d.provider, sourceUrl: d.sourceUrl, metadata: null }),
+    hasTranscript: false,
+    firstLabel: null,
+    stats: [],
+    speakers: {},
+    revision: recorded.revision,
+  }
 }
 
 async function apply(recorded: RecordedEvent, docs: DocumentStore) {
@@ -105,29 +125,8 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
     await docs.collection(ROSTER_ENTRIES).deleteMany({ noteId: id })
     return
   }
-  // A create only inserts if absent, so it needs no read first (one round trip less per note).
-  const doc = e.type === 'NoteCreated' ? null : await col.findOne({ _id: id })
-  if (doc ? doc.revision >= recorded.revision : e.type !== 'NoteCreated') return
-  if (e.type === 'NoteCreated') {
-    const d = e.data
-    const created: SpeakersDoc = {
-      _id: id,
-      accountId: d.accountId,
-      title: d.title,
-      provider: d.provider,
-      sourceUrl: d.sourceUrl,
-      metadata: null,
-      sourceKey: sourceKeyOf({ provider: d.provider, sourceUrl: d.sourceUrl, metadata: null }),
-      hasTranscript: false,
-      firstLabel: null,
-      stats: [],
-      speakers: {},
-      revision: recorded.revision,
-    }
-    await insertIfAbsent(col, created)
-    return
-  }
-  if (!doc) return
+  const doc = await col.findOne({ _id: id })
+  if (!doc || doc.revision >= recorded.revision) return
   const set: Partial<SpeakersDoc> = {}
   switch (e.type) {
     case 'NoteFinalized':

@@ -7,6 +7,7 @@ import type { NoteEvent } from '../domain/notes/note.ts'
 import { evolveTranslation, translationAfterRetranscription, type TranscriptEvent, type TranslationState } from '../domain/notes/noteTranscript.ts'
 import type { TranslationLanguage } from '../domain/languages.ts'
 import type { Projection } from './runner.ts'
+import { applyWithBulkCreates, noteOwners } from './bulkCreates.ts'
 import { replaceRead } from './revisionGuard.ts'
 import { noteStream } from '../domain/notes/note.ts'
 
@@ -51,7 +52,7 @@ export const translationsProjection: Projection = {
     await docs.collection(TRANSLATIONS).createIndex({ keys: { noteId: 1 }, name: 'by_note' })
   },
   async handle(events, docs) {
-    for (const e of events) await apply(e, docs)
+    await applyWithBulkCreates(events, docs, noteOwners(OWNERS), (e) => apply(e, docs))
   },
 }
 
@@ -66,9 +67,6 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
     case 'NoteDeleted':
       await col.deleteMany({ noteId })
       await docs.collection(OWNERS).deleteOne({ _id: noteId })
-      return
-    case 'NoteCreated':
-      await docs.collection(OWNERS).replaceOne({ _id: noteId }, { _id: noteId, accountId: e.data.accountId }, { upsert: true })
       return
     case 'NoteTranscribed': {
       for (const d of await col.find({ noteId })) {

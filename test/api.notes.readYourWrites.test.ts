@@ -14,7 +14,7 @@ import { READ_MODEL_PROJECTIONS } from '../app/projections.ts'
 import { buildRestHost } from '../app/http.ts'
 import { readCheckpoint, startProjection, type RunningProjection } from '../projections/runner.ts'
 import { readModelSync } from '../projections/sync.ts'
-import { staticResolver } from './support/service.ts'
+import { staticResolver, testService } from './support/service.ts'
 import { tempDir } from './support/tmp.ts'
 
 t.test('given the notes projection is not running, when a note is created, then POST answers at once, and a GET waits for the note and finds it', async (t) => {
@@ -123,4 +123,20 @@ t.test('given a projection far behind, then a write waits until it is back withi
   t.same(waits, [1000 - 256], 'until the projection is within 256 positions of the write')
   position = 800
   t.equal(sync.wrote('b', 'notes', 1000), null, 'once it caught up, writes answer at once again')
+})
+
+t.test('READ_MODEL_MAX_LAG: given 0, then every create waits until its note is readable; the default allows 256 positions; garbage is refused at start', async (t) => {
+  t.equal(loadConfig({}).readModelMaxLag, 256)
+  t.equal(loadConfig({ READ_MODEL_MAX_LAG: '0' }).readModelMaxLag, 0)
+  t.throws(() => loadConfig({ READ_MODEL_MAX_LAG: '-1' }), /READ_MODEL_MAX_LAG must be a non-negative integer/)
+  const s = await testService({ env: { READ_MODEL_MAX_LAG: '0' } })
+  t.teardown(s.close)
+  const { headers } = await s.account('pro')
+  const notes = s.services.projections.find((p) => p.name === 'notes')!
+  for (let i = 0; i < 5; i++) {
+    const r = await s.inject({ method: 'POST', url: '/v1/notes', headers, payload: { filename: `a${i}.wav`, contentType: 'audio/wav' } })
+    t.equal(r.statusCode, 202)
+    const stored = await s.docs.collection('notes').findOne({ _id: r.json().noteId })
+    t.ok(stored, `create ${i}: the note is in the read model when the answer comes (projection at ${notes.position()})`)
+  }
 })

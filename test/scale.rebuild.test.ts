@@ -20,7 +20,7 @@ const mongoUrl = process.env.MONGO_URL
 /** The store, counting the calls that reach the server with a write. */
 function countingStore(store: DocumentStore): { store: DocumentStore; writes: () => number } {
   let writes = 0
-  const WRITES = new Set(['insertOne', 'insertMany', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany', 'drop'])
+  const WRITES = new Set(['insertOne', 'insertMany', 'insertManyIfAbsent', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany', 'drop'])
   const wrapped = new Proxy(store, {
     get(target, prop, receiver) {
       if (prop === 'writeBatch') return (fn: (b: DocumentStore) => Promise<unknown>) => target.writeBatch(() => fn(wrapped))

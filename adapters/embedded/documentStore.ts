@@ -324,6 +324,19 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     for (const doc of docs) await this.insertOne(doc)
   }
 
+  async insertManyIfAbsent(docs: readonly T[]): Promise<number> {
+    let inserted = 0
+    for (const doc of docs) {
+      try {
+        await this.insertOne(doc)
+        inserted++
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError)) throw err
+      }
+    }
+    return inserted
+  }
+
   async updateOne(filter: Filter, update: Update, { upsert = false }: { upsert?: boolean } = {}): Promise<UpdateResult> {
     for (let wait; (wait = this.store.writeGate(this.batch)); ) await wait
     const current = this.query(filter, { limit: 1 })[0]

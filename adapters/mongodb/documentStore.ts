@@ -17,7 +17,7 @@
 // - a unique-index violation caused by an update comes back as InternalError (code 1)
 //   "... UNIQUE constraint failed: index ..." instead of code 11000; it is mapped to
 //   DuplicateKeyError like the real thing.
-import { MongoClient, MongoServerError, type ClientSession, type Collection as MongoCollection, type Db, type Document, type UpdateFilter } from 'mongodb'
+import { MongoBulkWriteError, MongoClient, MongoServerError, type ClientSession, type Collection as MongoCollection, type Db, type Document, type UpdateFilter } from 'mongodb'
 import {
   DuplicateKeyError,
   type Collection,
@@ -173,6 +173,25 @@ class MongoDocumentCollection<T extends Doc> implements Collection<T> {
     if (docs.length === 0) return
     // One ordered bulk write (the driver splits it at the server's message size).
     await this.write(() => this.c.insertMany(docs.map((d) => ({ ...d }) as Document), { ordered: true, session: this.session }))
+  }
+
+  async insertManyIfAbsent(docs: readonly T[]): Promise<number> {
+    // The ids already there are left out first, so the common case raises no duplicate-key error
+    // at all: inside a transaction (a replica set) a write error would abort the whole batch.
+    const ids = [...new Set(docs.map((d) => d._id))]
+    const stored = await this.c.find({ _id: { $in: ids } } as Document, { projection: { _id: 1 }, session: this.session }).toArray()
+    const taken = new Set(stored.map((d) => String(d._id)))
+    const fresh: Document[] = []
+    for (const d of docs) if (!taken.has(d._id)) (taken.add(d._id), fresh.push({ ...d }))
+    if (fresh.length === 0) return 0
+    try {
+      return (await this.c.insertMany(fresh, { ordered: false, session: this.session })).insertedCount
+    } catch (err) {
+      // Another writer got some of them in between (or a unique index collides): those stay as
+      // they are, the rest went in (unordered).
+      if (err instanceof MongoBulkWriteError && onlyDuplicateKeys(err)) return err.insertedCount
+      throw err
+    }
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
@@ -336,6 +355,12 @@ function isDuplicateKey(err: unknown): err is MongoServerError {
   if (err.code === 1 && BACKEND_UNIQUE_VIOLATION.test(err.message)) return true
   const writeErrors = (err as { writeErrors?: Array<{ code?: number }> }).writeErrors
   return Array.isArray(writeErrors) && writeErrors.some((e) => e.code === DUPLICATE_KEY)
+}
+
+/** A bulk write whose every failed document failed on a duplicate key (and nothing else went wrong). */
+function onlyDuplicateKeys(err: MongoBulkWriteError): boolean {
+  const errors = [err.writeErrors].flat()
+  return errors.length > 0 && errors.every((e) => e.code === DUPLICATE_KEY || (e.code === 1 && BACKEND_UNIQUE_VIOLATION.test(e.errmsg ?? ''))) && !err.writeConcernError
 }
 
 /** The colliding key as MongoDB reports it (`keyValue`), else the server's message. */

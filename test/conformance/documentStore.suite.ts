@@ -153,6 +153,32 @@ export function documentStoreConformance(t: Test, name: string, factory: Documen
       await c.createIndex({ keys: { email: 1 }, unique: true })
     })
 
+    t.test('insertManyIfAbsent: inserts the free ids, leaves what is stored, the first of two with one id wins; a unique index is respected', async (t) => {
+      const c = store.collection(fresh())
+      await c.createIndex({ keys: { email: 1 }, unique: true })
+      t.equal(await c.insertManyIfAbsent([]), 0)
+      await c.insertOne({ _id: 'm2', email: 'b@x', v: 'stored' })
+      const n = await c.insertManyIfAbsent([
+        { _id: 'm1', email: 'a@x', v: 'new' },
+        { _id: 'm2', email: 'b2@x', v: 'new' },
+        { _id: 'm3', email: 'c@x', v: 'first' },
+        { _id: 'm3', email: 'c2@x', v: 'second' },
+        { _id: 'm4', email: 'b@x', v: 'collides on email' },
+        { _id: 'm5', email: 'e@x', v: 'new' },
+      ])
+      t.equal(n, 3, 'm1, m3 (the first) and m5')
+      t.same(await c.find({}, { sort: { _id: 1 } }), [
+        { _id: 'm1', email: 'a@x', v: 'new' },
+        { _id: 'm2', email: 'b@x', v: 'stored' },
+        { _id: 'm3', email: 'c@x', v: 'first' },
+        { _id: 'm5', email: 'e@x', v: 'new' },
+      ])
+      t.equal(await c.insertManyIfAbsent([{ _id: 'm1', email: 'a@x', v: 'again' }]), 0, 'all there already: nothing inserted')
+      const many = Array.from({ length: 1500 }, (_, i) => ({ _id: `k${String(i).padStart(4, '0')}`, email: `k${i}@x` }))
+      t.equal(await c.insertManyIfAbsent(many), 1500)
+      t.equal(await c.countDocuments({ _id: { $regex: '^k' } }), 1500)
+    })
+
     t.test('deletes and drop', async (t) => {
       const c = await seeded()
       t.same(await c.deleteOne({ account: 'a' }), { deletedCount: 1 })
