@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { dropMongoDatabase } from '../adapters/mongodb/documentStore.ts'
 
 const NOTES = Number(process.env.NOTES ?? 100_000)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 64)
@@ -86,8 +87,8 @@ async function rolesMode(counts: number[]) {
   const runLayout = async (n: number, maxLag: number | null) => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-roles-'))
     const children: ChildProcess[] = []
+    const env = { DATA_DIR: dir, MONGO_DB: `bench_roles_${process.pid}_${n}_${maxLag ?? 'bp'}`, ...(maxLag === null ? {} : { READ_MODEL_MAX_LAG: String(maxLag) }) }
     try {
-      const env = { DATA_DIR: dir, MONGO_DB: `bench_roles_${process.pid}_${n}_${maxLag ?? 'bp'}`, ...(maxLag === null ? {} : { READ_MODEL_MAX_LAG: String(maxLag) }) }
       const proj = await startServer('roles', { ...env, ROLES: 'projections' })
       children.push(proj.child)
       const apis = []
@@ -118,7 +119,9 @@ async function rolesMode(counts: number[]) {
       return post
     } finally {
       for (const c of children) c.kill('SIGTERM')
+      await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((resolve) => c.once('exit', resolve)))))
       rmSync(dir, { recursive: true, force: true })
+      await dropMongoDatabase(process.env.MONGO_URL!, env.MONGO_DB)
     }
   }
   for (const n of counts) {

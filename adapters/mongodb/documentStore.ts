@@ -176,11 +176,14 @@ class MongoDocumentCollection<T extends Doc> implements Collection<T> {
   }
 
   async insertManyIfAbsent(docs: readonly T[]): Promise<number> {
-    // The ids already there are left out first, so the common case raises no duplicate-key error
-    // at all: inside a transaction (a replica set) a write error would abort the whole batch.
-    const ids = [...new Set(docs.map((d) => d._id))]
-    const stored = await this.c.find({ _id: { $in: ids } } as Document, { projection: { _id: 1 }, session: this.session }).toArray()
-    const taken = new Set(stored.map((d) => String(d._id)))
+    // Inside a transaction (a replica set) a write error would abort the whole batch, so the ids
+    // already there are left out first and the common case raises no duplicate-key error at all.
+    // Outside one, a collision costs nothing: one round trip.
+    const taken = new Set<string>()
+    if (this.session) {
+      const stored = await this.c.find({ _id: { $in: [...new Set(docs.map((d) => d._id))] } } as Document, { projection: { _id: 1 }, session: this.session }).toArray()
+      for (const d of stored) taken.add(String(d._id))
+    }
     const fresh: Document[] = []
     for (const d of docs) if (!taken.has(d._id)) (taken.add(d._id), fresh.push({ ...d }))
     if (fresh.length === 0) return 0
