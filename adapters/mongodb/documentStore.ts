@@ -18,6 +18,7 @@
 //   "... UNIQUE constraint failed: index ..." instead of code 11000; it is mapped to
 //   DuplicateKeyError like the real thing.
 import { MongoBulkWriteError, MongoClient, MongoServerError, type ClientSession, type Collection as MongoCollection, type Db, type Document, type UpdateFilter } from 'mongodb'
+import { matches, projectCopy } from '../embedded/query.ts'
 import {
   DuplicateKeyError,
   type Collection,
@@ -46,7 +47,7 @@ export async function openMongoDocumentStore(url: string, dbName: string): Promi
     const db = client.db(dbName)
     await db.command({ ping: 1 })
     const ferret = await isFerretDb1(client)
-    return new MongoDocumentStore(client, db, { elemMatchViaAggregation: ferret, transactions: !ferret && (await offersTransactions(client)) })
+    return new MongoDocumentStore(client, db, { elemMatchViaAggregation: ferret, idAloneLookup: ferret, transactions: !ferret && (await offersTransactions(client)) })
   } catch (err) {
     await client.close().catch(() => {})
     throw err
@@ -87,6 +88,8 @@ async function offersTransactions(client: MongoClient): Promise<boolean> {
 
 interface ServerQuirks {
   elemMatchViaAggregation: boolean
+  /** Only a filter that is a lone string `_id` is answered from the primary key; any other field beside it scans the collection. */
+  idAloneLookup: boolean
   /** Multi-document transactions: a write batch (a projection batch and its checkpoint) commits as one. */
   transactions: boolean
 }
@@ -151,6 +154,7 @@ class MongoDocumentCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    if (this.quirks.idAloneLookup && typeof filter._id === 'string' && Object.keys(filter).length > 1) return this.findById(filter, filter._id, options)
     let cursor = this.c.find(await this.q(filter), { session: this.session })
     if (options.sort && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort)
     if (options.skip) cursor = cursor.skip(options.skip)
@@ -159,6 +163,21 @@ class MongoDocumentCollection<T extends Doc> implements Collection<T> {
     // The driver deserialises BSON into fresh plain objects on every read, so callers may
     // mutate what they get without touching anything stored.
     return (await cursor.toArray()) as unknown as T[]
+  }
+
+  /**
+   * FerretDB 1.x answers a filter from its primary key only when the filter is a lone string `_id`
+   * (internal/backends/sqlite/collection.go); `_id` with any other field (every read of one
+   * tenant's document: `{ _id, accountId }`) scans the whole collection, ~0.5 s at 14,000 notes.
+   * So the document is fetched by `_id` alone and the rest of the filter applied here, with the
+   * embedded store's matcher (MongoDB's semantics, held to them by the conformance suite): the
+   * same answer, one primary-key read. Reads only: a write's filter must stay on the server,
+   * where filter and update apply atomically.
+   */
+  private async findById(filter: Filter, id: string, options: FindOptions): Promise<T[]> {
+    const doc = (await this.c.findOne({ _id: id } as Document, { session: this.session })) as unknown as T | null
+    if (!doc || !matches(doc, filter) || (options.skip ?? 0) > 0) return []
+    return [projectCopy(doc, options.projection)]
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {

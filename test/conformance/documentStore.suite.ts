@@ -153,6 +153,17 @@ export function documentStoreConformance(t: Test, name: string, factory: Documen
       await c.createIndex({ keys: { email: 1 }, unique: true })
     })
 
+    t.test('a filter of _id and other fields matches the one document only when every field does', async (t) => {
+      const c = await seeded()
+      t.same(ids(await c.find({ _id: 'n1', account: 'a' })), ['n1'])
+      t.equal(await c.findOne({ _id: 'n1', account: 'b' }), null, "another tenant's id finds nothing")
+      t.same(await c.findOne({ _id: 'n2', tags: 'y', minutes: { $gt: 10 } }, { projection: { title: 1, 'meta.lang': 1 } }), { _id: 'n2', title: 'Budget', meta: { lang: 'en' } })
+      t.equal(await c.findOne({ _id: 'n2', 'meta.words': { $lt: 100 } }), null)
+      t.same(await c.find({ _id: 'n1', account: 'a' }, { skip: 1 }), [])
+      t.same(ids(await c.find({ _id: 'n3', $or: [{ status: 'failed' }, { minutes: 99 }] })), ['n3'])
+      t.equal(await c.countDocuments({ _id: 'n4', account: 'b' }), 1)
+    })
+
     t.test('insertManyIfAbsent: inserts the free ids, leaves what is stored, the first of two with one id wins; a unique index is respected', async (t) => {
       const c = store.collection(fresh())
       await c.createIndex({ keys: { email: 1 }, unique: true })
