@@ -57,8 +57,8 @@ export interface Collection<T extends Doc = Doc> {
    * Inserts each of `docs` whose `_id` is free and that collides with no unique index; the others
    * stay as stored (whoever wrote first wins; of two with one `_id` in `docs`, the first). A
    * projection's creates, one batch at a time: a fixed number of round trips whatever the count
-   * (MongoDB: one query for the ids already there, one unordered bulk insert). Answers how many
-   * were inserted.
+   * (MongoDB: one unordered bulk insert; inside a transaction, a query for the ids already there
+   * first). Answers how many were inserted.
    */
   insertManyIfAbsent(docs: readonly T[]): Promise<number>
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>

@@ -21,7 +21,6 @@ import { errorBody } from '../errors.ts'
 import { IdempotencyKey } from '../../contract/common.ts'
 import { limitPerCredential, type RateLimitStore } from './rateLimit.ts'
 
-
 export const bearerToken = (header: string | undefined): string | null => /^Bearer +([^\s]+) *$/i.exec(header ?? '')?.[1] ?? null
 
 export interface RestAuthOptions {
