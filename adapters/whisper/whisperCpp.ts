@@ -16,7 +16,7 @@ import { PipelineFailure } from '../../ports/pipelineFailure.ts'
 interface WhisperContext {
   transcribeFile(
     path: string,
-    options: { language?: string; maxThreads?: number; onProgress?: (percent: number) => void },
+    options: { language?: string; maxThreads?: number },
   ): { stop(): Promise<void>; promise: Promise<{ language?: string; result: string; segments: { text: string; t0: number; t1: number }[]; isAborted: boolean }> }
   release(): Promise<void>
 }
@@ -56,11 +56,15 @@ export function whisperCppEngine(options: WhisperCppOptions): SpeechEngine {
       throw new PipelineFailure('asr_language_unsupported', `The speech model ${modelName} transcribes English only; this note asks for ${req.language}.`)
     }
     const language = hint ?? (englishOnly ? 'en' : 'auto')
-    const job = ctx.transcribeFile(req.wavPath, {
-      language,
-      maxThreads: options.threads ?? 2,
-      ...(req.onProgress ? { onProgress: req.onProgress } : {}),
-    })
+    // No `onProgress`: in @fugood/whisper.node 1.1.3 a progress callback can leave the promise
+    // unsettled for ever. Its worker thread, once recognition returns, waits on a condition
+    // variable until every callback it queued has run on the JS thread; the JS side decrements
+    // the count and notifies without holding the mutex (src/WhisperContext.cpp, progress_callback
+    // and the wait after whisper_full_parallel), so a last callback (100 %) that lands between the
+    // worker's check and its wait is a lost wake-up. Seen in CI: a note stuck at "transcribing
+    // 100 %" for 240 s, and the test process unable to exit (its libuv work never completed).
+    // The note's progress shows the stage without a percent while whisper.cpp recognizes.
+    const job = ctx.transcribeFile(req.wavPath, { language, maxThreads: options.threads ?? 2 })
     const onAbort = () => void job.stop()
     req.signal?.addEventListener('abort', onAbort, { once: true })
     active++
