@@ -5,8 +5,8 @@
 // Transactions only where the server has them (a replica set: `writeBatch`), never required. The port's filters, updates, sorts and projections are MongoDB's own, so they are
 // passed through unchanged; this file only adapts shapes (results, errors, index options).
 //
-// Two FerretDB 1.x deviations are bridged here so the adapter keeps MongoDB's semantics on the
-// test server too (neither path is taken on a real MongoDB):
+// Three FerretDB 1.x deviations are bridged here so the adapter keeps MongoDB's semantics, and a
+// usable speed, on the test server too (no such path is taken on a real MongoDB):
 // - `{ arr: { $elemMatch: { field: ..., ... } } }` (a query on the fields of array elements) is
 //   unsupported in FerretDB 1.x: with one field it silently matches nothing, with several it fails
 //   with "unknown operator" ($ne, $not, $and, $or, $nor inside $elemMatch: "not implemented").
@@ -17,6 +17,7 @@
 // - a unique-index violation caused by an update comes back as InternalError (code 1)
 //   "... UNIQUE constraint failed: index ..." instead of code 11000; it is mapped to
 //   DuplicateKeyError like the real thing.
+// - a read by `_id` plus other fields scans the whole collection (`findById` below).
 import { MongoBulkWriteError, MongoClient, MongoServerError, type ClientSession, type Collection as MongoCollection, type Db, type Document, type UpdateFilter } from 'mongodb'
 import { matches, projectCopy } from '../embedded/query.ts'
 import {
