@@ -29,6 +29,7 @@ import { openKafkaPublisher, readKafkaTopics } from '../adapters/kafka/kafkaPubl
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
 import { startProjection, type RunningProjection } from '../projections/runner.ts'
 import type { RecordedEvent } from '../ports/eventStore.ts'
+import { pollUntil } from './support/pollUntil.ts'
 
 const tmp = tempDir('analytics-commands-')
 t.teardown(tmp.remove)
@@ -62,15 +63,6 @@ const s = await testService({
 })
 t.teardown(s.close)
 
-async function eventually<T>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await f()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 /** Plain values the commands were given or handed out: none may reach a topic. */
 const secrets: string[] = []
@@ -169,7 +161,7 @@ t.test('given every command driven through the API and the facade, then no messa
   await waitForNote(s, headers, created.noteId, 120_000)
   // Enrolment reads the uploaded audio: naming a speaker of the upload enrols a voiceprint.
   await call('PATCH', `/v1/notes/${created.noteId}/speakers/A`, headers, { name: `${PERSONAL} Host` })
-  const profile = await eventually('a voiceprint enrolled', async () => (await app.voice.profiles(owner)).profiles.find((p) => p.hasVoiceprint), 120_000)
+  const profile = await pollUntil('a voiceprint enrolled', async () => (await app.voice.profiles(owner)).profiles.find((p) => p.hasVoiceprint), 120_000)
   await app.voice.setProfileExclusion(owner, profile.id, true)
   await app.voice.revokeConsent(owner)
   await call('PATCH', `/v1/notes/${created.noteId}`, headers, { keepAudio: false })
@@ -210,15 +202,15 @@ t.test('given every command driven through the API and the facade, then no messa
   await app.oauth.withdrawConsent(accountId, client.client_id)
 
   // Webhook deliveries settle; then the endpoint and the first note go.
-  await eventually('webhook deliveries attempted', async () => {
+  await pollUntil('webhook deliveries attempted', async () => {
     const all = await app.events.readAll({ maxCount: 1e6 })
     return all.filter((e) => e.type === 'WebhookDeliveryAttempted').length >= 2
-  })
+  }, 60_000)
   // Both translations settle: one completed, one failed.
-  await eventually('the translations settle', async () => {
+  await pollUntil('the translations settle', async () => {
     const types = (await app.events.readAll({ maxCount: 1e6 })).map((e) => e.type)
     return types.includes('TranslationFailed') && types.includes('TranslationCompleted')
-  })
+  }, 60_000)
   // What the forwarder would have published by now: a deleted note's streams go with it.
   const beforeDeletion = await app.events.readAll({ maxCount: 1e6 })
   await forwarder?.waitFor(beforeDeletion[beforeDeletion.length - 1]!.globalPosition, 60_000)

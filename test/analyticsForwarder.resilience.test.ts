@@ -4,6 +4,7 @@
 import t from 'tap'
 import { resilientPublisher } from '../projections/analyticsForwarder.ts'
 import type { AnalyticsMessage, AnalyticsPublisher } from '../ports/analyticsPublisher.ts'
+import { pollUntil } from './support/pollUntil.ts'
 
 const msg: AnalyticsMessage = { topic: 't', key: 'k', value: '{}' }
 
@@ -26,21 +27,13 @@ function fakeBroker() {
   return { connect, sent, start: () => (up = true), failNext: (n: number) => (failPublishes = n), connects: () => connects }
 }
 
-async function eventually(check: () => boolean, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('not within deadline')
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
-
 t.test('given the broker down at start, when it comes up, then the waiting publish goes through and the log has one line per state change', async (t) => {
   const broker = fakeBroker()
   const lines: string[] = []
   const p = resilientPublisher(broker.connect, { log: (l) => lines.push(l), initialDelayMs: 1, maxDelayMs: 4 })
   t.teardown(() => p.close())
   const published = p.publish([msg])
-  await eventually(() => broker.connects() >= 10)
+  await pollUntil('ten connection attempts', () => broker.connects() >= 10, 5000, 5)
   t.equal(p.state(), 'down')
   t.equal(lines.length, 1, `${broker.connects()} failed connects, one log line`)
   broker.start()
@@ -67,7 +60,7 @@ t.test('given the broker down, when the publisher is closed, then the waiting pu
   const broker = fakeBroker()
   const p = resilientPublisher(broker.connect, { log: () => {}, initialDelayMs: 1000, maxDelayMs: 1000 })
   const published = p.publish([msg])
-  await eventually(() => broker.connects() >= 1)
+  await pollUntil('a connection attempt', () => broker.connects() >= 1, 5000, 5)
   const started = Date.now()
   await p.close()
   await t.rejects(published, /closed/)

@@ -20,18 +20,11 @@ import { ownKafkaBroker } from './support/kafkaBroker.ts'
 import { freePorts } from './support/mcp.ts'
 import { tempDir } from './support/tmp.ts'
 import { schemaValidator } from './support/analytics.ts'
+import { pollUntil } from './support/pollUntil.ts'
 
 const brokersEnv = process.env.KAFKA_BROKERS
 
 /** Polls `check` until it is true or the deadline passes. */
-async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
-
 if (!brokersEnv) {
   t.skip('KAFKA_BROKERS not set: the Kafka outage test needs a Kafka install (npm test starts Kafka and sets it)', () => {})
 } else {
@@ -74,7 +67,7 @@ if (!brokersEnv) {
         if (exited === null) child.kill('SIGKILL')
       }
     })
-    await eventually(() => stdout.includes('{"ready":true') || exited !== null, 120_000, 'the service process is ready')
+    await pollUntil('the service process is ready', () => stdout.includes('{"ready":true') || exited !== null, 120_000, 100)
     t.equal(exited, null, 'the service process started')
     const forwarderLines = () => stderr.split('\n').filter((l) => l.startsWith('analytics forwarder:'))
     const has = (text: string) => forwarderLines().some((l) => l.includes(text))
@@ -105,13 +98,13 @@ if (!brokersEnv) {
       appending = false
       await appender.catch(() => {})
     })
-    const roundsAfter = async (from: number, n: number, what: string) => eventually(() => rounds >= from + n, 60_000, what)
+    const roundsAfter = async (from: number, n: number, what: string) => pollUntil(what, () => rounds >= from + n, 60_000, 100)
 
     const creditsTopic = `${topicPrefix}credits`
     // The test's reader polls topics that may not exist yet: its complaints are expected.
     const quiet = () => {}
     const onTopic = async () => (await readKafkaTopics({ brokers: broker.brokers, clientId: 'outage-test', topics: [creditsTopic], timeoutMs: 20_000, log: quiet }).catch(() => [])).length
-    await eventually(async () => (await onTopic()) > 0, 120_000, 'the first events on the credits topic')
+    await pollUntil('the first events on the credits topic', async () => (await onTopic()) > 0, 120_000, 100)
     t.ok(has('Kafka connected'), 'the forwarder connected and published')
 
     // Down, mid-run.
@@ -119,7 +112,7 @@ if (!brokersEnv) {
     await broker.stop()
     const stopped = Date.now()
     await roundsAfter(stoppedAt, 20, 'appending goes on while Kafka is down')
-    await eventually(() => has('Kafka publish failing'), 180_000, 'the forwarder notices the outage')
+    await pollUntil('the forwarder notices the outage', () => has('Kafka publish failing'), 180_000, 100)
     t.pass(`the forwarder noticed the outage ${Date.now() - stopped} ms after the broker stopped`)
     const downFor = rounds
     await roundsAfter(downFor, 20, 'appending goes on after the failure was noticed')
@@ -128,7 +121,7 @@ if (!brokersEnv) {
     // Up again.
     const restarted = Date.now()
     await broker.start()
-    await eventually(() => has('Kafka publishing again'), 180_000, 'the forwarder publishes again')
+    await pollUntil('the forwarder publishes again', () => has('Kafka publishing again'), 180_000, 100)
     t.pass(`publishing again ${Date.now() - restarted} ms after the broker was started`)
     await roundsAfter(rounds, 20, 'appending after the broker is back')
     appending = false
@@ -142,7 +135,8 @@ if (!brokersEnv) {
     const expectedIds = expected.map((m) => m.headers!['event-id']!).sort()
     let consumed: Awaited<ReturnType<typeof readKafkaTopics>> = []
     let received: string[] = []
-    await eventually(
+    await pollUntil(
+      'every stored event on its topic',
       async () => {
         const messages = await readKafkaTopics({ brokers: broker.brokers, clientId: 'outage-test', topics, timeoutMs: 30_000, log: quiet }).catch(() => [])
         consumed = messages
@@ -151,7 +145,7 @@ if (!brokersEnv) {
         return expectedIds.every((id) => got.has(id))
       },
       180_000,
-      'every stored event on its topic',
+      100,
     )
     const unique = [...new Set(received)].sort()
     const validate = schemaValidator()

@@ -23,6 +23,7 @@ import { CreditCommands } from '../commands/credits.ts'
 import { OAuthGrants } from '../commands/oauthGrants.ts'
 import { sampleEvents, schemaValidator } from './support/analytics.ts'
 import { ownKafkaBroker } from './support/kafkaBroker.ts'
+import { pollUntil } from './support/pollUntil.ts'
 
 /** An event store and a read-model store of the embedded default in a directory of their own, closed and removed at teardown. */
 function embeddedStores(t: Test) {
@@ -276,14 +277,6 @@ if (!brokersEnv) {
   })
 
   /** Polls `check` until it is true or the deadline passes. */
-  async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string) {
-    const deadline = Date.now() + timeoutMs
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`)
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-
   t.test('given a burst of events, when the forwarder goes idle, then its checkpoint is already at the last event, and a restart from it re-publishes nothing', async (t) => {
     const { events, docs } = embeddedStores(t)
     const runId = randomUUID().slice(0, 8)
@@ -297,7 +290,7 @@ if (!brokersEnv) {
     const last = burst[burst.length - 1]!.globalPosition
     await first.waitFor(last, 60_000)
     // While it runs and nothing new arrives: this is what a kill -9 now would leave behind.
-    await eventually(async () => (await readCheckpoint(docs, ANALYTICS_FORWARDER)) === last, 5_000, 'idle checkpoint flush')
+    await pollUntil('idle checkpoint flush', async () => (await readCheckpoint(docs, ANALYTICS_FORWARDER)) === last, 5_000)
     const flushed = await readCheckpoint(docs, ANALYTICS_FORWARDER)
     t.equal(flushed, last, 'idle: the checkpoint was flushed up to the last forwarded event without a stop or a new event')
     await first.stop()
@@ -345,7 +338,7 @@ if (!brokersEnv) {
       { topicPrefix, log: (m) => lines.push(m), initialDelayMs: 100, maxDelayMs: 1000, run: { events, docs } },
     )
     t.teardown(() => forwarder.stop())
-    await eventually(() => attempts >= 4, 60_000, 'four connection attempts')
+    await pollUntil('four connection attempts', () => attempts >= 4, 60_000)
     t.ok(forwarder.position() < stored[0]!.globalPosition, 'nothing forwarded while Kafka is down')
     t.equal(lines.filter((l) => /unreachable/.test(l)).length, 1, `${attempts} failed attempts, one "unreachable" line (kafkajs' ${clientErrorsWhileDown} per-attempt errors kept quiet)`)
     const started = Date.now()
