@@ -3,17 +3,17 @@
 // has passed; the restarted service's hold sweeper releases it by an event; then the balance is
 // what a replay of the ledger gives and the auditor says OK.
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { tempDir } from './support/tmp.ts'
 import { freePorts } from './support/mcp.ts'
 import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
-import { toDomainEvent } from '../ports/eventStore.ts'
-import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
+import type { CreditEvent } from '../domain/credits/ledger.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import { embeddedEnv } from './support/embeddedEnv.ts'
 import { startServiceChild } from './support/serviceChild.ts'
+import { auditAccount, creditEventsIn } from './support/ledger.ts'
+import { pollUntil } from './support/pollUntil.ts'
 
 const tmp = tempDir('holds-crash-')
 t.teardown(tmp.remove)
@@ -36,20 +36,8 @@ const startService = (extra: Record<string, string> = {}) => startServiceChild(t
 
 const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
 t.teardown(() => events.close())
-const ledger = async (accountId: string) => (await events.readStream(creditsStream.of(accountId))).events.map((e) => toDomainEvent<CreditEvent>(e))
-const audit = (accountId: string) => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/audit-ledger.ts', accountId, '--json'], { env: { ...inherited, ...env }, encoding: 'utf8', timeout: 60_000 })
-  return { status: r.status, result: JSON.parse(r.stdout || '{}') as { ok: boolean; balance: number; problems: string[]; orphanHolds: { reservationId: string }[] } }
-}
-async function until<T>(what: string, f: () => Promise<T | null | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await f()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const ledger = (accountId: string) => creditEventsIn(events, accountId)
+const audit = (accountId: string) => auditAccount(accountId, { ...inherited, ...env })
 
 t.test('given the service killed between the import hold and the note, when it restarts, then the sweeper releases the hold and the auditor agrees', async (t) => {
   const first = await startService({ FAULT_INJECT: 'crash-after-import-reserve' })
@@ -75,7 +63,7 @@ t.test('given the service killed between the import hold and the note, when it r
   t.equal((await events.readStream(noteStream.of(noteId!))).streamExists, false, 'and its note never was')
 
   // While the service is down and the lease has passed, the auditor names the orphaned hold.
-  await until('the lease to pass', async () => Date.now() > Date.parse(at) + 1100)
+  await pollUntil('the lease to pass', async () => Date.now() > Date.parse(at) + 1100, 30_000)
   const down = audit(accountId)
   t.equal(down.status, 1, 'the auditor exits 1')
   t.match(down.result.orphanHolds, [{ reservationId }])
@@ -84,14 +72,14 @@ t.test('given the service killed between the import hold and the note, when it r
   // Restarted without the fault: the sweeper gives the hold back by an event.
   const second = await startService()
   // A restart on a busy machine: boot, catch-up and the sweeper's first pass may take a while.
-  const released = await until('the hold to be released', async () =>
+  const released = await pollUntil('the hold to be released', async () =>
     (await ledger(accountId)).find((e): e is Extract<CreditEvent, { type: 'CreditsReleased' }> => e.type === 'CreditsReleased' && e.data.reservationId === reservationId),
   120_000)
   t.match(released.data, { amount: 50, balanceAfter: 5000, reason: /hold sweeper/ })
-  const ok = await until('the auditor to agree', async () => {
+  const ok = await pollUntil('the auditor to agree', async () => {
     const a = audit(accountId)
     return a.status === 0 ? a : null
-  })
+  }, 30_000)
   t.same({ ok: ok.result.ok, balance: ok.result.balance, orphanHolds: ok.result.orphanHolds, problems: ok.result.problems }, { ok: true, balance: 5000, orphanHolds: [], problems: [] })
   t.equal((await ledger(accountId)).filter((e) => e.type === 'CreditsReleased').length, 1, 'released once')
   second.child.kill('SIGTERM')

@@ -5,7 +5,6 @@
 // once (by the lease for the hang, by the failure event for the failure), GET /v1/account/status
 // shows the balance a replay of the ledger gives, and the auditor says OK.
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { once } from 'node:events'
@@ -13,10 +12,11 @@ import { join } from 'node:path'
 import { tempDir } from './support/tmp.ts'
 import { freePorts } from './support/mcp.ts'
 import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
-import { toDomainEvent } from '../ports/eventStore.ts'
-import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
+import type { CreditEvent } from '../domain/credits/ledger.ts'
 import { embeddedEnv } from './support/embeddedEnv.ts'
 import { startServiceChild } from './support/serviceChild.ts'
+import { auditAccount, creditEventsIn } from './support/ledger.ts'
+import { pollUntil } from './support/pollUntil.ts'
 
 const LEASE_SECONDS = 3
 const inherited = embeddedEnv()
@@ -52,16 +52,6 @@ async function engineServer(mode: 'hang' | 'fail') {
   }
 }
 
-async function until<T>(what: string, f: () => Promise<T | null | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await f()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
 for (const mode of ['hang', 'fail'] as const) {
   t.test(`given the service killed while a paid ask's engine ${mode === 'hang' ? 'hangs' : 'fails'}, when it restarts, then the sweeper refunds once, the balance is the replay's and the auditor says OK`, async (t) => {
     const tmp = tempDir('refund-http-crash-')
@@ -83,11 +73,8 @@ for (const mode of ['hang', 'fail'] as const) {
     const startService = (extra: Record<string, string> = {}) => startServiceChild(t, { ...env, ...extra })
     const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
     t.teardown(() => events.close())
-    const ledger = async (accountId: string) => (await events.readStream(creditsStream.of(accountId))).events.map((e) => toDomainEvent<CreditEvent>(e))
-    const audit = (accountId: string) => {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/audit-ledger.ts', accountId, '--json'], { env, encoding: 'utf8', timeout: 60_000 })
-      return { status: r.status, result: JSON.parse(r.stdout || '{}') as { ok: boolean; balance: number; problems: string[]; violations: unknown[] } }
-    }
+    const ledger = (accountId: string) => creditEventsIn(events, accountId)
+    const audit = (accountId: string) => auditAccount(accountId, env)
 
     // A hang is killed from outside once the engine has the request; a failure dies at the fault
     // point right after the failure is recorded.
@@ -116,17 +103,17 @@ for (const mode of ['hang', 'fail'] as const) {
     const chargeId = charge!.data.chargeId
 
     const second = await startService()
-    const refunded = await until(
+    const refunded = await pollUntil(
       'the refund',
       async () => (await ledger(accountId)).find((e): e is Extract<CreditEvent, { type: 'CreditsRefunded' }> => e.type === 'CreditsRefunded' && e.data.chargeId === chargeId),
       120_000,
     )
     t.match(refunded.data, { amount: 10, balanceAfter: 5000, reason: mode === 'hang' ? /never completed within the lease/ : /failed/ })
     if (mode === 'hang') t.ok(Date.parse(refunded.data.at) - Date.parse(charge!.data.at) >= LEASE_SECONDS * 1000, 'refunded only once the lease had run out')
-    const ok = await until('the auditor to agree', async () => {
+    const ok = await pollUntil('the auditor to agree', async () => {
       const a = audit(accountId)
       return a.status === 0 ? a : null
-    })
+    }, 30_000)
     t.same({ ok: ok.result.ok, problems: ok.result.problems, violations: ok.result.violations }, { ok: true, problems: [], violations: [] }, 'the auditor says OK')
 
     // Many sweeper passes later (every 100 ms, and the auditor took seconds): still one refund.

@@ -2,11 +2,31 @@
 import { creditsStream, type CreditEvent } from '../../domain/credits/ledger.ts'
 import { creditAccount, ledgerEntries } from '../../readmodels/ledger.ts'
 import type { TestService } from './service.ts'
-import { toDomainEvent } from '../../ports/eventStore.ts'
+import { toDomainEvent, type EventStore } from '../../ports/eventStore.ts'
+import { spawnSync } from 'node:child_process'
 
 export async function ledgerEvents(s: TestService, accountId: string): Promise<CreditEvent[]> {
-  const r = await s.services.events.readStream(creditsStream.of(accountId))
+  return creditEventsIn(s.services.events, accountId)
+}
+
+/** The account's credit events read straight from an event store (e.g. the file a killed service child left). */
+export async function creditEventsIn(events: EventStore, accountId: string): Promise<CreditEvent[]> {
+  const r = await events.readStream(creditsStream.of(accountId))
   return r.events.map((e) => toDomainEvent<CreditEvent>(e))
+}
+
+export interface AuditReport {
+  ok: boolean
+  balance: number
+  problems: string[]
+  violations: unknown[]
+  orphanHolds: { reservationId: string }[]
+}
+
+/** `scripts/audit-ledger.ts <accountId> --json` run on the stores `env` names: its exit status and report. */
+export function auditAccount(accountId: string, env: NodeJS.ProcessEnv): { status: number | null; result: AuditReport } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/audit-ledger.ts', accountId, '--json'], { env, encoding: 'utf8', timeout: 60_000 })
+  return { status: r.status, result: JSON.parse(r.stdout || '{}') as AuditReport }
 }
 
 /** Charges and refunds of one operation, in order. */
