@@ -46,7 +46,7 @@ export interface NoteCommandsDeps {
   sync: ReadModelSync
   config: NoteCommandsConfig
   /** Destroys a deleted note's content key (crypto-shredding). */
-  contentKeys: Pick<ContentKeyStore, 'shred'>
+  contentKeys: Pick<ContentKeyStore, 'shred' | 'issueId'>
   /** A note's deliverables, whose files go with it. */
   deliverables: Pick<DeliverableReads, 'list' | 'file'>
   clock?: () => Date
@@ -112,14 +112,19 @@ export class NoteCommands {
 
   /** POST /v1/notes and MCP import_from_url. `idempotencyKey` makes a retried request return the first answer. */
   async create(caller: Caller, body: CreateNoteRequest, idempotencyKey?: string): Promise<CreateNoteResponse> {
-    const noteId = idempotencyKey ? uuidFromName(`note:${caller.accountId}`, idempotencyKey) : randomUUID()
-    if (idempotencyKey) await this.assertSameRequest(caller, noteId, body)
+    const keyed = idempotencyKey ? uuidFromName(`note:${caller.accountId}`, idempotencyKey) : null
+    if (keyed) await this.assertSameRequest(caller, keyed, body)
+    // A fresh id comes with its content key stored already, so the create waits on one durable
+    // write (its event's) rather than two; it is asked for once the request has passed its
+    // checks, so a refused request leaves no key behind.
+    const noteId = async () => keyed ?? (await this.deps.contentKeys.issueId())
     return body.audioUrl !== undefined ? this.createImport(caller, noteId, body.audioUrl, body) : this.createUpload(caller, noteId, body)
   }
 
-  private async createImport(caller: Caller, noteId: string, audioUrl: string, body: CreateNoteRequest): Promise<CreateNoteResponse> {
+  private async createImport(caller: Caller, newNoteId: () => Promise<string>, audioUrl: string, body: CreateNoteRequest): Promise<CreateNoteResponse> {
     const source = classifySourceUrl(audioUrl)
     await this.assertPublicTarget(source.url)
+    const noteId = await newNoteId()
     const reservationId = uuidFromName(`import:${noteId}`, 'reservation')
     await this.deps.credits.reserve(caller.accountId, { operation: 'import', amount: IMPORT_RESERVE_CREDITS, noteId, requestId: caller.requestId, reservationId })
     // A crash here leaves the hold without its note: the hold sweeper (workers/creditHolds.ts)
@@ -175,7 +180,7 @@ export class NoteCommands {
     if (refused) throw new DomainError('invalid_audio_url', `This link cannot be imported: ${refused}; only public links can be.`)
   }
 
-  private async createUpload(caller: Caller, noteId: string, body: CreateNoteRequest): Promise<CreateNoteResponse> {
+  private async createUpload(caller: Caller, newNoteId: () => Promise<string>, body: CreateNoteRequest): Promise<CreateNoteResponse> {
     const filename = body.filename!
     const media = parseMediaType(body.contentType!)
     if (!isAudioOrVideo(media)) throw new DomainError('unsupported_media_type', `contentType must be audio/* or video/* (parameters such as ;codecs=opus are fine), got ${JSON.stringify(body.contentType)}.`)
@@ -193,6 +198,7 @@ export class NoteCommands {
         storedBytes: stored,
       })
     }
+    const noteId = await newNoteId()
     await this.run(caller, noteId, {
       type: 'CreateNote',
       noteId,

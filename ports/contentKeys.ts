@@ -9,6 +9,12 @@ export type ContentKey = { kind: 'key'; key: Buffer } | { kind: 'shredded' } | {
 export interface ContentKeyStore {
   /** The key of `id`; with `create`, a new one when there is none yet (never for a shredded id). */
   key(id: string, options: { create: boolean }): Promise<ContentKey>
+  /**
+   * A new random id whose key is already stored, for a note the caller is about to create: keys
+   * are made ahead, many in one durable write, so a note's first event waits on one durable
+   * write (its own) rather than two in a row. An id handed out is never handed out again.
+   */
+  issueId(): Promise<string>
   /** Destroys the key of `id` for good (idempotent) and leaves a tombstone. */
   shred(id: string): Promise<void>
   close(): Promise<void>

@@ -2,9 +2,13 @@
 // from the event log, so backing up or shipping the log never ships the keys. `secure_delete`
 // overwrites a destroyed key's bytes in the file, and a TRUNCATE checkpoint after each shred
 // empties the write-ahead log that still held the page with the key.
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { immediateTransaction, openSqlite } from './database.ts'
 import type { ContentKey, ContentKeyStore } from '../../ports/contentKeys.ts'
+
+/** Keys made ahead for `issueId`: a new batch in one transaction when fewer than POOL_LOW are left. */
+const POOL_BATCH = 256
+const POOL_LOW = 64
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS content_keys (id TEXT PRIMARY KEY, key BLOB, shredded_at TEXT) WITHOUT ROWID;`
 
@@ -39,8 +43,45 @@ export function openSqliteContentKeys({ path }: { path: string }): ContentKeySto
     }
     for (const p of batch) p.resolve(read(p.id))
   }
+  // Ids with keys made ahead, handed out by `issueId`. Random ids, so processes sharing the file
+  // never hand out the same one. A process killed with ids left here leaves their keys behind:
+  // keys of notes that never existed, which nothing reads (at most POOL_BATCH + POOL_LOW).
+  const pool: { id: string; key: Buffer }[] = []
+  // The key of an id just handed out, for its note's first event: only the caller knows the id
+  // until that event is written, so no other process can have destroyed the key meanwhile and
+  // the stored row need not be read. Bounded: a create refused after `issueId` never asks.
+  const issued = new Map<string, Buffer>()
+  let refilling: Promise<void> | null = null
+  const refill = (): Promise<void> =>
+    (refilling ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => {
+        const made = Array.from({ length: POOL_BATCH }, () => ({ id: randomUUID(), key: randomBytes(32) }))
+        immediateTransaction(db, () => {
+          for (const m of made) insert.run(m.id, m.key)
+        })
+        pool.push(...made)
+      })
+      .finally(() => {
+        refilling = null
+      }))
+  const remove = db.prepare('DELETE FROM content_keys WHERE id = ?')
   return {
+    async issueId() {
+      while (pool.length === 0) await refill()
+      const { id, key } = pool.pop()!
+      // A failed refill in the background is not lost: the next call that finds the pool empty
+      // runs one itself and gets its error.
+      if (pool.length < POOL_LOW) refill().catch(() => {})
+      if (issued.size >= POOL_BATCH) issued.delete(issued.keys().next().value!)
+      issued.set(id, key)
+      return id
+    },
     async key(id, { create }) {
+      const fresh = issued.get(id)
+      if (fresh) {
+        issued.delete(id)
+        return { kind: 'key', key: fresh }
+      }
       const found = read(id)
       if (found.kind !== 'none' || !create) return found
       return new Promise<ContentKey>((resolve, reject) => {
@@ -49,6 +90,7 @@ export function openSqliteContentKeys({ path }: { path: string }): ContentKeySto
       })
     },
     async shred(id) {
+      issued.delete(id)
       shred.run(id, new Date().toISOString())
       // Readers in other processes can hold the log back; a few tries, then the next shred retries.
       for (let i = 0; i < 20; i++) {
@@ -59,6 +101,11 @@ export function openSqliteContentKeys({ path }: { path: string }): ContentKeySto
     },
     async close() {
       if (pending.length > 0) flush()
+      await refilling?.catch(() => {})
+      // The ids never handed out name no note: their keys go with the process.
+      immediateTransaction(db, () => {
+        for (const { id } of pool.splice(0)) remove.run(id)
+      })
       db.close()
     },
   }
