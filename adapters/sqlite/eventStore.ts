@@ -223,6 +223,8 @@ class SqliteEventStore implements EventStore {
     this.assertOpen()
     const current = this.currentRevision(streamName)
     if (current === -1) return { events: [], currentRevision: -1, streamExists: false }
+    // Nothing from `from` on (a command handler's cached state is current): no second query.
+    if (current < from) return { events: [], currentRevision: current, streamExists: true }
     const rows = this.stmts.readStream.all(streamName, from, maxCount) as Row[]
     return { events: rows.map(toEvent), currentRevision: current, streamExists: true }
   }
