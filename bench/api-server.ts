@@ -36,6 +36,7 @@ function trace(service: Awaited<ReturnType<typeof startService>>) {
   wrap(s.sync, 'waitFor', 'read-your-writes wait')
   wrap(s.blobs, 'presignPut', 'presign upload URL')
   // The listener is up already (no more hooks): the HTTP server's own request event.
+  const cpu = cpuPerRequest(service.app!.server)
   service.app!.server.on('request', (_req, res) => {
     const t0 = performance.now()
     res.on('finish', () => add('whole request (received to sent)', performance.now() - t0))
@@ -46,8 +47,22 @@ function trace(service: Awaited<ReturnType<typeof startService>>) {
       const mean = xs.reduce((a, b) => a + b, 0) / xs.length
       return `  ${name.padEnd(44)} n=${String(xs.length).padStart(6)}  mean ${mean.toFixed(2).padStart(8)} ms  p50 ${xs[Math.floor(xs.length / 2)]!.toFixed(2).padStart(8)}  p99 ${xs[Math.floor(xs.length * 0.99)]!.toFixed(2).padStart(8)} ms`
     })
+    lines.push(cpu())
     console.error(`TRACE pid ${process.pid}:\n${lines.join('\n')}`)
   })
+}
+/** A line giving this process's CPU time (user + system) from its first request on, per request answered. */
+function cpuPerRequest(server: import('node:http').Server): () => string {
+  let atFirst: NodeJS.CpuUsage | null = null
+  let answered = 0
+  server.on('request', (_req, res) => {
+    atFirst ??= process.cpuUsage()
+    res.on('finish', () => answered++)
+  })
+  return () => {
+    const used = atFirst ? process.cpuUsage(atFirst) : { user: 0, system: 0 }
+    return `  ${'CPU per request (user + system)'.padEnd(44)} ${((used.user + used.system) / 1000 / Math.max(1, answered)).toFixed(3)} ms over ${answered} requests`
+  }
 }
 const send = (m: unknown) => process.send!(m)
 
@@ -64,6 +79,10 @@ if (mode === 'ceiling') {
     return { ...(req.body as object), noteId, status: 'processing', next: 'x'.repeat(400) }
   })
   await app.listen({ port: 0, host: '127.0.0.1' })
+  if (process.env.TRACE === '1') {
+    const cpu = cpuPerRequest(app.server)
+    process.on('SIGTERM', () => console.error(`TRACE ceiling pid ${process.pid}:\n${cpu()}`))
+  }
   send({ port: (app.server.address() as { port: number }).port })
 } else if (mode === 'roles') {
   // ROLES mode: one process of the service with the roles in ROLES (api, or projections), on the
