@@ -115,8 +115,8 @@ export class NoteCommands {
     const keyed = idempotencyKey ? uuidFromName(`note:${caller.accountId}`, idempotencyKey) : null
     if (keyed) await this.assertSameRequest(caller, keyed, body)
     // A fresh id comes with its content key stored already, so the create waits on one durable
-    // write (its event's) rather than two; it is asked for once the request has passed its
-    // checks, so a refused request leaves no key behind.
+    // write (its event's) rather than two. It is asked for once the request has passed its own
+    // checks (media type, size, quota, a public link), so those refusals leave no key behind.
     const noteId = async () => keyed ?? (await this.deps.contentKeys.issueId())
     return body.audioUrl !== undefined ? this.createImport(caller, noteId, body.audioUrl, body) : this.createUpload(caller, noteId, body)
   }
