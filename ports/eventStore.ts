@@ -142,12 +142,24 @@ export class StreamDeletedError extends Error {
  * 503, a supervised loop retries.
  */
 export class EventStoreTimeoutError extends Error {
-  override readonly name = 'EventStoreTimeoutError'
+  override readonly name: string = 'EventStoreTimeoutError'
   constructor(
     readonly operation: string,
     readonly deadlineMs: number,
   ) {
     super(`the event store did not answer ${operation} within ${deadlineMs} ms`)
+  }
+}
+
+/**
+ * The event store could not be reached (the connection is down, or not back yet): unavailable,
+ * like a timeout, and handled the same way by every caller.
+ */
+export class EventStoreUnreachableError extends EventStoreTimeoutError {
+  override readonly name = 'EventStoreUnreachableError'
+  constructor(operation: string, deadlineMs: number, reason: string) {
+    super(operation, deadlineMs)
+    this.message = `the event store could not be reached for ${operation} (${reason})`
   }
 }
 

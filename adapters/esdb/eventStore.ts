@@ -6,6 +6,7 @@ import { once } from 'node:events'
 import {
   AccessDeniedError,
   BACKWARDS,
+  CancelledError,
   DeadlineExceededError,
   END,
   EventStoreDBClient,
@@ -13,6 +14,7 @@ import {
   START as ESDB_START,
   StreamDeletedError as EsdbStreamDeletedError,
   StreamNotFoundError,
+  UnavailableError,
   WrongExpectedVersionError,
   eventTypeFilter,
   excludeSystemEvents,
@@ -29,6 +31,7 @@ import {
 import {
   EventStoreAccessDeniedError,
   EventStoreTimeoutError,
+  EventStoreUnreachableError,
   START,
   StreamDeletedError,
   WrongExpectedRevisionError,
@@ -106,6 +109,19 @@ function accessDenied(operation: string, error: AccessDeniedError, credentials: 
   return new EventStoreAccessDeniedError(operation, `${why}; ${hint}`)
 }
 
+/** gRPC status codes of a call the client did not deliver: the connection dropped, or is not (yet) up. */
+const GRPC_CANCELLED = 1
+const GRPC_UNAVAILABLE = 14
+
+const connectionLost = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code
+  return error instanceof UnavailableError || error instanceof CancelledError || code === GRPC_CANCELLED || code === GRPC_UNAVAILABLE
+}
+
+/** A lost connection as the port's unavailability; any other error as it is. */
+const unreachable = (operation: string, error: unknown, deadlineMs: number): unknown =>
+  connectionLost(error) ? new EventStoreUnreachableError(operation, deadlineMs, error instanceof Error ? error.message : String(error)) : error
+
 /** Replaced clients kept open for what still runs on them. */
 const RETIRED_CLIENTS = 3
 
@@ -149,13 +165,15 @@ class Connection {
 
   /** A unary call: answered within the deadline, or EventStoreTimeoutError. */
   async call<T>(operation: string, run: (client: EventStoreDBClient, deadline: number) => Promise<T>): Promise<T> {
+    const started = Date.now()
     for (let attempt = 0; ; attempt++) {
       const client = this.current
       try {
         return await this.within(operation, run(client, this.deadlineMs))
       } catch (error) {
         if (error instanceof EventStoreTimeoutError) this.replace(client)
-        if (!(await this.leaderMoved(error, attempt))) throw error
+        if (await this.leaderMoved(error, attempt)) continue
+        if (!(await this.reconnecting(operation, error, attempt, started))) throw error
       }
     }
   }
@@ -177,7 +195,7 @@ class Connection {
       } catch (error) {
         if (error instanceof EventStoreTimeoutError) this.replace(client)
         // A read that has delivered events cannot start over without repeating them.
-        if (yielded || !(await this.leaderMoved(error, attempt))) throw error
+        if (yielded || !(await this.leaderMoved(error, attempt))) throw unreachable(operation, error, this.deadlineMs)
       } finally {
         // Stops the server from streaming the rest after an early end, a failure or a timeout.
         await read.cancel().catch(() => {})
@@ -194,6 +212,23 @@ class Connection {
     if (!(error instanceof NotLeaderError) || attempt > 0) return false
     // The client switches its channel in an error handler it does not wait for: let it run.
     await new Promise((resolve) => setImmediate(resolve))
+    return true
+  }
+
+  /**
+   * A unary call whose connection dropped (the call in flight is cancelled) or is not back yet
+   * (UNAVAILABLE, answered at once while the client reconnects, even after the store is up
+   * again) is made again after a short pause until the deadline, then fails as
+   * EventStoreUnreachableError (503 with Retry-After at the edge), never as a raw gRPC error (a
+   * 500). Safe for appends: they carry their event ids, so one that did land applies once.
+   * Reads are not made again: they fail at once the same way, so a supervised loop notices
+   * the outage and backs off itself.
+   */
+  private async reconnecting(operation: string, error: unknown, attempt: number, started: number): Promise<boolean> {
+    if (!connectionLost(error)) return false
+    const left = this.deadlineMs - (Date.now() - started)
+    if (left <= 0) throw unreachable(operation, error, this.deadlineMs)
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, 250, 25 * 2 ** attempt)))
     return true
   }
 
