@@ -7,6 +7,7 @@
 // and its checkpoint re-applies events that change nothing: nothing is skipped and nothing
 // counts twice.
 import type { DocumentStore } from '../ports/documentStore.ts'
+import { countingCalls } from './countingCalls.ts'
 import { START, type EventFilter, type EventStore, type GlobalPosition, type RecordedEvent } from '../ports/eventStore.ts'
 
 export interface Projection {
@@ -113,18 +114,8 @@ const WRITE_METHODS = new Set(['insertOne', 'insertMany', 'insertManyIfAbsent', 
 /** The same store, counting the writes made through it. */
 function countingWrites(store: DocumentStore): { store: DocumentStore; writes(): number } {
   let writes = 0
-  const counted = new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop !== 'collection') return Reflect.get(target, prop, receiver)
-      return (name: string) =>
-        new Proxy(target.collection(name), {
-          get(c, method, r) {
-            const value = Reflect.get(c, method, r)
-            if (typeof value !== 'function') return value
-            return WRITE_METHODS.has(String(method)) ? (...args: unknown[]) => (writes++, value.apply(c, args)) : value.bind(c)
-          },
-        })
-    },
+  const counted = countingCalls(store, (_collection, method) => {
+    if (WRITE_METHODS.has(method)) writes++
   })
   return { store: counted, writes: () => writes }
 }

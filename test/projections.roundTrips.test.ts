@@ -18,6 +18,7 @@ import { noteStream } from '../domain/notes/note.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { RecordedEvent } from '../ports/eventStore.ts'
 import type { Projection } from '../projections/runner.ts'
+import { countingCalls } from '../projections/countingCalls.ts'
 
 const at = '2026-01-01T00:00:00.000Z'
 let position = 0
@@ -34,23 +35,7 @@ const READS = ['findOne', 'find', 'countDocuments']
 function countingReads(docs: DocumentStore): { store: DocumentStore; reads: () => number; writes: () => number } {
   let reads = 0
   let writes = 0
-  const store: DocumentStore = new Proxy(docs, {
-    get(target, prop, receiver) {
-      if (prop !== 'collection') return Reflect.get(target, prop, receiver)
-      return (name: string) => {
-        const c = target.collection(name)
-        return new Proxy(c, {
-          get: (cc, m, r) => {
-            const f = Reflect.get(cc, m, r)
-            if (typeof f !== 'function' || m === 'name') return f
-            if (READS.includes(m as string)) reads++
-            else writes++
-            return (f as (...a: unknown[]) => unknown).bind(cc)
-          },
-        })
-      }
-    },
-  })
+  const store = countingCalls(docs, (_collection, method) => (READS.includes(method) ? reads++ : writes++))
   return { store, reads: () => reads, writes: () => writes }
 }
 

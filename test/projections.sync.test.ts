@@ -5,21 +5,15 @@ import t from 'tap'
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
 import { CHECKPOINTS } from '../projections/runner.ts'
 import { readModelSync } from '../projections/sync.ts'
-import type { DocumentStore } from '../ports/documentStore.ts'
+import { countingCalls } from '../projections/countingCalls.ts'
 
 t.test('given 64 requests waiting on one projection, when its checkpoint moves, then all return and the checkpoint was read by one poll loop', async (t) => {
   const docs = openEmbeddedDocumentStore({ path: ':memory:' })
   t.teardown(() => docs.close())
   await docs.collection(CHECKPOINTS).insertOne({ _id: 'notes', position: 10 })
   let reads = 0
-  const counted: DocumentStore = new Proxy(docs, {
-    get(target, prop, receiver) {
-      if (prop !== 'collection') return Reflect.get(target, prop, receiver)
-      return (name: string) => {
-        const c = target.collection(name)
-        return new Proxy(c, { get: (cc, m, r) => (m === 'findOne' && name === CHECKPOINTS ? (...a: unknown[]) => (reads++, (cc.findOne as (...x: unknown[]) => unknown)(...a)) : (Reflect.get(cc, m, r) as (...a: unknown[]) => unknown).bind(cc)) })
-      }
-    },
+  const counted = countingCalls(docs, (collection, method) => {
+    if (collection === CHECKPOINTS && method === 'findOne') reads++
   })
   const sync = readModelSync(counted, [], 5000, 20)
   const started = Date.now()

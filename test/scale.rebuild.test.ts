@@ -12,6 +12,7 @@ import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts
 import { READ_MODEL_PROJECTIONS } from '../app/projections.ts'
 import { rebuildProjection, CHECKPOINTS } from '../projections/runner.ts'
 import { rebuildInBulk } from '../projections/bulkRebuild.ts'
+import { countingCalls } from '../projections/countingCalls.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 
@@ -21,19 +22,8 @@ const mongoUrl = process.env.MONGO_URL
 function countingStore(store: DocumentStore): { store: DocumentStore; writes: () => number } {
   let writes = 0
   const WRITES = new Set(['insertOne', 'insertMany', 'insertManyIfAbsent', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany', 'drop'])
-  const wrapped = new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'writeBatch') return (fn: (b: DocumentStore) => Promise<unknown>) => target.writeBatch(() => fn(wrapped))
-      if (prop !== 'collection') return Reflect.get(target, prop, receiver)
-      return (name: string) =>
-        new Proxy(target.collection(name), {
-          get(c, m, r) {
-            const v = Reflect.get(c, m, r)
-            if (typeof v !== 'function') return v
-            return WRITES.has(String(m)) ? (...a: unknown[]) => (writes++, v.apply(c, a)) : v.bind(c)
-          },
-        })
-    },
+  const wrapped = countingCalls(store, (_collection, method) => {
+    if (WRITES.has(method)) writes++
   })
   return { store: wrapped, writes: () => writes }
 }
