@@ -5,23 +5,27 @@
 // The server runs in a child process (so autocannon does not share its event loop); both use the
 // embedded default (SQLite events, embedded read models) in a temp directory.
 //   npx tsx bench/api.ts            knobs: NOTES, CONNECTIONS (64), SECONDS (10), PROFILE (a directory)
-// ROLES=1,2 (the numbers of API processes to run) measures the scale layout instead, twice:
+// ROLES=1,2 (the numbers of API processes to run) measures the scale layout instead, three times:
 // sustained (the default READ_MODEL_MAX_LAG back-pressure: creates go as fast as the projections
-// process writes them), and the write path alone (the projection left to trail). API
+// process writes them), the write path alone (the projection left to trail), and the API alone
+// (the projections process stopped during the burst, so the API has the machine to itself). API
 // processes apart from one projections process, on the embedded event store (one SQLite file
 // shared by the processes) and MongoDB read models (MONGO_URL, e.g. FerretDB from
 // scripts/servers/ferretdb.sh), POST /v1/notes spread over the API processes; next to the durable
 // ceiling: as many bare fastify processes, each route appending one event through the same event
 // store adapter (group commit, fsync). TRACE=1 prints, per API process, where its requests' time
 // went (authentication, rate-limit counter, event store reads and appends, read-your-writes
-// waits, presign), from bench/api-server.ts.
+// waits, presign), from bench/api-server.ts. Each burst also prints who used the machine's CPU
+// (per request: load generator, API, projections, FerretDB, other) and the rate the cores would
+// allow at that cost: on one machine, every role of the layout competes for the same cores.
 import autocannon from 'autocannon'
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { dropMongoDatabase } from '../adapters/mongodb/documentStore.ts'
+import { cpuBreakdown, cpuSnapshot, type CpuSnapshot } from './lib.ts'
 
 const NOTES = Number(process.env.NOTES ?? 100_000)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 64)
@@ -56,9 +60,11 @@ async function load(title: string, opts: autocannon.Options) {
 }
 
 /** The same load spread over several servers (CONNECTIONS split between them), summed. */
-async function loadSpread(title: string, urls: string[], opts: Omit<autocannon.Options, 'url'>) {
+async function loadSpread(title: string, urls: string[], opts: Omit<autocannon.Options, 'url'>, cpuGroups?: CpuGroups) {
   const per = Math.max(1, Math.floor(CONNECTIONS / urls.length))
+  const before = cpuGroups && cpuSnapshot()
   const runs = await Promise.all(urls.map((url) => autocannon({ connections: per, duration: SECONDS, ...opts, url })))
+  const after = cpuGroups && cpuSnapshot()
   const pick = (f: (r: autocannon.Result) => number, agg: (xs: number[]) => number) => agg(runs.map(f))
   const row = {
     title,
@@ -69,7 +75,22 @@ async function loadSpread(title: string, urls: string[], opts: Omit<autocannon.O
     errors: pick((r) => r.errors + r.timeouts + r.non2xx, (xs) => xs.reduce((a, b) => a + b, 0)),
   }
   console.log(`${title.padEnd(52)} ${String(row['req/s']).padStart(7)} req/s   p50 ${String(row.p50).padStart(3)} ms   p99 ${String(row.p99).padStart(4)} ms   max ${String(row.max).padStart(5)} ms   non-2xx/errors ${row.errors}`)
+  if (before && after) printCpu(before, after, cpuGroups!, pick((r) => r.requests.total, (xs) => xs.reduce((a, b) => a + b, 0)))
   return row
+}
+
+type CpuGroups = [string, (pid: number, comm: string) => boolean][]
+/**
+ * Who used the machine's CPU during a run, per request answered, and the rate the machine's cores
+ * would allow at that cost if nothing else ran: what the processes of a layout compete for.
+ */
+function printCpu(before: CpuSnapshot, after: CpuSnapshot, groups: CpuGroups, requests: number) {
+  const used = cpuBreakdown(before, after, [['load generator (autocannon)', (pid) => pid === process.pid], ...groups])
+  const perRequest = (ms: number) => (ms / Math.max(1, requests)).toFixed(3)
+  const sum = used.reduce((a, u) => a + u.ms, 0)
+  const busy = (after.busyMs - before.busyMs) / (after.totalMs - before.totalMs)
+  console.log(`  CPU during the run: machine ${(busy * 100).toFixed(0)} % busy (${cpus().length} cores); CPU ms per request: ${used.map((u) => `${u.label} ${perRequest(u.ms)}`).join(', ')}; sum ${perRequest(sum)}`)
+  console.log(`  at that cost, ${cpus().length} cores allow at most ${Math.round((cpus().length * 1000 * requests) / sum)} req/s`)
 }
 
 async function rolesMode(counts: number[]) {
@@ -81,13 +102,16 @@ async function rolesMode(counts: number[]) {
   const lines: string[] = []
   /**
    * One run of the layout: a projections process and `n` API processes on a fresh data directory.
-   * `maxLag`: READ_MODEL_MAX_LAG of the API processes; null keeps the default back-pressure, and
-   * then a create-then-GET check follows the burst.
+   * `run`: 'sustained' keeps the API processes' default back-pressure (READ_MODEL_MAX_LAG), and a
+   * create-then-GET check follows the burst; 'write path' turns it off and leaves the projection
+   * to trail; 'API alone' also stops the projections process (SIGSTOP) for the measured burst, so
+   * the API processes have the machine to themselves, as they would on hardware of their own.
    */
-  const runLayout = async (n: number, maxLag: number | null) => {
+  const runLayout = async (n: number, run: 'sustained' | 'write path' | 'API alone') => {
+    const maxLag = run === 'sustained' ? null : 1_000_000_000
     const dir = mkdtempSync(join(tmpdir(), 'bench-roles-'))
     const children: ChildProcess[] = []
-    const env = { DATA_DIR: dir, MONGO_DB: `bench_roles_${process.pid}_${n}_${maxLag ?? 'bp'}`, ...(maxLag === null ? {} : { READ_MODEL_MAX_LAG: String(maxLag) }) }
+    const env = { DATA_DIR: dir, MONGO_DB: `bench_roles_${process.pid}_${n}_${run.replace(' ', '_')}`, ...(maxLag === null ? {} : { READ_MODEL_MAX_LAG: String(maxLag) }) }
     try {
       const proj = await startServer('roles', { ...env, ROLES: 'projections' })
       children.push(proj.child)
@@ -100,9 +124,16 @@ async function rolesMode(counts: number[]) {
       const auth = { authorization: `Bearer ${apis[0]!.apiKey}` }
       const urls = apis.map((a) => `http://127.0.0.1:${a.port}/v1/notes`)
       await loadSpread('warm-up', urls, { method: 'POST', headers: { ...auth, ...json }, body, duration: 2 })
-      const what = maxLag === null ? 'sustained (back-pressure)' : 'write path (projection may trail)'
-      const post = await loadSpread(`POST /v1/notes, ${n} API + projections, ${what}`, urls, { method: 'POST', headers: { ...auth, ...json }, body })
-      if (maxLag !== null) return post
+      const what = { sustained: 'sustained (back-pressure)', 'write path': 'write path (projection may trail)', 'API alone': 'API alone (projections stopped)' }[run]
+      if (run === 'API alone') proj.child.kill('SIGSTOP')
+      const apiPids = new Set(children.slice(1).map((c) => c.pid))
+      const post = await loadSpread(`POST /v1/notes, ${n} API + projections, ${what}`, urls, { method: 'POST', headers: { ...auth, ...json }, body }, [
+        [`API process${n > 1 ? 'es' : ''}`, (pid) => apiPids.has(pid)],
+        ['projections process', (pid) => pid === proj.child.pid],
+        ['read-model server (FerretDB)', (_pid, comm) => comm === 'ferretdb'],
+      ])
+      if (run === 'API alone') proj.child.kill('SIGCONT')
+      if (run !== 'sustained') return post
       // Where read-your-writes went: a create, then at once a GET of that note through the last
       // API process (another process than the writer's when there are two), one pair at a time.
       const gets: number[] = []
@@ -125,8 +156,7 @@ async function rolesMode(counts: number[]) {
     }
   }
   for (const n of counts) {
-    const post = await runLayout(n, null)
-    const writePath = await runLayout(n, 1_000_000_000)
+    const runs = { sustained: await runLayout(n, 'sustained'), 'write path': await runLayout(n, 'write path'), 'API alone': await runLayout(n, 'API alone') }
     const children: ChildProcess[] = []
     const cdir = mkdtempSync(join(tmpdir(), 'bench-ceiling-'))
     try {
@@ -138,9 +168,10 @@ async function rolesMode(counts: number[]) {
       }
       const curls = ceilings.map((c) => `http://127.0.0.1:${c.port}/ceiling`)
       await loadSpread('warm-up', curls, { method: 'POST', headers: json, body, duration: 2 })
-      const ceiling = await loadSpread(`ceiling: bare route + append, ${n} process(es)`, curls, { method: 'POST', headers: json, body })
+      const ceilingPids = new Set(children.map((c) => c.pid))
+      const ceiling = await loadSpread(`ceiling: bare route + append, ${n} process(es)`, curls, { method: 'POST', headers: json, body }, [['ceiling process' + (n > 1 ? 'es' : ''), (pid) => ceilingPids.has(pid)]])
       for (const c of children.splice(0)) c.kill('SIGTERM')
-      for (const [what, row] of [['sustained', post], ['write path', writePath]] as const) {
+      for (const [what, row] of Object.entries(runs)) {
         const met = row['req/s'] >= ceiling['req/s'] / 2 && row.p99 < 25
         lines.push(
           `| ${n} | ${what} | ${row['req/s']} | ${row.p50} / ${row.p99} | ${row.errors} | ${ceiling['req/s']} | ${ceiling.p50} / ${ceiling.p99} | ${(row['req/s'] / ceiling['req/s']).toFixed(2)}x | ${met ? 'yes' : 'no'} |`,

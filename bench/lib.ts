@@ -1,5 +1,5 @@
 // Small helpers shared by the benchmark scripts (run on demand with `npx tsx bench/<name>.ts`).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -95,4 +95,50 @@ export const envInt = (name: string, fallback: number): number => {
   const v = process.env[name]
   const n = v === undefined ? NaN : Number(v)
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback
+}
+
+/**
+ * CPU time (user + system, ms) of every process on the machine, read from /proc (Linux), keyed by
+ * pid with its command name; and the machine's busy and total CPU time from /proc/stat. Two
+ * snapshots give who used the CPU in between: `cpuBreakdown(before, after, groups)`.
+ */
+export interface CpuSnapshot {
+  procs: Map<number, { comm: string; ms: number }>
+  busyMs: number
+  totalMs: number
+}
+const TICK_MS = 10 // USER_HZ is 100 on Linux
+export function cpuSnapshot(): CpuSnapshot {
+  const procs = new Map<number, { comm: string; ms: number }>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      // The command name is in parentheses and may hold spaces; fields after it are space-separated.
+      const close = stat.lastIndexOf(')')
+      const fields = stat.slice(close + 2).split(' ')
+      procs.set(Number(name), { comm: stat.slice(stat.indexOf('(') + 1, close), ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS })
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = cpu as [number, number, number, number, number, number, number, number]
+  const busy = user + nice + system + irq + softirq + steal
+  return { procs, busyMs: busy * TICK_MS, totalMs: (busy + idle + iowait) * TICK_MS }
+}
+
+/**
+ * CPU used between two snapshots, summed per group: `groups` maps a label to a test on the pid and
+ * command name; the first that matches takes the process, and the rest go to "other processes".
+ */
+export function cpuBreakdown(before: CpuSnapshot, after: CpuSnapshot, groups: [string, (pid: number, comm: string) => boolean][]): { label: string; ms: number }[] {
+  const sums = new Map<string, number>([...groups.map(([label]) => [label, 0] as [string, number]), ['other processes', 0]])
+  for (const [pid, { comm, ms }] of after.procs) {
+    const used = ms - (before.procs.get(pid)?.ms ?? 0)
+    if (used <= 0) continue
+    const label = groups.find(([, test]) => test(pid, comm))?.[0] ?? 'other processes'
+    sums.set(label, sums.get(label)! + used)
+  }
+  return [...sums].map(([label, ms]) => ({ label, ms }))
 }
