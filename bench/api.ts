@@ -20,6 +20,7 @@
 // allow at that cost: on one machine, every role of the layout competes for the same cores.
 import autocannon from 'autocannon'
 import { fork, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -111,7 +112,7 @@ async function rolesMode(counts: number[]) {
     const maxLag = run === 'sustained' ? null : 1_000_000_000
     const dir = mkdtempSync(join(tmpdir(), 'bench-roles-'))
     const children: ChildProcess[] = []
-    const env = { DATA_DIR: dir, MONGO_DB: `bench_roles_${process.pid}_${n}_${run.replace(' ', '_')}`, ...(maxLag === null ? {} : { READ_MODEL_MAX_LAG: String(maxLag) }) }
+    const env = { DATA_DIR: dir, MONGO_DB: `bench_roles_${randomUUID().slice(0, 8)}_${n}_${run.replace(' ', '_')}` /* never reused: see bench/create-cpu.ts */, ...(maxLag === null ? {} : { READ_MODEL_MAX_LAG: String(maxLag) }) }
     try {
       const proj = await startServer('roles', { ...env, ROLES: 'projections' })
       children.push(proj.child)

@@ -20,7 +20,9 @@ if (!process.env.MONGO_URL) throw new Error('needs MONGO_URL (eval "$(bash scrip
 const N = Number(process.env.N ?? 6000)
 const CONCURRENCY = 64
 const dir = mkdtempSync(join(tmpdir(), 'bench-create-cpu-'))
-const env = { DATA_DIR: dir, MONGO_DB: `bench_create_cpu_${process.pid}` }
+// A name never used before: FerretDB (SQLite backend) leaves a dropped database's -wal and -shm
+// files behind, and a new database of the same name (a recycled pid) crashed it with SIGBUS.
+const env = { DATA_DIR: dir, MONGO_DB: `bench_create_cpu_${randomUUID().slice(0, 8)}` }
 const projections = fork(fileURLToPath(new URL('./api-server.ts', import.meta.url)), ['roles'], {
   execArgv: ['--import', 'tsx'],
   env: { ...process.env, ...env, ROLES: 'projections' },
