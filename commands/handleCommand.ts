@@ -27,6 +27,12 @@ export interface HandleOptions {
   metadata?: Record<string, unknown>
   /** Derives the event ids from the command; defaults to `metadata.requestId` when it is a string. */
   idempotencyKey?: string
+  /**
+   * The stream cannot exist yet (its id was just drawn at random): the first attempt decides on
+   * the initial state without reading the stream, which saves a round trip to the store. Should
+   * the stream exist after all, the append (expected: no stream) conflicts and the retry reads it.
+   */
+  newStream?: boolean
 }
 
 /** How long a command keeps retrying optimistic-concurrency conflicts before answering 503. */
@@ -112,7 +118,8 @@ export class CommandHandler {
     const deadline = Date.now() + (this.options.conflictDeadlineMs ?? CONFLICT_DEADLINE_MS)
     const key = opts.idempotencyKey ?? (typeof opts.metadata?.requestId === 'string' ? opts.metadata.requestId : undefined)
     for (let attempt = 0; ; attempt++) {
-      const { revision, state } = await this.refresh(streamName, decider)
+      const { revision, state } =
+        opts.newStream && attempt === 0 && !this.cacheOf(decider).has(streamName) ? { revision: -1, state: decider.initialState() } : await this.refresh(streamName, decider)
       const events = decider.decide(command, state)
       if (events.length === 0) return { events, state, revision, position: null }
       try {

@@ -25,6 +25,12 @@ import type { Caller } from './context.ts'
 import type { ContentKeyStore } from '../ports/contentKeys.ts'
 import type { DeliverableReads } from './reads.ts'
 
+/** The id of a note about to be created; `newStream` when it was drawn fresh (not derived from an Idempotency-Key). */
+interface NewNote {
+  noteId: string
+  newStream: boolean
+}
+
 /** Credits held when a link is accepted; the real price (per started minute) is captured once the duration is known. */
 export const IMPORT_RESERVE_CREDITS = PRICES.import.credits
 
@@ -85,8 +91,8 @@ export class NoteCommands {
    * so a create costs its append and nothing more, and a GET after it still finds the note.
    * It waits only when the projection has fallen far behind (back-pressure, `wrote`).
    */
-  private async run(caller: Caller, noteId: string, command: NoteCommand) {
-    const result = await this.deps.handler.handle(noteStream.of(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId } })
+  private async run(caller: Caller, noteId: string, command: NoteCommand, { newStream = false } = {}) {
+    const result = await this.deps.handler.handle(noteStream.of(noteId), command, noteDecider, { metadata: { requestId: caller.requestId, accountId: caller.accountId }, newStream })
     await this.deps.sync.wrote(caller.accountId, 'notes', result.position)
     return result
   }
@@ -117,14 +123,15 @@ export class NoteCommands {
     // A fresh id comes with its content key stored already, so the create waits on one durable
     // write (its event's) rather than two. It is asked for once the request has passed its own
     // checks (media type, size, quota, a public link), so those refusals leave no key behind.
-    const noteId = async () => keyed ?? (await this.deps.contentKeys.issueId())
-    return body.audioUrl !== undefined ? this.createImport(caller, noteId, body.audioUrl, body) : this.createUpload(caller, noteId, body)
+    // An issued id is new, so its stream is not read before the create (`newStream`).
+    const newNote = async (): Promise<NewNote> => (keyed ? { noteId: keyed, newStream: false } : { noteId: await this.deps.contentKeys.issueId(), newStream: true })
+    return body.audioUrl !== undefined ? this.createImport(caller, newNote, body.audioUrl, body) : this.createUpload(caller, newNote, body)
   }
 
-  private async createImport(caller: Caller, newNoteId: () => Promise<string>, audioUrl: string, body: CreateNoteRequest): Promise<CreateNoteResponse> {
+  private async createImport(caller: Caller, newNote: () => Promise<NewNote>, audioUrl: string, body: CreateNoteRequest): Promise<CreateNoteResponse> {
     const source = classifySourceUrl(audioUrl)
     await this.assertPublicTarget(source.url)
-    const noteId = await newNoteId()
+    const { noteId, newStream } = await newNote()
     const reservationId = uuidFromName(`import:${noteId}`, 'reservation')
     await this.deps.credits.reserve(caller.accountId, { operation: 'import', amount: IMPORT_RESERVE_CREDITS, noteId, requestId: caller.requestId, reservationId })
     // A crash here leaves the hold without its note: the hold sweeper (workers/creditHolds.ts)
@@ -147,7 +154,7 @@ export class NoteCommands {
         jobId: uuidFromName(`job:${noteId}`, 'transcription'),
         reservationId,
         now: this.now(),
-      })
+      }, { newStream })
     } catch (err) {
       await this.deps.credits.release(caller.accountId, reservationId, 'the note could not be created').catch(() => {})
       throw err
@@ -180,7 +187,7 @@ export class NoteCommands {
     if (refused) throw new DomainError('invalid_audio_url', `This link cannot be imported: ${refused}; only public links can be.`)
   }
 
-  private async createUpload(caller: Caller, newNoteId: () => Promise<string>, body: CreateNoteRequest): Promise<CreateNoteResponse> {
+  private async createUpload(caller: Caller, newNote: () => Promise<NewNote>, body: CreateNoteRequest): Promise<CreateNoteResponse> {
     const filename = body.filename!
     const media = parseMediaType(body.contentType!)
     if (!isAudioOrVideo(media)) throw new DomainError('unsupported_media_type', `contentType must be audio/* or video/* (parameters such as ;codecs=opus are fine), got ${JSON.stringify(body.contentType)}.`)
@@ -198,7 +205,7 @@ export class NoteCommands {
         storedBytes: stored,
       })
     }
-    const noteId = await newNoteId()
+    const { noteId, newStream } = await newNote()
     await this.run(caller, noteId, {
       type: 'CreateNote',
       noteId,
@@ -215,7 +222,7 @@ export class NoteCommands {
       jobId: null,
       reservationId: null,
       now: this.now(),
-    })
+    }, { newStream })
     const ttl = this.deps.config.uploadUrlTtlSeconds
     const signed = await this.deps.blobs.presignPut(uploadKey(noteId), { contentType, maxBytes: Math.min(declared ?? limits.maxFileBytes, limits.maxFileBytes), exactBytes: declared, expiresInSeconds: ttl })
     return {
