@@ -93,7 +93,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       if (config.faults.has(point)) process.kill(process.pid, 'SIGKILL')
     },
   })
-  const sync = readModelSync(deps.docs, deps.projections, undefined, undefined, config.readModelMaxLag)
+  const sync = readModelSync(deps.docs, deps.projections, { maxLagPositions: config.readModelMaxLag })
   const { blobs, localUploads } = createBlobStore(config, clock)
   const chat = config.llm ? openAiChatModel(config.llm) : null
   const language = config.languageEngine === 'remote' && chat ? openAiLanguageEngine(chat) : localLanguageEngine()

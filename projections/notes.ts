@@ -1,13 +1,14 @@
 // The notes read models: `notes` (one document per note, what lists and filters read) and
 // `transcripts` (segments and full text per note). Guarded by stream revision, so re-applying an
 // event changes nothing.
-import { DuplicateKeyError, type DocumentStore } from '../ports/documentStore.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { statusOf, type NoteEvent, type Phase } from '../domain/notes/note.ts'
 import { fullTextOf, speakerStats, type Transcript, type SpeakerStats } from '../domain/notes/transcript.ts'
 import { uniqueTokens } from '../domain/search/tokens.ts'
 import type { TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
 import { applyWithBulkCreates } from './bulkCreates.ts'
+import { replaceIfNewer } from './revisionGuard.ts'
 import type { Projection } from './runner.ts'
 import type { Note } from '../contract/notes.ts'
 import { noteStream } from '../domain/notes/note.ts'
@@ -188,11 +189,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       const transcript: TranscriptDoc = { _id: id, accountId: doc.accountId, ...t, fullText, speakers: speakerStats(t.segments), revision: recorded.revision }
       // Guarded by revision: a late writer (another instance, see projections/lease.ts) never
       // replaces a newer transcript.
-      const transcripts = docs.collection<TranscriptDoc>(TRANSCRIPTS)
-      const r = await transcripts.replaceOne({ _id: id, revision: { $lt: recorded.revision } }, transcript)
-      if (r.matchedCount === 0) await transcripts.insertOne(transcript).catch((err) => {
-        if (!(err instanceof DuplicateKeyError)) throw err
-      })
+      await replaceIfNewer(docs.collection<TranscriptDoc>(TRANSCRIPTS), transcript)
       break
     }
     case 'TranscriptTextReplaced': {

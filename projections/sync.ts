@@ -48,7 +48,20 @@ const PENDING_SCOPES = 100_000
 
 type Waiter = { position: number; resolve: () => void }
 
-export function readModelSync(docs: DocumentStore, running: readonly RunningProjection[], timeoutMs = 5000, pollMs = 20, maxLagPositions = MAX_LAG_POSITIONS): ReadModelSync {
+export interface ReadModelSyncOptions {
+  /** The longest a read or a write waits for a projection before it goes on. */
+  timeoutMs?: number
+  /** How often a waited-on projection's checkpoint is read. */
+  pollMs?: number
+  /** How far a projection may trail a write before the write waits (READ_MODEL_MAX_LAG). */
+  maxLagPositions?: number
+}
+
+export function readModelSync(
+  docs: DocumentStore,
+  running: readonly RunningProjection[],
+  { timeoutMs = 5000, pollMs = 20, maxLagPositions = MAX_LAG_POSITIONS }: ReadModelSyncOptions = {},
+): ReadModelSync {
   const waiting = new Map<string, Set<Waiter>>()
   const seen = new Map<string, number>()
 

@@ -58,7 +58,7 @@ try {
   let failed = false
   for (const accountId of accounts) {
     // Another process projects the ledger: give its checkpoint a moment to reach the stream's end.
-    const audited = await auditAccountLedger({ events, docs, sync: readModelSync(docs, [], 3000), holdLeaseMs: config.creditHolds.leaseMs }, accountId, all ? [] : anchors)
+    const audited = await auditAccountLedger({ events, docs, sync: readModelSync(docs, [], { timeoutMs: 3000 }), holdLeaseMs: config.creditHolds.leaseMs }, accountId, all ? [] : anchors)
     if (!audited) {
       console.error(`no credit ledger for account ${accountId}`)
       failed = true

@@ -115,7 +115,7 @@ t.test('given a projection far behind, then a write waits until it is back withi
   const notes = { name: 'notes', position: () => position, waitFor: async (p: number) => void waits.push(p) } as unknown as RunningProjection
   const docs = openEmbeddedDocumentStore({ path: ':memory:' })
   t.teardown(() => docs.close())
-  const sync = readModelSync(docs, [notes], 5000, 20, 256)
+  const sync = readModelSync(docs, [notes], { maxLagPositions: 256 })
   t.equal(sync.wrote('a', 'notes', 300), null, '200 behind: answers at once')
   const wait = sync.wrote('a', 'notes', 1000)
   t.ok(wait, '900 behind: waits')

@@ -15,7 +15,7 @@ t.test('given 64 requests waiting on one projection, when its checkpoint moves, 
   const counted = countingCalls(docs, (collection, method) => {
     if (collection === CHECKPOINTS && method === 'findOne') reads++
   })
-  const sync = readModelSync(counted, [], 5000, 20)
+  const sync = readModelSync(counted, [], { timeoutMs: 5000, pollMs: 20 })
   const started = Date.now()
   const all = Promise.all(Array.from({ length: 64 }, (_, i) => sync.waitFor('notes', 11 + (i % 4))))
   await new Promise((r) => setTimeout(r, 200))
