@@ -126,14 +126,14 @@ async function rolesMode(counts: number[]) {
       const urls = apis.map((a) => `http://127.0.0.1:${a.port}/v1/notes`)
       await loadSpread('warm-up', urls, { method: 'POST', headers: { ...auth, ...json }, body, duration: 2 })
       const what = { sustained: 'sustained (back-pressure)', 'write path': 'write path (projection may trail)', 'API alone': 'API alone (projections stopped)' }[run]
-      if (run === 'API alone') proj.child.kill('SIGSTOP')
       const apiPids = new Set(children.slice(1).map((c) => c.pid))
+      if (run === 'API alone') proj.child.kill('SIGSTOP')
+      // Resumed whatever happens: a stopped process would not act on the SIGTERM of the clean-up.
       const post = await loadSpread(`POST /v1/notes, ${n} API + projections, ${what}`, urls, { method: 'POST', headers: { ...auth, ...json }, body }, [
         [`API process${n > 1 ? 'es' : ''}`, (pid) => apiPids.has(pid)],
         ['projections process', (pid) => pid === proj.child.pid],
         ['read-model server (FerretDB)', (_pid, comm) => comm === 'ferretdb'],
-      ])
-      if (run === 'API alone') proj.child.kill('SIGCONT')
+      ]).finally(() => run === 'API alone' && proj.child.kill('SIGCONT'))
       if (run !== 'sustained') return post
       // Where read-your-writes went: a create, then at once a GET of that note through the last
       // API process (another process than the writer's when there are two), one pair at a time.
