@@ -39,6 +39,8 @@ export class FixedWindowLimiter {
 
 /** The limiter key of an API key; an OAuth grant counts as `grant:<grantId>` (api/http/authentication.ts). */
 export const apiKeyCredential = (keyId: string) => `key:${keyId}`
+/** The limiter key of a person signed in to the dashboard. */
+export const personCredential = (personId: string) => `person:${personId}`
 
 /**
  * The per-operation limits (domain/limits.ts) as one service: one counter per limit and
@@ -58,7 +60,7 @@ export class OperationLimits {
   async hit(limit: OperationLimit, credential: string): Promise<void> {
     const r = this.counters ? await this.hitShared(limit, credential) : this.hitLocal(limit, credential)
     if (!r.ok) {
-      throw new DomainError('rate_limit_exceeded', `This operation allows ${limit.max} calls per ${limit.windowSeconds} s per API key (or OAuth grant); retry in ${r.retryAfter} s.`, {
+      throw new DomainError('rate_limit_exceeded', `This operation allows ${limit.max} calls per ${limit.windowSeconds} s per API key (or OAuth grant, or dashboard sign-in); retry in ${r.retryAfter} s.`, {
         retryAfter: r.retryAfter,
       })
     }
