@@ -16,12 +16,12 @@ export interface Advice {
 
 /** After a failed transcription, by whose move it is (`faultOf`): only a source problem advises importing again. */
 const NEXT_AFTER_FAILURE: Record<FailureFault, string> = {
-  source: 'Check the link or file (errorMessage says what was wrong with it), then import it again or try another source.',
+  source: 'Check the link or file (the message says what was wrong with it), then import it again or try another source.',
   audio: 'The recording itself has nothing to transcribe; importing it again will not help. Its credits were given back.',
   account: 'Top up the credits (or pick a shorter recording), then import it again.',
   request: 'Import it again without a forced language, or with one the speech model supports.',
   server:
-    'This is a problem on the server, not with the recording: importing again will not help until the service operator fixes it (errorMessage says what to fix). Its credits were given back.',
+    'This is a problem on the server, not with the recording: importing again will not help until the service operator fixes it (the message says what to fix). Its credits were given back.',
 }
 
 const sentence = (meaning: string) => `${meaning[0]!.toUpperCase()}${meaning.slice(1)}.`

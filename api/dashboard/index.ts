@@ -14,7 +14,7 @@ import { requestIdOf } from '../http/authentication.ts'
 import { personCredential } from '../../commands/operationLimits.ts'
 import { countedLimits, counter, storeFor } from '../http/rateLimit.ts'
 import { dashboardSessionsOf } from './session.ts'
-import { DASHBOARD_API, dashboardRoutes } from './routes.ts'
+import { DASHBOARD_API, dashboardRoutes, referenceRoute } from './routes.ts'
 import { sendBlobWithRanges } from './audio.ts'
 import { staticDashboard } from './static.ts'
 
@@ -72,6 +72,8 @@ export function dashboard(application: Application) {
         if (!auth) throw new Error('a session just started does not stand')
         return reply.code(201).send({ signedIn: true, ...sessionInfo(auth) })
       })
+
+      registerRoute(open, referenceRoute)
 
       open.delete(`${DASHBOARD_API}/session`, async (req, reply) => {
         const auth = await sessions.authenticate(req)

@@ -85,6 +85,19 @@ const REFERENCE: DashboardReference = {
   advice: ADVICE,
 }
 
+/** Open to anyone, the sign-in page too: the same tables /v1/openapi.json publishes. */
+export const referenceRoute = defineRoute({
+  ...common,
+  operationId: 'dashboardReference',
+  method: 'GET',
+  path: `${DASHBOARD_API}/reference`,
+  tag: 'dashboard',
+  summary: 'Prices (x-service-credits), templates, languages, export formats, and what each error code means with what to do next',
+  response: { status: 200, schema: DashboardReference, description: 'The tables.' },
+  errors: [],
+  handle: async () => REFERENCE,
+})
+
 export function dashboardRoutes(app: Application): RouteDef[] {
   const byId = new Map(featureRoutes(app).map((r) => [r.operationId, r]))
   const rest = (operationId: string) => {
@@ -254,17 +267,6 @@ export function dashboardRoutes(app: Application): RouteDef[] {
     ...REST_ON_DASHBOARD.map((id) => mountedAt(rest(id), '/v1', DASHBOARD_API)),
     // The charged export read (1 credit, as GET /v1/notes/{id}/transcript), beside the free view above.
     { ...mountedAt(rest('getTranscript'), '/v1', DASHBOARD_API), operationId: 'dashboardExportTranscript', path: `${DASHBOARD_API}/notes/:id/transcript/export` },
-    defineRoute({
-      ...common,
-      operationId: 'dashboardReference',
-      method: 'GET',
-      path: `${DASHBOARD_API}/reference`,
-      tag: 'dashboard',
-      summary: 'Prices (x-service-credits), templates, languages, export formats, and what each error code means with what to do next',
-      response: { status: 200, schema: DashboardReference, description: 'The tables.' },
-      errors: [],
-      handle: async () => REFERENCE,
-    }),
 
     // ---- biometric consent and voice profiles --------------------------------------------------
     defineRoute({
