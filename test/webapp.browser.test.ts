@@ -257,7 +257,7 @@ for (const width of [1280, 390]) {
       t.match(await page.locator('button.segment').nth(1).innerText(), /Tom Jones/, 'the lines follow the rename')
       const api = await s.services.queries.transcripts.speakers(account.accountId, noteId)
       t.same(
-        api.speakers.map((x: { name: string; nameStatus: string }) => [x.name, x.nameStatus]).sort(),
+        api.speakers.map((x) => [x.name, x.nameStatus]).sort(),
         [['Maria', 'confirmed'], ['Tom Jones', 'confirmed']],
         'the API says the same',
       )

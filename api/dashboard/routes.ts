@@ -44,7 +44,7 @@ const common = { extension: true, invalidCode: 'invalid_request' as const }
  * REST operations a person does on the dashboard as well, by operationId: mounted under /app/api
  * with the session instead of an API key, never written twice.
  */
-const REST_ON_DASHBOARD = [
+export const REST_ON_DASHBOARD = [
   'createNote',
   'finalizeNote',
   'updateNote',
