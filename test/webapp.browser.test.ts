@@ -250,6 +250,7 @@ for (const width of [1280, 390]) {
       t.equal(await page.locator('button.segment').first().locator('.who.suggested').count(), 0)
       const other = page.locator('.speaker[data-name-status="none"], .speaker[data-name-status="suggested"]').first()
       await other.getByRole('button', { name: /^Rename/ }).click()
+      await page.waitForFunction(() => document.activeElement?.id.startsWith('name-'))
       await page.keyboard.press('Control+A')
       await page.keyboard.type('Tom Jones')
       await page.keyboard.press('Enter')
@@ -450,11 +451,17 @@ t.test('credits: the ledger a page at a time, a chart of one day that reads, the
     await page.getByRole('button', { name: 'Older lines' }).click()
     await page.waitForFunction(() => /lines 26–/.test(document.querySelector('#ledger caption')?.textContent ?? ''))
     t.equal(await page.locator('#ledger tbody tr').count(), Math.min(25, total - 25), 'the next page')
-    // Every line happened today: the chart's marks spread over its width, not a strip.
-    const xs = await page.$$eval('figure.chart svg .mark > :not(title)', (els) => els.map((e) => e.getBoundingClientRect().x))
-    const svg = await page.$eval('figure.chart svg', (e) => e.getBoundingClientRect().width)
+    // Every line happened in the last minutes: the time axis spans the lines themselves (with a
+    // twentieth of margin on each side, at least a minute), so the marks spread over the plot
+    // instead of standing in one strip of a month-wide axis.
+    const xs = await page.$$eval('figure.chart svg .mark > :not(title)', (els) => els.map((e) => e.getBoundingClientRect().x + e.getBoundingClientRect().width / 2))
+    const plot = (await page.$eval('figure.chart svg', (e) => e.getBoundingClientRect().width)) - 56 - 16
     t.equal(xs.length, total, 'a mark per line')
-    t.ok(Math.max(...xs) - Math.min(...xs) > svg * 0.5, `the marks span ${Math.round(Math.max(...xs) - Math.min(...xs))} of ${Math.round(svg)} px`)
+    const times = (await s.services.queries.ledger.statement(account.accountId, (await s.services.status.status({ accountId: account.accountId })).credits.cycle)).map((l) => Date.parse(l.at))
+    const spanMs = Math.max(...times) - Math.min(...times)
+    const expected = Math.min(1 / 1.1, spanMs / 60_000)
+    const spread = (Math.max(...xs) - Math.min(...xs)) / plot
+    t.ok(Math.abs(spread - expected) < 0.03, `the marks span ${Math.round(spread * 100)}% of the plot for ${Math.round(spanMs / 1000)} s of lines (${Math.round(expected * 100)}% by the rule)`)
     const ticks = await page.$$eval('.time-tick', (els) => els.map((e) => e.textContent))
     t.ok(ticks.length >= 2 && new Set(ticks).size === ticks.length, `time ticks within the day: ${ticks.join(', ')}`)
     const fontPx = await page.$eval('.time-tick', (e) => e.getBoundingClientRect().height)

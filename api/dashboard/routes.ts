@@ -57,6 +57,7 @@ export const REST_ON_DASHBOARD = [
   'getTranscriptTranslation',
   'requestTranscriptTranslation',
   'listSpeakers',
+  'getSpeakerTimeline',
   'suggestSpeakerNames',
   'renameSpeaker',
   'getAnalyses',

@@ -257,7 +257,8 @@ export interface Segment {
 export interface Speaker {
   label: string | null
   name: string | null
-  nameStatus: 'confirmed' | 'suggested' | null
+  /** `confirmed` by the person; anything else (`suggested`, matched by voice) is offered for acceptance. */
+  nameStatus: 'confirmed' | 'suggested' | (string & {}) | null
   suggestedName: string | null
   suggestedNameConfidence: number | null
   speechSeconds: number | null

@@ -1,17 +1,17 @@
 // The transcript: speakers (a suggested name is marked as one, with Accept; any speaker can be
 // renamed inline), find and replace to correct it, and the lines: a click plays from there, the
 // line being played is highlighted, and `?t=` opens it at a line.
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, type ReplaceResult, type Speaker, type Transcript } from '../../api.ts'
 import { Cost, ErrorMessage, Loading, Status, useData } from '../../components.tsx'
 import { clock } from '../../format.ts'
 
 const labelName = (label: string | null) => (label ? `Speaker ${label.replace(/^spk_/, '')}` : 'Unknown')
 
-/** The name a line shows: a confirmed name as it is, a suggested one with a question mark. */
+/** The name a line shows: a confirmed name as it is, any other (suggested, matched by voice) with a question mark. */
 function shownSpeaker(s: Speaker | undefined, label: string | null): { text: string; suggested: boolean } {
   if (!s?.name) return { text: labelName(label), suggested: false }
-  return s.nameStatus === 'suggested' ? { text: `${s.name}?`, suggested: true } : { text: s.name, suggested: false }
+  return s.nameStatus === 'confirmed' ? { text: s.name, suggested: false } : { text: `${s.name}?`, suggested: true }
 }
 
 export function TranscriptPanel(p: { noteId: string; canPlay: boolean; nowMs: number | null; focusMs: number | null; seek: (ms: number) => void }) {
@@ -128,7 +128,7 @@ function Speakers(p: { noteId: string; speakers: Speaker[]; index: (label: strin
           Suggest names
         </button>{' '}
         <span class="small">
-          <Cost credits={0} />, 10 per hour. Two labels of one person cannot be merged: the API has no merge.
+          <Cost credits={0} />, 10 per hour. Two labels that are one person cannot be merged; give both the same name and the lines and exports read alike.
         </span>
       </p>
       <ErrorMessage error={error} />
@@ -142,12 +142,15 @@ function SpeakerItem(p: { speaker: Speaker & { label: string }; index: number; r
   const [editing, setEditing] = useState(false)
   const [name, setName] = useState(s.name ?? '')
   const input = useRef<HTMLInputElement>(null)
-  useEffect(() => {
+  // As the field appears (a layout effect: before the next key press, never a frame later).
+  useLayoutEffect(() => {
     if (editing) input.current?.focus()
   }, [editing])
   const label = labelName(s.label)
-  const suggestion = s.nameStatus === 'suggested' ? s.name : s.nameStatus !== 'confirmed' ? s.suggestedName : null
+  // A name not confirmed by the person (inferred, or matched by voice): offered for acceptance.
+  const suggestion = s.nameStatus === 'confirmed' ? null : (s.name ?? s.suggestedName)
   const confidence = s.suggestedNameConfidence !== null ? ` ${Math.round(s.suggestedNameConfidence * 100)}%` : ''
+  const status = s.nameStatus ?? (s.suggestedName ? 'suggested' : null)
   return (
     <li class="speaker" data-label={s.label} data-name-status={s.nameStatus ?? 'none'}>
       <span class={`dot spk-${p.index}`} aria-hidden="true" />{' '}
@@ -173,11 +176,11 @@ function SpeakerItem(p: { speaker: Speaker & { label: string }; index: number; r
       ) : (
         <>
           <span class="speaker-name">{s.nameStatus === 'confirmed' && s.name ? s.name : label}</span>
-          {s.nameStatus === 'confirmed' && <span class="badge ok">confirmed</span>}
+          {status === 'confirmed' && <span class="badge ok">confirmed</span>}
           {suggestion && (
             <span class="suggestion">
               {' '}
-              <span class="badge suggested">suggested</span> {suggestion}
+              <span class="badge suggested">{status?.replace(/_/g, '-')}</span> {suggestion}
               <span class="small">{confidence}</span>{' '}
               <button type="button" aria-label={`Accept ${suggestion} for ${label}`} onClick={() => void p.rename(s.label, suggestion, `${suggestion} confirmed for ${label}.`)}>
                 Accept
