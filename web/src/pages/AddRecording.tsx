@@ -55,6 +55,7 @@ export function AddRecording(p: { onChange: () => void }) {
       await api('POST', `/notes/${created.noteId}/finalize`, {})
       update(key, { phase: 'processing' })
       p.onChange()
+      void status.reload()
     } catch (err) {
       update(key, { phase: 'failed-to-start', error: err })
     }
