@@ -14,7 +14,7 @@
 // Speech: espeak-ng WAV (test/support/speech.ts) transcribed by the OpenAI-compatible test server
 // (test/support/pipeline.ts startAsrServer, which measures the speech intervals of what it is
 // sent): the local Whisper engine would take most of the suite's time on a loaded 2-core machine.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
