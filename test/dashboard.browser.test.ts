@@ -237,7 +237,10 @@ t.test('a note: the transcript with speakers; a click on a segment seeks the pla
   const now = await page.$eval('#player', (a) => (a as HTMLAudioElement).currentTime)
   t.ok(now >= start - 0.05 && now < start + 2, `the player is at ${now} s, the segment starts at ${start} s`)
   await page.waitForSelector('button.segment[aria-current="true"]')
-  t.equal(await segments.nth(2).getAttribute('aria-current'), 'true', 'the segment is marked as playing')
+  // The seek's own events have been handled: give the render a turn, then look.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
+  const marks = await page.$$eval('button.segment', (els) => els.map((b) => `${(b as HTMLElement).dataset.startMs}:${b.getAttribute('aria-current')}`))
+  t.equal(await segments.nth(2).getAttribute('aria-current'), 'true', `the segment is marked as playing (start ms:aria-current ${marks.join(', ')})`)
   await page.$eval('#player', (a) => (a as HTMLAudioElement).pause())
   // The same with the keyboard: focus the first segment, Enter.
   await segments.nth(0).focus()

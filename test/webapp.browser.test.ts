@@ -429,7 +429,7 @@ t.test('a paid action the balance cannot pay: the 402 says how many credits are 
   await page.getByRole('button', { name: 'Generate' }).click()
   const alert = page.locator('[role=alert][data-code="insufficient_credits"]')
   await alert.waitFor()
-  t.match(await alert.innerText(), new RegExp(`${PRICES.deliverable.credits - left} credits missing: this needs ${PRICES.deliverable.credits} and ${left} are left\\.`))
+  t.match(await alert.innerText(), new RegExp(`needs ${PRICES.deliverable.credits} credits and ${left} are left[\\s\\S]*${PRICES.deliverable.credits - left} credits missing\\.`))
   t.match(await alert.innerText(), /Wait for the next cycle/, 'and what to do next')
   expectConsole(/status of 402 .*\/deliverables/)
   await b.pageDone(t, 'note-402')

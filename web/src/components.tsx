@@ -42,7 +42,7 @@ export function ErrorMessage(p: { error: unknown; id?: string }) {
       <p class="error">{errorText(p.error)}</p>
       {credits && (
         <p class="missing-credits">
-          {credits.missing} credits missing: this needs {credits.required} and {credits.balance} are left.
+          <strong>{credits.missing} credits missing.</strong>
         </p>
       )}
       {advice && (

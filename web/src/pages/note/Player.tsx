@@ -17,7 +17,8 @@ export function Player(p: { audioRef: Ref<HTMLAudioElement>; src: string; length
   useEffect(() => {
     if (!audio) return
     const time = () => {
-      const ms = audio.currentTime * 1000
+      // Whole milliseconds: a seek to 8.165 s reads back as 8.164999…, before the line it sought.
+      const ms = Math.round(audio.currentTime * 1000)
       setNow(ms)
       setEnded(audio.ended)
       p.onTime(ms)
