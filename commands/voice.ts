@@ -173,6 +173,40 @@ export class VoiceCommands {
     if (position !== null) await this.deps.sync.waitFor('speakers', position)
   }
 
+  /**
+   * A note is being deleted (README, "Deleting a note"): what its audio and its confirmed names
+   * gave the voice profiles goes. Prints averaged over its audio are erased from the vault first,
+   * then `VoiceNoteForgotten` records it; a removed profile's voice matches on other notes are
+   * cleared (they quote its name). Runs while the note's key still opens the events that list
+   * its appearances, i.e. before the key is shredded. Idempotent.
+   */
+  async forgetNote(accountId: string, noteId: string, requestId?: string): Promise<void> {
+    const s = await this.state(accountId)
+    const decided = voiceDecider.decide({ type: 'ForgetNoteVoices', noteId, now: this.clock().toISOString() }, s)
+    const outcomes = decided.flatMap((e) => (e.type === 'VoiceNoteForgotten' ? e.data.profiles : []))
+    if (outcomes.length === 0) return
+    for (const { profileId } of outcomes) if (s.profiles[profileId]?.hasVoiceprint) await this.vault.delete(accountId, profileId)
+    const removed = outcomes.filter((o) => o.outcome === 'removed').map((o) => o.profileId)
+    const matchedElsewhere = new Map<string, string[]>()
+    for (const profileId of removed) {
+      for (const other of await this.deps.reads.notesMatchedTo(accountId, profileId)) if (other !== noteId) matchedElsewhere.set(other, [...(matchedElsewhere.get(other) ?? []), profileId])
+    }
+    await this.run(accountId, { type: 'ForgetNoteVoices', noteId }, requestId)
+    let position: number | null = null
+    for (const [other, profileIds] of matchedElsewhere) {
+      const { state: t } = await this.deps.handler.load(noteStream.of(other), noteTranscriptDecider)
+      if (!t.exists) continue
+      for (const [label, speaker] of Object.entries(t.speakers)) {
+        if (!speaker.voice || !profileIds.includes(speaker.voice.profileId)) continue
+        const r = await this.deps.handler.handle(noteStream.of(other), { type: 'RecordVoiceMatch', label, match: null, now: this.clock().toISOString() }, noteTranscriptDecider, {
+          metadata: requestId ? { requestId, accountId } : { actor: 'voice-worker' },
+        })
+        if (r.events.length > 0) position = r.position
+      }
+    }
+    if (position !== null) await this.deps.sync.waitFor('speakers', position)
+  }
+
   // ---- voice work (the voice worker calls these) -------------------------------------------
 
   /** Audio of a note and the speech ranges of one speaker, if both exist. */
