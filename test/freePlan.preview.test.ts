@@ -3,7 +3,9 @@
 // the same first segments get_transcript_segments shows, and never a word past them. Over the
 // MCP SDK client against the listening service, and the dashboard's JSON API as its page calls it.
 import t from 'tap'
-import { mcpTestService, structured } from './support/mcp.ts'
+import { Readable } from 'node:stream'
+import { mcpTestService, structured, toolErrorBody } from './support/mcp.ts'
+import { wavBytes } from './support/media.ts'
 import { readyNote, transcriptOf, type SegmentSpec } from './support/transcripts.ts'
 import { DashboardClient, accountWithPerson } from './support/dashboard.ts'
 import { FREE_PLAN_PREVIEW, FREE_PLAN_PREVIEW_RULE } from '../domain/transcripts/preview.ts'
@@ -98,4 +100,13 @@ t.test('no answer tells what lies past the preview: search, replace counts, ques
   const named = await readyNote(s, free.accountId, { transcript: transcriptOf(segs) })
   const suggested = structured(await c.callTool({ name: 'suggest_speaker_names', arguments: { noteId: named } }))
   t.notMatch(JSON.stringify(suggested.speakers.map((x: { evidence: unknown }) => x.evidence)), /Zorbak|SECRET/, 'no evidence quotes a segment past the preview')
+
+  // Nor its audio: a clip ends where the preview's last segment ends (19 * 2000 + 1900 ms).
+  const key = `uploads/${named}-audio`
+  await s.services.blobs.put(key, Readable.from(wavBytes(60)), { contentType: 'audio/wav', maxBytes: 10_000_000 })
+  const withAudio = await readyNote(s, free.accountId, { transcript: transcriptOf(many(30)), audioBlobKey: key })
+  const clip = (startMs: number, endMs: number) => c.callTool({ name: 'extract_clip', arguments: { noteId: withAudio, startMs, endMs } })
+  t.match(toolErrorBody(await clip(45_000, 47_000)), { error: 'invalid_request', maxEndMs: 39_900 })
+  t.match(toolErrorBody(await clip(38_000, 41_000)), { error: 'invalid_request' })
+  t.match(structured(await clip(1000, 3000)), { startMs: 1000, endMs: 3000 }, 'inside the preview a clip is cut as always')
 })
