@@ -281,11 +281,23 @@ export class VoiceCommands {
     try {
       await this.run(t.accountId, { type: 'EnrollVoiceprint', profileId, name, noteId, label, voiceSeconds: Math.round(e.voiceSeconds * 1000) / 1000, model: this.deps.embedder.model })
     } catch (err) {
+      // The note was deleted meanwhile (its key is gone): the print now holds its audio.
+      if (isDomainError(err) && err.code === 'not_found') return this.dropPrint(t.accountId, profileId)
       // Consent revoked meanwhile: the print just written must not survive.
       if (!existing?.hasVoiceprint) await this.vault.delete(t.accountId, profileId)
       if (isDomainError(err)) return false
       throw err
     }
+    // Deleted after the enrolment was recorded but before its forgetting could see it: the same.
+    const { state: after } = await this.deps.handler.load(noteStream.of(noteId), noteDecider)
+    if (!after.exists) return this.dropPrint(t.accountId, profileId)
     return true
+  }
+
+  /** Erases a print averaged over audio of a deleted note, and records it. */
+  private async dropPrint(accountId: string, profileId: string): Promise<false> {
+    await this.vault.delete(accountId, profileId)
+    await this.run(accountId, { type: 'DeleteVoiceprints', profileIds: [profileId], reason: 'note_deleted' })
+    return false
   }
 }

@@ -154,3 +154,34 @@ t.test('given a voiceprint enrolled from a note and a name typed for it, when th
   const voiceEvents = (await s.services.events.readStream(`voice-${a.accountId}`)).events
   t.match(voiceEvents.at(-1), { type: 'VoiceNoteForgotten', data: { deletedNoteId: gone, profiles: [{ profileId: secret.id, outcome: 'removed' }] } })
 })
+
+t.test('given an enrolment analysing a note when the note is deleted, then the print it was merged into is erased too (the race)', async (t) => {
+  const s = await testService()
+  t.teardown(s.close)
+  const a = await s.account('pro')
+  const caller = { accountId: a.accountId, plan: 'pro' as const, keyId: null, requestId: randomUUID(), via: 'dashboard' as const }
+  await s.services.voice.grantConsent(caller)
+  const note = async () => {
+    const noteId = randomUUID()
+    await s.services.blobs.put(`uploads/${noteId}`, Readable.from([Buffer.alloc(64)]), { contentType: 'audio/wav', maxBytes: 64 })
+    await readyNote(s, a.accountId, { noteId, transcript: transcriptOf([['A', 0, 4000, 'Hello there, this is me talking.']], { language: 'en' }), audioBlobKey: `uploads/${noteId}` })
+    return noteId
+  }
+  const kept = await note()
+  const doomed = await note()
+  // An embedder whose analysis of the doomed note outlasts the note: its owner deletes it meanwhile.
+  const embedder = { model: 'test', embed: async (_path: string) => ({ vector: new Float32Array(4).fill(0.5), voiceSeconds: 3 }) }
+  const { VoiceCommands } = await import('../commands/voice.ts')
+  const voice = new VoiceCommands({ handler: s.services.handler, reads: s.services.queries.voice, sync: s.services.sync, blobs: s.services.blobs, embedder, embedderUnavailable: null, matchThreshold: 0.75 })
+  t.ok(await voice.enroll(kept, 'A', 'Keeper'), 'enrolled from the kept note')
+  const profileId = (await s.services.voice.profiles(caller)).profiles[0]!.id
+  embedder.embed = async () => {
+    t.equal((await s.inject({ method: 'DELETE', url: `/v1/notes/${doomed}`, headers: a.headers })).statusCode, 200, 'deleted while its audio is analysed')
+    return { vector: new Float32Array(4).fill(0.25), voiceSeconds: 3 }
+  }
+  t.equal(await voice.enroll(doomed, 'A', 'Keeper'), false, 'the enrolment does not count')
+  t.equal(await voice.vault.get(a.accountId, profileId), null, 'the print that took in its audio is erased')
+  t.match((await s.services.voice.profiles(caller)).profiles, [{ id: profileId, name: 'Keeper', hasVoiceprint: false }])
+  const last = (await s.services.events.readStream(`voice-${a.accountId}`)).events.at(-1)!
+  t.match(last, { type: 'VoiceprintsDeleted', data: { profileIds: [profileId], reason: 'note_deleted' } })
+})

@@ -37,7 +37,7 @@ export type VoiceProfileCreated = DomainEvent<'VoiceProfileCreated', { profileId
 export type VoiceprintEnrolled = DomainEvent<'VoiceprintEnrolled', { profileId: string; noteId: string; label: string; voiceSeconds: number; model: string; name?: string } & At>
 export type VoiceProfileExclusionChanged = DomainEvent<'VoiceProfileExclusionChanged', { profileId: string; excluded: boolean } & At>
 /** Records that the vault erased these profiles' voiceprints. */
-export type VoiceprintsDeleted = DomainEvent<'VoiceprintsDeleted', { profileIds: string[]; reason: 'consent_revoked' | 'profile_excluded' } & At>
+export type VoiceprintsDeleted = DomainEvent<'VoiceprintsDeleted', { profileIds: string[]; reason: 'consent_revoked' | 'profile_excluded' | 'note_deleted' } & At>
 
 export type ForgottenOutcome = 'removed' | 'print_deleted' | 'trimmed'
 /** A note was deleted: what became of the profiles it contributed to. Names no note in `noteId` (its key is gone). */
@@ -63,6 +63,8 @@ export type VoiceCommand =
   | { type: 'EnrollVoiceprint'; profileId: string; name: string; noteId: string; label: string; voiceSeconds: number; model: string; now: string }
   | { type: 'SetProfileVoiceExclusion'; profileId: string; excluded: boolean; now: string }
   | { type: 'ForgetNoteVoices'; noteId: string; now: string }
+  /** A print was merged with the audio of a note deleted meanwhile: the vault erased it. */
+  | { type: 'DeleteVoiceprints'; profileIds: string[]; reason: 'note_deleted'; now: string }
 
 export interface VoiceProfileState {
   profileId: string
@@ -198,6 +200,10 @@ export function decideVoice(c: VoiceCommand, s: VoiceState): VoiceEvent[] {
       if (existing?.hasVoiceprint && existing.appearances.includes(`${c.noteId}:${c.label}`)) return events
       events.push({ type: 'VoiceprintEnrolled', data: { profileId, noteId: c.noteId, label: c.label, voiceSeconds: c.voiceSeconds, model: c.model, name: existing?.name ?? c.name, at: c.now } })
       return events
+    }
+    case 'DeleteVoiceprints': {
+      const profileIds = c.profileIds.filter((id) => s.profiles[id]?.hasVoiceprint)
+      return profileIds.length > 0 ? [{ type: 'VoiceprintsDeleted', data: { profileIds, reason: c.reason, at: c.now } }] : []
     }
     case 'ForgetNoteVoices': {
       const profiles = forgetNote(s, c.noteId)
