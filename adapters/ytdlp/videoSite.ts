@@ -30,7 +30,7 @@ function run(binary: string, args: string[], o: { signal?: AbortSignal; timeoutM
     let stderr = ''
     let child
     try {
-      child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], killSignal: 'SIGKILL', ...(o.signal ? { signal: o.signal } : {}) })
+      child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: withoutProxyVariables(process.env), killSignal: 'SIGKILL', ...(o.signal ? { signal: o.signal } : {}) })
     } catch {
       return resolve({ code: null, stdout: '', stderr, missing: true })
     }
@@ -52,6 +52,9 @@ function run(binary: string, args: string[], o: { signal?: AbortSignal; timeoutM
     })
   })
 }
+
+/** The environment without proxy settings (NO_PROXY above all): yt-dlp's only way out is the policy proxy. */
+const withoutProxyVariables = (env: NodeJS.ProcessEnv) => Object.fromEntries(Object.entries(env).filter(([k]) => !/^(https?|all|no|ftp)_proxy$/i.test(k)))
 
 const day = (d: unknown) => (typeof d === 'string' && /^\d{8}$/.test(d) ? `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T00:00:00.000Z` : null)
 const str = (v: unknown) => (typeof v === 'string' ? v : null)
