@@ -181,6 +181,30 @@ t.test('templates shape the analysis: minutes lead with outcomes, classes favour
   t.ok(sales.keyPoints.some((k) => k.startsWith('Competition: ')), 'sales names the competition')
 })
 
+t.test('a named speaker reads by name everywhere the engine names speakers, an unnamed one as "Speaker B" in the output’s language; a name that looks like a letter stays a name', async (t) => {
+  const base = transcript([
+    ['A', 'I think we should move the launch to April because the budget is tight.'],
+    ['B', 'I disagree, the campaign needs the March date.'],
+    ['A', 'I will send the budget report to the board by Friday.'],
+    ['B', 'We decided to keep the launch in April then.'],
+  ], { language: 'en', title: 'Budget' })
+  // As readmodels/speakerNames.ts gives it: A is named "JJ", B has none.
+  const tr = { ...base, segments: base.segments.map((x) => (x.speakerLabel === 'A' ? { ...x, speaker: 'JJ' } : x)) }
+  const [item] = analyzeLocally(tr, 'generic').actionItems
+  t.match(item, { text: /budget report/ })
+  t.equal(item?.assignee, 'JJ', 'the speaker who commits, by name (not "Speaker JJ")')
+  const debate = analyzeLocally(tr, 'debate')
+  t.ok(debate.sections!.positions.some((p) => p.speaker === 'JJ'), 'a debate section: the name')
+  t.ok(debate.sections!.disagreements.some((p) => p.speaker === 'B'), 'a debate section: the letter of the unnamed speaker')
+  t.match(debate.mindmap, /\n +JJ: I think we should move the launch/)
+  const engine = localLanguageEngine()
+  const analysis = analyzeLocally(tr, 'meeting_minutes')
+  for (const [locale, line] of [['en', 'Participants: JJ, Speaker B'], ['es', 'Participantes: JJ, Hablante B']] as const) {
+    const { draft } = await engine.deliverable({ kind: 'document', template: 'meeting_recap', locale, transcript: tr, analysis, date: '2026-03-01T10:00:00.000Z' })
+    t.ok(draft.sections.some((x) => x.bullets.includes(line)), `${locale}: ${line}`)
+  }
+})
+
 t.test('debate sections carry speaker and the exact segment start', async (t) => {
   const tr = transcript([
     ['A', 'I think remote work makes teams more productive.'],

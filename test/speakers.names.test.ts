@@ -81,6 +81,7 @@ t.test('a renamed speaker reaches every output', async (t) => {
     }
     return out
   }
+  const assigneeOfReport = (analysis: any) => (analysis.actionItems as { text: string; assignee: string }[]).find((x) => /budget report/.test(x.text))?.assignee
   const sectionSpeakers = (debate: any) => new Set(Object.values(debate.sections as Record<string, { speaker: string | null }[]>).flat().map((x) => x.speaker))
 
   const hook = (await ok('POST', '/v1/webhooks', { url: web.url('/hook') })).json()
@@ -90,7 +91,7 @@ t.test('a renamed speaker reaches every output', async (t) => {
 
   t.test('given analyses made while nobody was named: they say "Speaker A" and "A"', async (t) => {
     const before = await analyse(noteId, ['generic', 'debate', 'meeting_minutes'])
-    t.match(before.generic.actionItems, [{ text: /budget report/, assignee: 'Speaker A' }], 'the generic template names who commits')
+    t.equal(assigneeOfReport(before.generic), 'Speaker A', 'the generic template names who commits')
     t.ok(sectionSpeakers(before.debate).has('A'), 'debate sections carry the letter')
     const ready = await pollUntil('the note.ready webhook', () => hooks.find((h) => h.type === 'note.ready' && h.data.noteId === noteId), 20_000)
     t.match(ready.data.speakers, [{ label: 'A', name: null, nameStatus: null }, { label: 'B', name: null }], 'note.ready carries the speakers')
@@ -123,7 +124,7 @@ t.test('a renamed speaker reaches every output', async (t) => {
     const after = await analyse(noteId, SPEC_TEMPLATES)
     for (const template of SPEC_TEMPLATES) t.notMatch(JSON.stringify(after[template]), /Speaker A\b|"speaker":"A"/, `${template}: no "Speaker A", no bare letter for a named speaker`)
     says(t, 'the generic analysis', JSON.stringify(after.generic))
-    t.match(after.generic.actionItems, [{ text: /budget report/, assignee: 'Alice J.' }])
+    t.equal(assigneeOfReport(after.generic), 'Alice J.')
     says(t, 'the debate analysis', JSON.stringify(after.debate))
     t.ok(sectionSpeakers(after.debate).has('Alice J.'), 'debate sections: the name')
     t.ok(sectionSpeakers(after.debate).has('B'), 'debate sections: the letter of the unnamed speaker (spec: name or diarization letter)')
@@ -187,7 +188,7 @@ t.test('a renamed speaker reaches every output', async (t) => {
     t.notMatch(txt, /Alice/)
     const analysis = await analyse(twin, ['generic', 'debate'], other.headers)
     t.notMatch(JSON.stringify(analysis), /Alice|"speaker":"Bob Stone"/)
-    t.match(analysis.generic.actionItems, [{ assignee: 'Speaker A' }])
+    t.equal(assigneeOfReport(analysis.generic), 'Speaker A')
     const answer = (await ok('POST', '/v1/ask', { question: 'Who sends the budget report to the board?' }, other.headers)).json()
     t.notMatch(answer.answer, /Alice|— Bob Stone/)
     t.same(answer.citedNotes.map((n: { noteId: string }) => n.noteId), [twin], 'only its own notes are quoted')
