@@ -179,6 +179,9 @@ t.test('a renamed speaker reaches every output', async (t) => {
     t.match(accepted.json().speakers[1], { name: 'Bob Stone', nameStatus: 'confirmed' }, 'accepting = PATCH with the suggested name')
     t.match((await d.request('GET', `/app/api/notes/${noteId}/speakers/timeline`)).json().turns[0], { speakerLabel: 'A', speakerName: 'Alice J.' })
     t.equal((await d.request('GET', `/app/api/notes/${twin}/speakers`)).statusCode, 404, "another tenant's note is not found")
+    const statuses: number[] = []
+    for (let i = 0; i < 10; i++) statuses.push((await d.request('POST', `/app/api/notes/${noteId}/speakers/suggest`)).statusCode)
+    t.same(statuses, [...Array(9).fill(200), 429], 'suggest: 10 per hour on the dashboard too (one was used above)')
   })
 
   t.test("another tenant's identical note never shows the name", async (t) => {
