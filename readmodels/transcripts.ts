@@ -59,6 +59,8 @@ async function speakerViews(docs: DocumentStore, accountId: string, noteId: stri
   return (await speakerViewsOf(docs, accountId, [noteId])).get(noteId) ?? new Map()
 }
 
+const nameOf = (views: Map<string, SpeakerViewWithStats>, label: string | null): string | null => (label ? (views.get(label)?.name ?? null) : null)
+
 const toSpeaker = (v: SpeakerViewWithStats): Speaker => ({
   label: v.label,
   name: v.name,
@@ -87,7 +89,7 @@ export async function getSpeakerTimeline(docs: DocumentStore, accountId: string,
     speakers: [...views.values()].map(toSpeaker),
     turns: (timeline?.turns ?? []).map((t) => ({
       speakerLabel: t.label,
-      speakerName: t.label ? (views.get(t.label)?.name ?? null) : null,
+      speakerName: nameOf(views, t.label),
       startMs: t.startMs,
       endMs: t.endMs,
       firstSegment: t.firstSegment,
@@ -151,7 +153,7 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
       startMs: s.startMs,
       endMs: s.endMs,
       speakerLabel: s.speakerLabel,
-      speakerName: s.speakerLabel ? (views.get(s.speakerLabel)?.name ?? null) : null,
+      speakerName: nameOf(views, s.speakerLabel),
       text: s.text,
       confidence: s.confidence,
       locale: s.locale,
@@ -180,12 +182,14 @@ export async function exportTranscript(docs: DocumentStore, accountId: string, n
 
 export async function getTranslation(docs: DocumentStore, accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState> {
   const t = await findTranscript(docs, accountId, noteId)
-  const d = await translationDoc(docs, noteId, language)
+  const [d, views] = await Promise.all([translationDoc(docs, noteId, language), speakerViews(docs, accountId, noteId)])
   const translated = translatedBySequence(d, t.segments)
   const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
   const total = ordered.length
   const done = ordered.filter((s) => translated.has(s.sequence)).length
-  const rows = d ? ordered.map((s) => ({ sequence: s.sequence, startMs: s.startMs, endMs: s.endMs, speakerLabel: s.speakerLabel, text: translated.get(s.sequence) ?? null })) : []
+  const rows = d
+    ? ordered.map((s) => ({ sequence: s.sequence, startMs: s.startMs, endMs: s.endMs, speakerLabel: s.speakerLabel, speakerName: nameOf(views, s.speakerLabel), text: translated.get(s.sequence) ?? null }))
+    : []
   const { shown, truncated, counts } = cut(rows.map((r) => ({ ...r, text: r.text ?? '' })), limit)
   return {
     noteId,

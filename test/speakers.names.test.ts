@@ -3,7 +3,7 @@
 // output made or read afterwards says "Alice J." and none says "Speaker A": analyses of every
 // template (debate sections carry the name), the outline, note and library answers, the three
 // deliverable kinds (their files too, even when their basis analysis was made before the rename),
-// the five export formats, the MCP tools, the webhook and the dashboard's JSON. A suggested name
+// the five export formats, the MCP tools (the translation too), the webhook and the dashboard's JSON. A suggested name
 // above the threshold is used and marked `suggested`; accepting it confirms it. Another tenant's
 // identical note never shows the name, and a hostile name is escaped where the formats escape.
 import t from 'tap'
@@ -63,7 +63,7 @@ t.test('a renamed speaker reaches every output', async (t) => {
     },
   })
   t.teardown(web.close)
-  const s = await mcpTestService({ workers: true, env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_POLL_MS: '20' } })
+  const s = await mcpTestService({ workers: true, env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_POLL_MS: '20', TRANSLATION_ENGINE: 'apertium', TRANSLATION_POLL_MS: '50' } })
   t.teardown(s.close)
   const a = await accountWithPerson(s, 'power')
   const other = await s.account('power')
@@ -154,6 +154,13 @@ t.test('a renamed speaker reaches every output', async (t) => {
     says(t, 'ask_note on the library', await call('ask_note', { question: 'Who sends the budget report to the board?' }))
     says(t, 'generate_ai_notes', await call('generate_ai_notes', { noteId, template: 'debate' }))
     says(t, 'get_note', await call('get_note', { noteId }))
+    t.equal((await ok('POST', `/v1/notes/${noteId}/transcript/translation`, { language: 'es' })).statusCode, 202)
+    const translated = await pollUntil('the translation', async () => {
+      const x = structured(await c.callTool({ name: 'get_transcript_translation', arguments: { noteId, language: 'es' } }))
+      return x.status === 'ready' ? x : null
+    }, 30_000)
+    t.match(translated.segments[4], { speakerLabel: 'A', speakerName: 'Alice J.', text: String }, 'get_transcript_translation')
+    says(t, 'get_transcript_translation', JSON.stringify(translated))
   })
 
   t.test('then a webhook tells the endpoint, with the speakers as named', async (t) => {
