@@ -1,10 +1,9 @@
 // Deliverables: POST /v1/notes/{noteId}/deliverables (300 credits), the list, and the file
 // download. The content comes from the note's analysis for the template's basis (the persisted
 // one when it exists and was made with the speaker names in use; otherwise one made for the
-// deliverable and not stored separately), laid
-// out by the language engine, rendered into a real file (.eml, .docx, .pptx) and kept in the
-// blob store. Anything failing after the charge is refunded by the refund process manager
-// (CreditCommands.chargedOperation).
+// deliverable and not stored separately), laid out by the language engine, rendered into a real
+// file (.eml, .docx, .pptx) and kept in the blob store. Anything failing after the charge is
+// refunded by the refund process manager (CreditCommands.chargedOperation).
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { DomainError } from '../domain/errors.ts'
