@@ -78,7 +78,7 @@ const Locale = z
 
 export const CreateNoteRequest = z
   .object({
-    audioUrl: z.url({ protocol: /^https?$/, hostname: /./ }).max(2000).optional().meta({ description: 'public link to import (http or https)' }),
+    audioUrl: httpUrl().optional().meta({ description: 'public link to import (http or https)' }),
     filename: z.string().min(1).max(255).optional().meta({ description: 'direct upload: original file name' }),
     contentType: z
       .string()
