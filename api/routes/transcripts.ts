@@ -41,7 +41,7 @@ export const transcriptRoutes = (app: Application): RouteDef[] => {
       description:
         'Speaker names in use stand wherever a label would (else "Speaker A"). With `translation`, a translation that was requested is included (one never requested is 404 `no_transcript`, never the original text in its place): ' +
         'in json every segment translated so far gets `translation` (a segment without one has no such field); text formats show it under each segment (`both`, default) or instead of the text (`translation`). ' +
-        'The `X-Translation-Status` header tells whether the translation is ready, stale, pending, running, failed or none. 1 credit per read (a read that fails is refunded).',
+        'The `X-Translation-Status` header tells whether the translation is ready, stale, pending, running or failed. 1 credit per read (a read that fails is refunded).',
       params: NoteIdParams,
       notFound: true,
       query: TranscriptQuery,
