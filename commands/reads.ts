@@ -29,12 +29,18 @@ export interface NoteReads {
 
 // ---- analyses, retrieval, deliverables ---------------------------------------------------------
 
+/** A persisted analysis as the engines read it, with the speaker names it was made with (labels without a name left out). */
+export interface PersistedDraft {
+  draft: AnalysisDraft
+  speakerNames: Record<string, string>
+}
+
 export interface AnalysisReads {
   /** The latest analysis per template (404 not_found when the note is not the caller's). */
   list(accountId: string, noteId: string): Promise<AnalysisList>
   outline(accountId: string, noteId: string): Promise<Outline>
   /** The persisted latest analysis of one template, as the engines read it; null if never generated. */
-  latestDraft(accountId: string, noteId: string, template: string): Promise<AnalysisDraft | null>
+  latestDraft(accountId: string, noteId: string, template: string): Promise<PersistedDraft | null>
 }
 
 export interface SegmentHit {

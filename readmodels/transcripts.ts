@@ -4,10 +4,10 @@
 // the `limit` of its plan (domain/transcripts/preview.ts), which cuts the text on the free plan.
 import { DomainError } from '../domain/errors.ts'
 import { fullTextOf } from '../domain/notes/transcript.ts'
-import { viewSpeakers, emptySpeaker, type SpeakerView } from '../domain/speakers/speakers.ts'
 import { renderText, CONTENT_TYPES, type ExportSegment, type TranscriptFormat, type TranslationMode } from '../domain/transcripts/formats.ts'
 import { sourceHash } from '../domain/notes/noteTranscript.ts'
 import { consentStatusOf, CURRENT_CONSENT_VERSION } from '../domain/voice/voiceProfiles.ts'
+import { speakerViewsOf, type SpeakerViewWithStats } from './speakerNames.ts'
 import { baseLanguage, type TranslationLanguage } from '../domain/languages.ts'
 import type { RosterPerson } from '../domain/speakers/inference.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
@@ -55,27 +55,13 @@ export async function findTranscript(docs: DocumentStore, accountId: string, not
   return t
 }
 
-/** Whether voice evidence may be shown: only while the owner's consent is in force. */
-async function voiceConsentInForce(docs: DocumentStore, accountId: string): Promise<boolean> {
-  const c = await docs.collection<VoiceConsentDoc>(VOICE_CONSENTS).findOne({ _id: accountId })
-  return !!c && consentStatusOf(c, CURRENT_CONSENT_VERSION) === 'granted'
+async function speakerViews(docs: DocumentStore, accountId: string, noteId: string): Promise<Map<string, SpeakerViewWithStats>> {
+  return (await speakerViewsOf(docs, accountId, [noteId])).get(noteId) ?? new Map()
 }
 
-async function speakerViews(docs: DocumentStore, accountId: string, noteId: string): Promise<{ views: Map<string, SpeakerView & { speechSeconds: number | null; segmentCount: number | null }>; doc: SpeakersDoc | null }> {
-  const [doc, consent] = await Promise.all([docs.collection<SpeakersDoc>(SPEAKERS).findOne({ _id: noteId, accountId }), voiceConsentInForce(docs, accountId)])
-  const views = new Map<string, SpeakerView & { speechSeconds: number | null; segmentCount: number | null }>()
-  const stats = doc?.stats ?? []
-  const states = stats.map((st) => {
-    const state = doc!.speakers[st.label] ?? emptySpeaker(st.label)
-    return consent ? state : { ...state, voice: null }
-  })
-  // Together, so one person's name goes to one speaker of the note.
-  const all = viewSpeakers(states)
-  stats.forEach((st, i) => views.set(st.label, { ...all[i]!, speechSeconds: st.speechSeconds, segmentCount: st.segmentCount }))
-  return { views, doc }
-}
+const nameOf = (views: Map<string, SpeakerViewWithStats>, label: string | null): string | null => (label ? (views.get(label)?.name ?? null) : null)
 
-const toSpeaker = (v: SpeakerView & { speechSeconds: number | null; segmentCount: number | null }): Speaker => ({
+const toSpeaker = (v: SpeakerViewWithStats): Speaker => ({
   label: v.label,
   name: v.name,
   nameStatus: v.nameStatus,
@@ -89,13 +75,13 @@ const toSpeaker = (v: SpeakerView & { speechSeconds: number | null; segmentCount
 export async function getSpeakers(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerList> {
   const note = await docs.collection<NoteDoc>(NOTES).findOne({ _id: noteId, accountId }, { projection: { _id: 1 } })
   if (!note) throw new DomainError('not_found', 'No note with that id belongs to you.')
-  const { views } = await speakerViews(docs, accountId, noteId)
+  const views = await speakerViews(docs, accountId, noteId)
   return { noteId, speakers: [...views.values()].map((v) => ({ ...toSpeaker(v), evidence: v.evidence })) }
 }
 
 export async function getSpeakerTimeline(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerTimeline> {
   const transcript = await findTranscript(docs, accountId, noteId)
-  const [timeline, { views }] = await Promise.all([docs.collection<TimelineDoc>(SPEAKER_TIMELINES).findOne({ _id: noteId, accountId }), speakerViews(docs, accountId, noteId)])
+  const [timeline, views] = await Promise.all([docs.collection<TimelineDoc>(SPEAKER_TIMELINES).findOne({ _id: noteId, accountId }), speakerViews(docs, accountId, noteId)])
   const lastEnd = transcript.segments.reduce((m, s) => Math.max(m, s.endMs), 0)
   return {
     noteId,
@@ -103,7 +89,7 @@ export async function getSpeakerTimeline(docs: DocumentStore, accountId: string,
     speakers: [...views.values()].map(toSpeaker),
     turns: (timeline?.turns ?? []).map((t) => ({
       speakerLabel: t.label,
-      speakerName: t.label ? (views.get(t.label)?.name ?? null) : null,
+      speakerName: nameOf(views, t.label),
       startMs: t.startMs,
       endMs: t.endMs,
       firstSegment: t.firstSegment,
@@ -168,7 +154,7 @@ function translatedBySequence(t: TranslationDoc | null, segments: TranscriptDoc[
 
 export async function getTranscript(docs: DocumentStore, accountId: string, noteId: string, options: TranscriptReadOptions): Promise<Transcript> {
   const t = await findTranscript(docs, accountId, noteId)
-  const [{ views }, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, options.translation)])
+  const [views, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, options.translation)])
   requireTranslation(t, tr, options.translation)
   const translated = translatedBySequence(tr, t.segments)
   const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
@@ -188,7 +174,7 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
       startMs: s.startMs,
       endMs: s.endMs,
       speakerLabel: s.speakerLabel,
-      speakerName: s.speakerLabel ? (views.get(s.speakerLabel)?.name ?? null) : null,
+      speakerName: nameOf(views, s.speakerLabel),
       text: s.text,
       confidence: s.confidence,
       locale: s.locale,
@@ -217,12 +203,14 @@ export async function exportTranscript(docs: DocumentStore, accountId: string, n
 
 export async function getTranslation(docs: DocumentStore, accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState> {
   const t = await findTranscript(docs, accountId, noteId)
-  const d = await translationDoc(docs, noteId, language)
+  const [d, views] = await Promise.all([translationDoc(docs, noteId, language), speakerViews(docs, accountId, noteId)])
   const translated = translatedBySequence(d, t.segments)
   const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
   const total = ordered.length
   const done = ordered.filter((s) => translated.has(s.sequence)).length
-  const rows = d ? ordered.map((s) => ({ sequence: s.sequence, startMs: s.startMs, endMs: s.endMs, speakerLabel: s.speakerLabel, text: translated.get(s.sequence) ?? null })) : []
+  const rows = d
+    ? ordered.map((s) => ({ sequence: s.sequence, startMs: s.startMs, endMs: s.endMs, speakerLabel: s.speakerLabel, speakerName: nameOf(views, s.speakerLabel), text: translated.get(s.sequence) ?? null }))
+    : []
   const { shown, truncated, counts } = cut(rows.map((r) => ({ ...r, text: r.text ?? '' })), limit)
   return {
     noteId,
