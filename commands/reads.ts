@@ -30,12 +30,18 @@ export interface NoteReads {
 
 // ---- analyses, retrieval, deliverables ---------------------------------------------------------
 
+/** A persisted analysis as the engines read it, with the speaker names it was made with (labels without a name left out). */
+export interface PersistedDraft {
+  draft: AnalysisDraft
+  speakerNames: Record<string, string>
+}
+
 export interface AnalysisReads {
   /** The latest analysis per template (404 not_found when the note is not the caller's). */
   list(accountId: string, noteId: string): Promise<AnalysisList>
   outline(accountId: string, noteId: string): Promise<Outline>
   /** The persisted latest analysis of one template, as the engines read it; null if never generated. */
-  latestDraft(accountId: string, noteId: string, template: string): Promise<AnalysisDraft | null>
+  latestDraft(accountId: string, noteId: string, template: string): Promise<PersistedDraft | null>
 }
 
 export interface SegmentHit {
@@ -94,8 +100,8 @@ export interface ExportedTranscript {
 }
 
 export interface TranscriptReads {
-  /** Resolves when the caller's note has a transcript (404 no_transcript otherwise). */
-  require(accountId: string, noteId: string): Promise<unknown>
+  /** Resolves when the caller's note has a transcript, and the translation when one is named (404 no_transcript otherwise). */
+  require(accountId: string, noteId: string, translation?: TranslationLanguage): Promise<unknown>
   export(accountId: string, noteId: string, options: ExportOptions): Promise<ExportedTranscript>
   translation(accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState>
   speakers(accountId: string, noteId: string, limit?: ContentLimit): Promise<SpeakerList>

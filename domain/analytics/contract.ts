@@ -36,7 +36,7 @@ import type { WebhookDeliveryEvent } from '../webhooks/delivery.ts'
 import type { WebhookEndpointEvent } from '../webhooks/endpoint.ts'
 
 /** Bumped on any change of a published shape; in every message (header and field). */
-export const ANALYTICS_SCHEMA_VERSION = 3
+export const ANALYTICS_SCHEMA_VERSION = 4
 
 export type Published =
   | AccountEvent
