@@ -260,7 +260,11 @@ export class VoiceCommands {
       }
       const match = best && best.similarity >= this.deps.matchThreshold ? best : null
       await this.deps.handler.handle(noteStream.of(noteId), { type: 'RecordVoiceMatch', label, match, now: this.clock().toISOString() }, noteTranscriptDecider, { metadata: { actor: 'voice-worker' } })
-      if (match) matched++
+      if (!match) continue
+      // The profile went with a deleted note while this voice was compared: the match quoting its name goes too.
+      if (!(await this.state(t.accountId)).profiles[match.profileId]) {
+        await this.deps.handler.handle(noteStream.of(noteId), { type: 'RecordVoiceMatch', label, match: null, now: this.clock().toISOString() }, noteTranscriptDecider, { metadata: { actor: 'voice-worker' } })
+      } else matched++
     }
     return matched
   }

@@ -135,11 +135,14 @@ t.test('given a voiceprint enrolled from a note and a name typed for it, when th
   }
   const SECRET_NAME = 'Quokka Zebediah'
   const gone = await recordedNote([['A', MALE, 'Good morning everybody, and welcome to the weekly review of the garden.'], ['B', FEMALE, 'Thank you, it is lovely to be here.']], SECRET_NAME)
-  await recordedNote([['A', FEMALE, 'Today we are planting tomatoes, beans and a few rows of lettuce.'], ['B', MALE, 'Those will grow well in the sunny corner.']], 'Keeper Person')
+  const keptNote = await recordedNote([['A', FEMALE, 'Today we are planting tomatoes, beans and a few rows of lettuce.'], ['B', MALE, 'Those will grow well in the sunny corner.']], 'Keeper Person')
   const enrolled = await eventually(async () => {
     const list = await profiles()
     return list.length === 2 && list.every((p) => p.hasVoiceprint) ? list : undefined
   }, 60_000)
+  // The voice work those names started (enrolments, then matching the notes' speakers) is done.
+  const renamed = await Promise.all([gone, keptNote].map(async (id) => (await s.services.events.readStream(`note-${id}`)).events.filter((e) => e.type === 'SpeakerRenamed').at(-1)!.globalPosition))
+  await s.services.sync.waitFor('voice-worker', renamed.reduce((a, b) => (a > b ? a : b)))
   const secret = enrolled.find((p) => p.name === SECRET_NAME)!
   const kept = enrolled.find((p) => p.name === 'Keeper Person')!
   t.ok(await s.services.voice.vault.get(a.accountId, secret.id), 'the voiceprint is in the vault')
