@@ -73,14 +73,16 @@ function idempotencyHeader(c: Components): Json {
   return { name: 'Idempotency-Key', in: 'header', required: false, description, schema }
 }
 
-function errorResponses(codes: ErrorCode[]): Json {
+function errorResponses(codes: ErrorCode[], conditions: Partial<Record<ErrorCode, string>> = {}): Json {
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code])
   return Object.fromEntries(
     [...byStatus].map(([status, list]) => [
       String(status),
       {
-        description: list.map((code) => `\`${code}\`${ERROR_EXTRAS[code] ? ` (with ${ERROR_EXTRAS[code]!.map((f) => `\`${f}\``).join(', ')})` : ''}`).join(', '),
+        description: list
+          .map((code) => `\`${code}\`${ERROR_EXTRAS[code] ? ` (with ${ERROR_EXTRAS[code]!.map((f) => `\`${f}\``).join(', ')})` : ''}${conditions[code] ? `: ${conditions[code]}` : ''}`)
+          .join(list.some((code) => conditions[code]) ? '; ' : ', '),
         ...(status === 429 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } } : {}),
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: Object.fromEntries(list.map((code) => [code, { value: { error: code } }])) } },
       },
@@ -119,7 +121,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
       responses: {
         [String(r.response.status)]: { description: r.response.description, content: success, ...(r.response.links ? { links: r.response.links } : {}) },
         ...Object.fromEntries((r.response.also ?? []).map((a) => [String(a.status), { description: a.description, content: success }])),
-        ...errorResponses(codes),
+        ...errorResponses(codes, r.errorConditions),
       },
       ...(r.extension ? { 'x-service-extension': true } : {}),
       ...(r.price ? { 'x-service-credits': r.price.credits } : {}),
@@ -129,9 +131,9 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
   }
   // Outgoing webhooks (README "Webhooks"): what the service POSTs to an endpoint.
   const payload = c.add(WebhookPayload, 'output')
-  const hook = (type: string) => ({
+  const hook = (type: string, when: string) => ({
     post: {
-      summary: `Sent when a transcription ends (${type}); signed the Standard Webhooks way`,
+      summary: `Sent when ${when} (${type}); signed the Standard Webhooks way`,
       parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: true, schema: { type: 'string' } })),
       requestBody: { required: true, content: { 'application/json': { schema: payload } } },
       responses: { '2XX': { description: 'Delivered; anything else is retried with backoff.' } },
@@ -148,7 +150,11 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
     servers: [{ url: info.serverUrl }],
     security: [{ apiKey: [] }],
     paths,
-    webhooks: { 'note.ready': hook('note.ready'), 'note.failed': hook('note.failed') },
+    webhooks: {
+      'note.ready': hook('note.ready', 'a transcription ends'),
+      'note.failed': hook('note.failed', 'a transcription ends'),
+      'note.speakers_updated': hook('note.speakers_updated', 'a speaker of a ready note is named or names are suggested'),
+    },
     components: {
       schemas: c.schemas,
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' } },

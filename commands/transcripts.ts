@@ -1,13 +1,14 @@
 // Transcript commands and charged reads: the export read (1 credit), replace-in-transcript,
 // translation requests, speaker renames, name suggestions and voice exclusion. REST routes
 // and MCP tools call these; the rules live in domain/notes/noteTranscript.ts.
-import { transcriptPreviewFor } from '../domain/transcripts/preview.ts'
+import { cut, transcriptPreviewFor } from '../domain/transcripts/preview.ts'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import { noteTranscriptDecider, type TranscriptCommand, type TranscriptNoteState } from '../domain/notes/noteTranscript.ts'
 import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
 import type { TranslationLanguage } from '../domain/languages.ts'
+import type { TranslationCapability } from '../domain/transcripts/translationPairs.ts'
 import type { SpeakerNamer } from '../ports/speakerNamer.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
 import type { ReplaceInTranscriptRequest, ReplaceInTranscriptResponse, SpeakerList, Transcript, TranslationState } from '../contract/transcripts.ts'
@@ -26,6 +27,8 @@ export interface TranscriptCommandsDeps {
   namer: SpeakerNamer
   /** Tells the translation worker that work was queued (it also polls). */
   wakeTranslations?: () => void
+  /** What the installed translation engine can translate (asked once, when first needed). */
+  translationCapability: () => Promise<TranslationCapability>
   clock?: () => Date
 }
 
@@ -52,7 +55,7 @@ export class TranscriptCommands {
    * transcript are found (a 404 costs nothing) and refunded by an event if rendering then fails.
    */
   async readTranscript(caller: Caller, noteId: string, options: Omit<ExportOptions, 'limit'>): Promise<ExportedTranscript> {
-    await this.deps.reads.require(caller.accountId, noteId)
+    await this.deps.reads.require(caller.accountId, noteId, options.translation)
     const price = PRICES.transcriptRead
     return this.deps.credits.chargedOperation(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId }, () =>
       this.deps.reads.export(caller.accountId, noteId, { ...options, limit: transcriptPreviewFor(caller.plan) }),
@@ -61,17 +64,19 @@ export class TranscriptCommands {
 
   /** Find/replace over segment texts (REST extension, MCP replace_in_transcript). */
   async replace(caller: Caller, noteId: string, req: ReplaceInTranscriptRequest): Promise<ReplaceInTranscriptResponse> {
-    const r = await this.run(caller, noteId, { type: 'ReplaceInTranscript', accountId: caller.accountId, ...req }, ['notes', 'speakers', 'translations'])
+    const preview = transcriptPreviewFor(caller.plan)
+    const r = await this.run(caller, noteId, { type: 'ReplaceInTranscript', accountId: caller.accountId, ...req, ...(preview ? { preview } : {}) }, ['notes', 'speakers', 'translations'])
+    // `truncated` says the edit covered the preview only; it depends on the transcript, never on what `find` matched.
+    const beyond = preview && r.state.exists && r.state.transcript ? cut(r.state.transcript.segments, preview).truncated : false
     const e = r.events[0]
-    if (!e || e.type !== 'TranscriptTextReplaced') return { noteId, occurrences: 0, changedSegments: [], staleTranslations: [] }
+    if (!e || e.type !== 'TranscriptTextReplaced') return { noteId, occurrences: 0, changedSegments: [], staleTranslations: [], ...(beyond ? { truncated: true } : {}) }
     const changed = e.data.changes.map((c) => ({ sequence: c.sequence, before: c.before, after: c.after }))
-    const shown = await this.withinPreview(caller, noteId, changed)
     return {
       noteId,
       occurrences: e.data.occurrences,
-      changedSegments: shown,
+      changedSegments: await this.withinPreview(caller, noteId, changed),
       staleTranslations: e.data.staleTranslations as ReplaceInTranscriptResponse['staleTranslations'],
-      ...(shown.length < changed.length ? { truncated: true } : {}),
+      ...(beyond ? { truncated: true } : {}),
     }
   }
 
@@ -91,14 +96,22 @@ export class TranscriptCommands {
 
   /**
    * POST translation: queues it (202 with progress) unless it is already done (200, free to
-   * repeat). A ready translation that went stale is queued again for its missing segments.
+   * repeat). A ready translation that went stale is queued again for its missing segments. A
+   * pair the installed engine cannot translate is refused now (409 translation_pair_unsupported),
+   * not queued to fail.
    */
   async requestTranslation(caller: Caller, noteId: string, language: TranslationLanguage): Promise<{ queued: boolean; state: TranslationState }> {
-    const r = await this.run(caller, noteId, { type: 'RequestTranslation', accountId: caller.accountId, language, requestId: caller.requestId }, ['translations'])
+    const capability = await this.deps.translationCapability()
+    const r = await this.run(caller, noteId, { type: 'RequestTranslation', accountId: caller.accountId, language, requestId: caller.requestId, capability }, ['translations'])
     const t = r.state.exists ? r.state.translations[language] : undefined
     const done = r.events.length === 0 && t?.status === 'ready'
     if (r.events.length > 0) this.deps.wakeTranslations?.()
     return { queued: !done, state: await this.deps.reads.translation(caller.accountId, noteId, language, transcriptPreviewFor(caller.plan)) }
+  }
+
+  /** GET /v1/translation/pairs: what a translation can be requested for here. */
+  translationPairs(): Promise<TranslationCapability> {
+    return this.deps.translationCapability()
   }
 
   /** PATCH speakers/{label}: the user's name for a speaker, remembered for the note's source. */
@@ -107,13 +120,13 @@ export class TranscriptCommands {
     const sourceKey = state.exists ? sourceKeyOf({ provider: state.provider, sourceUrl: state.sourceUrl, metadata: state.metadata }) : null
     await this.run(caller, noteId, { type: 'RenameSpeaker', accountId: caller.accountId, label, name, sourceKey }, ['speakers'])
     if (voiceExcluded !== undefined) await this.setVoiceExclusion(caller, noteId, label, voiceExcluded)
-    return this.deps.reads.speakers(caller.accountId, noteId)
+    return this.deps.reads.speakers(caller.accountId, noteId, transcriptPreviewFor(caller.plan))
   }
 
   /** 'Do not recognise this person' for one speaker of one note. */
   async setVoiceExclusion(caller: Caller, noteId: string, label: string, excluded: boolean): Promise<SpeakerList> {
     await this.run(caller, noteId, { type: 'SetSpeakerVoiceExclusion', accountId: caller.accountId, label, excluded }, ['speakers'])
-    return this.deps.reads.speakers(caller.accountId, noteId)
+    return this.deps.reads.speakers(caller.accountId, noteId, transcriptPreviewFor(caller.plan))
   }
 
   /**
@@ -138,7 +151,7 @@ export class TranscriptCommands {
       throw new DomainError('speaker_naming_failed', `Speaker names could not be inferred; nothing was changed. ${(err as Error).message}`)
     }
     await this.run(caller, noteId, { type: 'RecordNameSuggestions', accountId: caller.accountId, engine: this.deps.namer.engine, model: this.deps.namer.model, suggestions }, ['speakers'])
-    return this.deps.reads.speakers(caller.accountId, noteId)
+    return this.deps.reads.speakers(caller.accountId, noteId, transcriptPreviewFor(caller.plan))
   }
 
   /** For the pipeline: show or channel metadata of the note's source (feeds the roster key and the namer). */

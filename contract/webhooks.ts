@@ -1,7 +1,8 @@
 // Webhook endpoints (extension: the spec's part 6 leaves the management to a dashboard; until it
 // exists these routes manage them) and the payload the service POSTs.
 import { z } from 'zod'
-import { DateTime, Uuid } from './common.ts'
+import { DateTime, Uuid, httpUrl } from './common.ts'
+import { Speaker } from './transcripts.ts'
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../domain/webhooks/endpoint.ts'
 
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES)
@@ -10,7 +11,7 @@ export const DeliveredEventType = z.enum([...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_E
 
 export const CreateWebhookRequest = z
   .object({
-    url: z.string().min(1).max(2000).meta({ description: 'https (or http) URL that receives the POSTs' }),
+    url: httpUrl().meta({ description: 'https (or http) URL that receives the POSTs: no credentials in it, and its host must resolve to public addresses (or be allowlisted by the operator)' }),
     events: z.array(WebhookEventType).min(1).max(WEBHOOK_EVENT_TYPES.length).optional().meta({ description: 'default: every event type' }),
     description: z.string().max(500).optional(),
   })
@@ -101,6 +102,9 @@ export const WebhookPayload = z
       durationSeconds: z.number().int().nullable(),
       language: z.string().nullable(),
       createdAt: DateTime,
+      speakers: z.array(Speaker).meta({
+        description: 'the note’s speakers with the names in use (as GET /v1/notes/{id}/speakers, without evidence) when the event is sent; empty when nobody was diarized or the note failed',
+      }),
     }),
   })
   .meta({ id: 'WebhookPayload' })

@@ -4,50 +4,20 @@
 // the `limit` of its plan (domain/transcripts/preview.ts), which cuts the text on the free plan.
 import { DomainError } from '../domain/errors.ts'
 import { fullTextOf } from '../domain/notes/transcript.ts'
-import { viewSpeakers, emptySpeaker, type SpeakerView } from '../domain/speakers/speakers.ts'
 import { renderText, CONTENT_TYPES, type ExportSegment, type TranscriptFormat, type TranslationMode } from '../domain/transcripts/formats.ts'
 import { sourceHash } from '../domain/notes/noteTranscript.ts'
 import { consentStatusOf, CURRENT_CONSENT_VERSION } from '../domain/voice/voiceProfiles.ts'
-import type { TranslationLanguage } from '../domain/languages.ts'
+import { speakerViewsOf, type SpeakerViewWithStats } from './speakerNames.ts'
+import { baseLanguage, type TranslationLanguage } from '../domain/languages.ts'
 import type { RosterPerson } from '../domain/speakers/inference.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
 import { ROSTER_ENTRIES, SPEAKERS, SPEAKER_TIMELINES, type RosterEntryDoc, type SpeakersDoc, type TimelineDoc } from '../projections/speakers.ts'
 import { TRANSLATIONS, translationId, type TranslationDoc } from '../projections/translations.ts'
 import { VOICE_CONSENTS, VOICE_PROFILES, type VoiceConsentDoc, type VoiceProfileDoc } from '../projections/voiceProfiles.ts'
-import type { ContentLimit, ExportOptions, ExportedTranscript, TranscriptReadOptions } from '../commands/reads.ts'
+import type { ExportOptions, ExportedTranscript, TranscriptReadOptions } from '../commands/reads.ts'
+import { cut, type ContentLimit } from '../domain/transcripts/preview.ts'
 import type { Speaker, SpeakerList, SpeakerTimeline, Transcript, TranslationState, VoiceProfiles } from '../contract/transcripts.ts'
-
-/** How much of the content a cut left: what the result's `truncation` reports. */
-export interface CutCounts {
-  shownSegments: number
-  totalSegments: number
-  shownCharacters: number
-  totalCharacters: number
-  rule?: string
-  getTheRest?: string
-}
-
-export function cut<T extends { text: string }>(segments: readonly T[], limit: ContentLimit | undefined): { shown: T[]; truncated: boolean; counts: CutCounts } {
-  const totalCharacters = segments.reduce((n, s) => n + s.text.length, 0)
-  const whole = { shown: [...segments], truncated: false, counts: { shownSegments: segments.length, totalSegments: segments.length, shownCharacters: totalCharacters, totalCharacters } }
-  if (!limit) return whole
-  const shown: T[] = []
-  let chars = 0
-  for (const s of segments) {
-    if (limit.maxSegments !== undefined && shown.length >= limit.maxSegments) break
-    if (limit.maxChars !== undefined && chars + s.text.length > limit.maxChars) {
-      if (shown.length === 0) shown.push({ ...s, text: s.text.slice(0, limit.maxChars) })
-      break
-    }
-    chars += s.text.length
-    shown.push(s)
-  }
-  const truncated = shown.length < segments.length || shown.some((s, i) => s.text !== segments[i]!.text)
-  if (!truncated) return whole
-  const said = { ...(limit.rule ? { rule: limit.rule } : {}), ...(limit.getTheRest ? { getTheRest: limit.getTheRest } : {}) }
-  return { shown, truncated, counts: { shownSegments: shown.length, totalSegments: segments.length, shownCharacters: shown.reduce((n, s) => n + s.text.length, 0), totalCharacters, ...said } }
-}
 
 export async function findTranscript(docs: DocumentStore, accountId: string, noteId: string): Promise<TranscriptDoc> {
   const t = await docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId, accountId })
@@ -55,27 +25,13 @@ export async function findTranscript(docs: DocumentStore, accountId: string, not
   return t
 }
 
-/** Whether voice evidence may be shown: only while the owner's consent is in force. */
-async function voiceConsentInForce(docs: DocumentStore, accountId: string): Promise<boolean> {
-  const c = await docs.collection<VoiceConsentDoc>(VOICE_CONSENTS).findOne({ _id: accountId })
-  return !!c && consentStatusOf(c, CURRENT_CONSENT_VERSION) === 'granted'
+async function speakerViews(docs: DocumentStore, accountId: string, noteId: string): Promise<Map<string, SpeakerViewWithStats>> {
+  return (await speakerViewsOf(docs, accountId, [noteId])).get(noteId) ?? new Map()
 }
 
-async function speakerViews(docs: DocumentStore, accountId: string, noteId: string): Promise<{ views: Map<string, SpeakerView & { speechSeconds: number | null; segmentCount: number | null }>; doc: SpeakersDoc | null }> {
-  const [doc, consent] = await Promise.all([docs.collection<SpeakersDoc>(SPEAKERS).findOne({ _id: noteId, accountId }), voiceConsentInForce(docs, accountId)])
-  const views = new Map<string, SpeakerView & { speechSeconds: number | null; segmentCount: number | null }>()
-  const stats = doc?.stats ?? []
-  const states = stats.map((st) => {
-    const state = doc!.speakers[st.label] ?? emptySpeaker(st.label)
-    return consent ? state : { ...state, voice: null }
-  })
-  // Together, so one person's name goes to one speaker of the note.
-  const all = viewSpeakers(states)
-  stats.forEach((st, i) => views.set(st.label, { ...all[i]!, speechSeconds: st.speechSeconds, segmentCount: st.segmentCount }))
-  return { views, doc }
-}
+const nameOf = (views: Map<string, SpeakerViewWithStats>, label: string | null): string | null => (label ? (views.get(label)?.name ?? null) : null)
 
-const toSpeaker = (v: SpeakerView & { speechSeconds: number | null; segmentCount: number | null }): Speaker => ({
+const toSpeaker = (v: SpeakerViewWithStats): Speaker => ({
   label: v.label,
   name: v.name,
   nameStatus: v.nameStatus,
@@ -86,16 +42,24 @@ const toSpeaker = (v: SpeakerView & { speechSeconds: number | null; segmentCount
   voiceExcluded: v.voiceExcluded,
 })
 
-export async function getSpeakers(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerList> {
+/** `limit`: the caller's plan's preview; evidence quoting a segment past it is left out. */
+export async function getSpeakers(docs: DocumentStore, accountId: string, noteId: string, limit?: ContentLimit): Promise<SpeakerList> {
   const note = await docs.collection<NoteDoc>(NOTES).findOne({ _id: noteId, accountId }, { projection: { _id: 1 } })
   if (!note) throw new DomainError('not_found', 'No note with that id belongs to you.')
-  const { views } = await speakerViews(docs, accountId, noteId)
-  return { noteId, speakers: [...views.values()].map((v) => ({ ...toSpeaker(v), evidence: v.evidence })) }
+  const views = await speakerViews(docs, accountId, noteId)
+  let readable = (_: number | null) => true
+  if (limit) {
+    const t = await docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId, accountId }, { projection: { segments: 1 } })
+    const segments = t?.segments ?? []
+    const whole = new Set(cut(segments, limit).shown.filter((x, i) => x.text === segments[i]!.text).map((x) => x.sequence))
+    readable = (segment) => segment === null || whole.has(segment)
+  }
+  return { noteId, speakers: [...views.values()].map((v) => ({ ...toSpeaker(v), evidence: v.evidence.filter((e) => readable(e.segment)) })) }
 }
 
 export async function getSpeakerTimeline(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerTimeline> {
   const transcript = await findTranscript(docs, accountId, noteId)
-  const [timeline, { views }] = await Promise.all([docs.collection<TimelineDoc>(SPEAKER_TIMELINES).findOne({ _id: noteId, accountId }), speakerViews(docs, accountId, noteId)])
+  const [timeline, views] = await Promise.all([docs.collection<TimelineDoc>(SPEAKER_TIMELINES).findOne({ _id: noteId, accountId }), speakerViews(docs, accountId, noteId)])
   const lastEnd = transcript.segments.reduce((m, s) => Math.max(m, s.endMs), 0)
   return {
     noteId,
@@ -103,7 +67,7 @@ export async function getSpeakerTimeline(docs: DocumentStore, accountId: string,
     speakers: [...views.values()].map(toSpeaker),
     turns: (timeline?.turns ?? []).map((t) => ({
       speakerLabel: t.label,
-      speakerName: t.label ? (views.get(t.label)?.name ?? null) : null,
+      speakerName: nameOf(views, t.label),
       startMs: t.startMs,
       endMs: t.endMs,
       firstSegment: t.firstSegment,
@@ -137,6 +101,26 @@ async function translationDoc(docs: DocumentStore, noteId: string, language: Tra
   return docs.collection<TranslationDoc>(TRANSLATIONS).findOne({ _id: translationId(noteId, language) })
 }
 
+/**
+ * A transcript asked for with `translation` needs that translation to have been requested: a
+ * strict client that asked for Spanish must not get the original text back as if it were (404
+ * `no_transcript`, "no transcript yet": this translated one does not exist). Once requested it is
+ * served whatever its status, which the answer states (segments not translated yet have none).
+ */
+function requireTranslation(t: TranscriptDoc, tr: TranslationDoc | null, language: TranslationLanguage | undefined): void {
+  if (!language || tr) return
+  const noteId = t._id
+  if (baseLanguage(t.language) === language) throw new DomainError('no_transcript', `The transcript is already in ${language}: ask for it without \`translation\`.`)
+  throw new DomainError('no_transcript', `This note has no ${language} translation: request one with POST /v1/notes/${noteId}/transcript/translation, then ask again.`)
+}
+
+/** The caller's transcript, and its translation when one is asked for (404 `no_transcript` when either is missing). */
+export async function requireTranscript(docs: DocumentStore, accountId: string, noteId: string, translation?: TranslationLanguage): Promise<TranscriptDoc> {
+  const [t, tr] = await Promise.all([findTranscript(docs, accountId, noteId), translationDoc(docs, noteId, translation)])
+  requireTranslation(t, tr, translation)
+  return t
+}
+
 /** The translated text of each segment whose current text it translates. */
 function translatedBySequence(t: TranslationDoc | null, segments: TranscriptDoc['segments']): Map<number, string> {
   const out = new Map<number, string>()
@@ -148,7 +132,8 @@ function translatedBySequence(t: TranslationDoc | null, segments: TranscriptDoc[
 
 export async function getTranscript(docs: DocumentStore, accountId: string, noteId: string, options: TranscriptReadOptions): Promise<Transcript> {
   const t = await findTranscript(docs, accountId, noteId)
-  const [{ views }, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, options.translation)])
+  const [views, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, options.translation)])
+  requireTranslation(t, tr, options.translation)
   const translated = translatedBySequence(tr, t.segments)
   const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
   const { shown, truncated, counts } = cut(ordered, options.limit)
@@ -167,7 +152,7 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
       startMs: s.startMs,
       endMs: s.endMs,
       speakerLabel: s.speakerLabel,
-      speakerName: s.speakerLabel ? (views.get(s.speakerLabel)?.name ?? null) : null,
+      speakerName: nameOf(views, s.speakerLabel),
       text: s.text,
       confidence: s.confidence,
       locale: s.locale,
@@ -196,12 +181,14 @@ export async function exportTranscript(docs: DocumentStore, accountId: string, n
 
 export async function getTranslation(docs: DocumentStore, accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState> {
   const t = await findTranscript(docs, accountId, noteId)
-  const d = await translationDoc(docs, noteId, language)
+  const [d, views] = await Promise.all([translationDoc(docs, noteId, language), speakerViews(docs, accountId, noteId)])
   const translated = translatedBySequence(d, t.segments)
   const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
   const total = ordered.length
   const done = ordered.filter((s) => translated.has(s.sequence)).length
-  const rows = d ? ordered.map((s) => ({ sequence: s.sequence, startMs: s.startMs, endMs: s.endMs, speakerLabel: s.speakerLabel, text: translated.get(s.sequence) ?? null })) : []
+  const rows = d
+    ? ordered.map((s) => ({ sequence: s.sequence, startMs: s.startMs, endMs: s.endMs, speakerLabel: s.speakerLabel, speakerName: nameOf(views, s.speakerLabel), text: translated.get(s.sequence) ?? null }))
+    : []
   const { shown, truncated, counts } = cut(rows.map((r) => ({ ...r, text: r.text ?? '' })), limit)
   return {
     noteId,

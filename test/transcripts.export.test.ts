@@ -10,7 +10,7 @@ import { readyNote, eventually } from './support/transcripts.ts'
 import { startOpenAiServer, chatCompletion } from './support/openaiServer.ts'
 import type { Transcript } from '../domain/notes/transcript.ts'
 import { ledgerEntries } from '../readmodels/ledger.ts'
-import { clock, stamp } from '../domain/transcripts/formats.ts'
+import { clock, renderText, stamp, TEXT_FORMATS } from '../domain/transcripts/formats.ts'
 import { TranscriptCommands } from '../commands/transcripts.ts'
 import { getTranscript, getTranslation } from '../readmodels/transcripts.ts'
 import { readQueries } from '../readmodels/queries.ts'
@@ -72,9 +72,33 @@ t.test('clock and stamp formats', async (t) => {
   t.equal(stamp(3_725_400), '[62:05]')
 })
 
+t.test('hostile titles, names and text: no raw HTML in md, srt and vtt, no bidirectional or control characters anywhere (issue 26, item 6)', async (t) => {
+  const input = {
+    title: '<script>alert(1)</script> Minutes \u202Etxt.exe',
+    segments: [
+      { sequence: 0, startMs: 0, endMs: 1000, speakerLabel: 'A', speakerName: '<img src=x onerror=alert(1)>\u2066Bob\u2069\u0007', text: 'We <b>ship</b> & \u202Edaolnwod\u202C it.' },
+    ],
+  }
+  for (const format of TEXT_FORMATS) {
+    const out = renderText(format, input)
+    t.notMatch(out, /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u0007]/, `${format}: no bidi or control character`)
+    t.match(out, /Bob/, `${format}: the name is still there`)
+    if (format !== 'txt') {
+      t.notMatch(out.replace(/^<v [^>]*>/gm, ''), /<(script|img|b)\b/i, `${format}: no tag a viewer would run`)
+      t.match(out, format === 'vtt' ? /&lt;b&gt;ship&lt;\/b&gt; &amp;/ : /&lt;b>ship&lt;\/b> &/, `${format}: shown as written`)
+    }
+  }
+  t.match(renderText('md', input), /^# &lt;script>alert\(1\)&lt;\/script> Minutes txt\.exe\n/)
+  t.match(renderText('md', { ...input, title: 'Tom &amp; Jerry &#60;3' }), /^# Tom &amp;amp; Jerry &amp;#60;3\n/, 'an entity is shown, not decoded')
+  t.match(renderText('txt', input), /^&?<img src=x onerror=alert\(1\)>Bob: We <b>ship<\/b> & daolnwod it\.\n$/, 'txt (text/plain, nosniff) keeps the characters as they are, without the controls')
+})
+
 t.test('exports', async (t) => {
   // The translation comes from an OpenAI-compatible server that knows the fixture's sentences.
-  const llm = await startOpenAiServer((req) => {
+  // While `held` is set, the model answers only once it is released (a translation stays running).
+  let held = null as { promise: Promise<void>; release: () => void } | null
+  const llm = await startOpenAiServer(async (req) => {
+    await held?.promise
     const body = req.json()
     const input = JSON.parse(body.messages[1].content) as { segments: { sequence: number; text: string }[] }
     return { json: chatCompletion(JSON.stringify({ segments: input.segments.map((s) => ({ sequence: s.sequence, text: ENGLISH[s.text] ?? `?${s.text}` })) })) }
@@ -92,6 +116,7 @@ t.test('exports', async (t) => {
     t.equal(r.statusCode, 200)
   }
   const get = (query: string) => s.inject({ method: 'GET', url: `/v1/notes/${NOTE_ID}/transcript${query}`, headers: a.headers })
+  const charges = async (accountId: string) => (await s.services.events.readStream(`credits-${accountId}`)).events.filter((e) => e.type === 'CreditsCharged').length
   let reads = 0
 
   t.test('each format with its content type', async (t) => {
@@ -136,17 +161,29 @@ t.test('exports', async (t) => {
     const dflt = await get('?format=srt&translation=en')
     reads++
     t.equal(dflt.body, readFileSync(join(FIXTURES, 'transcript.en-both.srt'), 'utf8'))
-    // A translation never generated: the original alone, and the header says so.
-    const none = await get('?format=txt&translation=fr')
+    // A translation never requested: 404 no_transcript, never the original in its place (issue 30).
+    const before = await charges(a.accountId)
+    for (const q of ['?format=txt&translation=fr', '?translation=fr', '?format=srt&translation=fr&translationMode=translation']) {
+      const none = await get(q)
+      t.equal(none.statusCode, 404, q)
+      t.match(none.json(), { error: 'no_transcript', message: /no fr translation.*POST \/v1\/notes\/.*\/transcript\/translation/ }, q)
+    }
+    const same = await get('?translation=es')
+    t.match(same.json(), { error: 'no_transcript', message: /already in es/ }, 'the audio’s own language: read it without translation')
+    t.equal(await charges(a.accountId), before, 'none of them is charged')
+    // Requested, not translated yet: served, with the state in the header and no translation field.
+    let release = () => {}
+    held = { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release() }
+    t.equal((await s.inject({ method: 'POST', url: `/v1/notes/${NOTE_ID}/transcript/translation`, headers: { ...a.headers, 'content-type': 'application/json' }, payload: { language: 'fr' } })).statusCode, 202)
+    const pending = await get('?translation=fr')
     reads++
-    t.equal(none.headers['x-translation-status'], 'none')
-    t.equal(none.body, readFileSync(join(FIXTURES, 'transcript.txt'), 'utf8'))
-    const noneJson = await get('?translation=fr')
-    reads++
-    t.ok(noneJson.json().segments.every((seg: object) => !('translation' in seg)), 'json segments have no translation field, never null (the spec types it as a string)')
+    t.equal(pending.statusCode, 200)
+    t.match(pending.headers['x-translation-status'], /^(pending|running)$/)
+    t.ok(pending.json().segments.every((seg: object) => !('translation' in seg)), 'json segments have no translation field, never null (the spec types it as a string)')
+    held.release()
+    held = null
   })
 
-  const charges = async (accountId: string) => (await s.services.events.readStream(`credits-${accountId}`)).events.filter((e) => e.type === 'CreditsCharged').length
 
   t.test('errors: 400 invalid_format, 400 invalid_language, 404 no_transcript; none of them charged', async (t) => {
     const before = await charges(a.accountId)
@@ -220,7 +257,7 @@ t.test('exports', async (t) => {
       },
       close: async () => {},
     } as DocumentStore
-    const commands = new TranscriptCommands({ handler: s.services.handler, credits: s.services.credits, reads: readQueries(broken, { baseUrl: 'http://x' }).transcripts, sync: s.services.sync, namer: { engine: 'x', model: null, suggest: async () => [] } })
+    const commands = new TranscriptCommands({ handler: s.services.handler, credits: s.services.credits, reads: readQueries(broken, { baseUrl: 'http://x' }).transcripts, sync: s.services.sync, namer: { engine: 'x', model: null, suggest: async () => [] }, translationCapability: async () => (await s.services.transcriptFeatures.translator()).capability })
     const caller = { accountId: a.accountId, plan: 'pro' as const, keyId: null, requestId: 'req-refund', via: 'rest' as const }
     const before = (await s.services.credits.state(a.accountId)).state.balance
     await t.rejects(commands.readTranscript(caller, NOTE_ID, { format: 'txt' }), /disk on fire/)

@@ -11,8 +11,8 @@ import { NoteIdParams } from '../../contract/notes.ts'
 import { registerRoute } from '../route.ts'
 import { emptyJsonIsNoBody } from '../http/emptyJson.ts'
 import { requestIdOf } from '../http/authentication.ts'
-import { personCredential } from '../../commands/operationLimits.ts'
 import { countedLimits, counter, storeFor } from '../http/rateLimit.ts'
+import { personCredential } from '../../commands/operationLimits.ts'
 import { dashboardSessionsOf } from './session.ts'
 import { DASHBOARD_API, dashboardRoutes, referenceRoute } from './routes.ts'
 import { sendBlobWithRanges } from './audio.ts'
@@ -98,10 +98,10 @@ export function dashboard(application: Application) {
         req.person = auth
         req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: null, requestId: requestIdOf(req, auth.accountId), via: 'dashboard' }
       })
-      // A REST route mounted here keeps its operation limit, counted per person who signs in.
+      // An operation's own limit (10 suggestions an hour) holds on the dashboard too, per person.
       signedIn.addHook('preParsing', async (req) => {
-        const limit = req.routeOptions.config.route?.rateLimit
-        if (limit) await application.limits.hit(limit, personCredential(req.person!.personId))
+        const extra = req.routeOptions.config.route?.rateLimit
+        if (extra) await application.limits.hit(extra, personCredential(req.person!.personId))
       })
       for (const r of dashboardRoutes(application)) registerRoute(signedIn, r)
 

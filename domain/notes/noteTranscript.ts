@@ -7,6 +7,7 @@
 // claimed it) → ready or failed. `stale` is not a status: a ready translation whose transcript
 // changed afterwards lists the changed segments in `staleSegments`; their translations are gone
 // ("missing again") until a new request translates just those.
+import { cut, type ContentLimit } from '../transcripts/preview.ts'
 import { createHash } from 'node:crypto'
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
@@ -14,6 +15,7 @@ import { baseLanguage, type TranslationLanguage } from '../languages.ts'
 import type { NoteEvent } from './note.ts'
 import type { Transcript, TranscriptSegment } from './transcript.ts'
 import { planReplacement, type SegmentChange } from '../transcripts/replace.ts'
+import { unsupportedPair, type TranslationCapability } from '../transcripts/translationPairs.ts'
 import type { SourceMetadata } from '../speakers/sourceKey.ts'
 import { emptySpeaker, NAME_CONFIDENCE_THRESHOLD, type NameSuggestion, type SpeakerState, type VoiceMatch } from '../speakers/speakers.ts'
 
@@ -91,7 +93,8 @@ export const TRANSCRIPT_EVENT_TYPES: readonly TranscriptEvent['type'][] = [
 
 type Now = { now: string }
 export type TranscriptCommand =
-  | ({ type: 'ReplaceInTranscript'; accountId: string; find: string; replace: string; caseSensitive: boolean; wholeWord: boolean } & Now)
+  /** `preview`: the caller's plan shows only a preview, and only what it shows in full is edited and counted. */
+  | ({ type: 'ReplaceInTranscript'; accountId: string; find: string; replace: string; caseSensitive: boolean; wholeWord: boolean; preview?: ContentLimit } & Now)
   | ({ type: 'RecordSourceMetadata'; metadata: SourceMetadata } & Now)
   | ({ type: 'RenameSpeaker'; accountId: string; label: string; name: string; sourceKey: string | null } & Now)
   | ({ type: 'RecordNameSuggestions'; accountId: string; engine: string; model: string | null; suggestions: NameSuggestion[] } & Now)
@@ -102,7 +105,8 @@ export type TranscriptCommand =
    * to that profile and those enrolled from it (`enrolledLabels`, the profile's appearances here).
    */
   | ({ type: 'ExcludeProfileVoice'; profileId: string; enrolledLabels: string[] } & Now)
-  | ({ type: 'RequestTranslation'; accountId: string; language: TranslationLanguage; requestId: string | null } & Now)
+  /** `capability`: what the installed engine translates; new work for a pair it cannot do is refused. */
+  | ({ type: 'RequestTranslation'; accountId: string; language: TranslationLanguage; requestId: string | null; capability: TranslationCapability } & Now)
   | ({ type: 'StartTranslation'; language: TranslationLanguage; engine: string; model: string | null; leaseMs: number } & Now)
   | ({ type: 'RecordTranslatedSegments'; language: TranslationLanguage; segments: { sequence: number; text: string; sourceHash: string }[] } & Now)
   | ({ type: 'CompleteTranslation'; language: TranslationLanguage } & Now)
@@ -353,7 +357,10 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
     case 'ReplaceInTranscript': {
       const note = editableTranscript(s, c.accountId)
       if (c.find.length === 0) throw new DomainError('invalid_request', '`find` must not be empty.')
-      const changes = planReplacement(note.transcript.segments, c)
+      // A find-and-replace must not tell what the caller cannot read (how often a word occurs past the preview).
+      const segments = note.transcript.segments
+      const visible = c.preview ? cut(segments, c.preview).shown.filter((x, i) => x.text === segments[i]!.text) : segments
+      const changes = planReplacement(visible, c)
       if (changes.length === 0) return []
       const changed = changes.map((ch) => ch.sequence)
       const staleTranslations = Object.values(note.translations)
@@ -436,6 +443,8 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       if (t && (t.status === 'pending' || t.status === 'running')) return []
       const missing = missingSegments(note.transcript, t)
       if (t && t.status === 'ready' && missing.length === 0) return []
+      const unsupported = unsupportedPair(c.capability, source, c.language)
+      if (unsupported) throw new DomainError('translation_pair_unsupported', unsupported, { engine: c.capability.engine, supportedPairs: c.capability.pairs })
       return [{ type: 'TranslationRequested', data: { language: c.language, sourceLanguage: source, segments: missing, totalSegments: note.transcript.segments.length, requestId: c.requestId, at: c.now } }]
     }
     case 'StartTranslation': {
