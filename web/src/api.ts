@@ -63,9 +63,9 @@ export async function api<T>(method: Method, path: string, body?: unknown, o: { 
 /**
  * PUTs a file to a presigned upload URL with the headers it was signed for, reporting the bytes
  * sent as they go (fetch has no upload progress; XMLHttpRequest does). Rejects with the store's
- * error body when it refuses, and with `aborted` when `signal` fires.
+ * error body when it refuses.
  */
-export function putFile(url: string, headers: Record<string, string>, file: Blob, onProgress: (sent: number, total: number) => void, signal?: AbortSignal): Promise<void> {
+export function putFile(url: string, headers: Record<string, string>, file: Blob, onProgress: (sent: number, total: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest()
     xhr.open('PUT', url)
@@ -85,8 +85,6 @@ export function putFile(url: string, headers: Record<string, string>, file: Blob
       reject(errorOf(xhr.status, data))
     }
     xhr.onerror = () => reject(new ApiError(0, 'network_error', 'The upload was cut off (network error). Try again.'))
-    xhr.onabort = () => reject(new ApiError(0, 'aborted', 'The upload was cancelled.'))
-    signal?.addEventListener('abort', () => xhr.abort())
     xhr.send(file)
   })
 }
