@@ -469,3 +469,22 @@ t.test('credits: the ledger a page at a time, a chart of one day that reads, the
     await b.pageDone(t, 'credits')
   }
 })
+
+t.test('at 390 px: signing out and in again, and a note id that is not there', async (t) => {
+  await page.setViewportSize({ width: 390, height: 844 })
+  b = new BrowserPage(page, base, join(SHOTS, '390'))
+  await page.goto(`${base}/app/notes`)
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.waitForSelector('#email')
+  await b.keyboardCheck(t, 'sign-in', ['Email', 'Password', 'Sign in'], { shell: false })
+  await b.pageDone(t, 'sign-in')
+  await page.locator('#email').fill(email)
+  await page.locator('#password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForSelector('#notes tbody tr')
+  await page.goto(`${base}/app/notes/${randomUUID()}`)
+  await page.waitForSelector('#not-found')
+  t.equal(await page.locator('.loading').count(), 0, 'no "Loading…" left')
+  expectConsole(/status of 404 .*\/app\/api\/notes\//)
+  await b.pageDone(t, 'note-not-found')
+})
