@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { onnxDiarizer } from '../adapters/onnxruntime/diarizer.ts'
-import { TurnDiarizer } from '../engines/diarization/diarizer.ts'
+import { TurnDiarizer, fitToTurns } from '../engines/diarization/diarizer.ts'
 import { labelSegments } from '../engines/diarization/assign.ts'
 import { preferredActivity } from '../engines/diarization/activity.ts'
 import { startsFromSpeech } from '../domain/notes/speechTiming.ts'
@@ -148,8 +148,9 @@ t.test('word starts come from the speech activity, not from the silence before t
   ], 'the first word of the recording and a word after a pause start where the speech does')
   t.same(startsFromSpeech(out, speech), out, 'words that start in speech stay')
   t.same(startsFromSpeech([seg(0, [['Hi', 0, 500]])], []), [seg(0, [['Hi', 0, 500]])], 'no speech ranges: nothing moves')
-  const noWords = startsFromSpeech([{ startMs: 0, endMs: 2000, text: 'Hi', words: null }], speech)
-  t.equal(noWords[0]!.startMs, 1200, 'a segment without words starts with the speech too')
+  const noWords = startsFromSpeech([{ startMs: 0, endMs: 3000, text: 'Hi', words: null }], speech)
+  t.equal(noWords[0]!.startMs, 1200, 'a segment without words (ending after its speech) starts with the speech too')
+  t.same(startsFromSpeech([seg(3000, [['Hm', 3000, 3500]])], speech)[0]!.startMs, 3000, 'a word wholly in a pause stays where the recognizer put it')
 })
 
 t.test('speakers go onto words; a segment is cut where the speaker changes', async (t) => {
@@ -177,6 +178,27 @@ t.test('speakers go onto words; a segment is cut where the speaker changes', asy
   ])
   const noWords = labelSegments([{ ...seg, words: null }], spans).segments
   t.match(noWords, [{ speaker: '1', text: 'Are you ready? Yes I am.' }], 'without word timings the segment keeps one speaker (the one covering most of it)')
+})
+
+t.test("a segment's ends move out to its speaker's turn, never past a neighbour", async (t) => {
+  const seg = (speaker: string, startMs: number, endMs: number): RecognizedSegment => ({ startMs, endMs, text: 'x', speaker, confidence: null, words: null })
+  const turns = [
+    { startMs: 900, endMs: 3000, speaker: 0 },
+    { startMs: 3100, endMs: 6000, speaker: 1 },
+    { startMs: 6050, endMs: 9000, speaker: 0 },
+  ]
+  const labelOf = new Map([
+    ['1', 0],
+    ['2', 1],
+  ])
+  const out = fitToTurns([seg('1', 1000, 2600), seg('2', 3400, 5500), seg('2', 5600, 5700), seg('1', 6500, 7000)], turns, labelOf)
+  t.same(out.map((s) => [s.startMs, s.endMs]), [
+    [900, 3000],
+    [3100, 5600],
+    [5600, 6000],
+    [6050, 8000],
+  ], 'out to the turn, but not over the next segment, and at most 1 s')
+  t.same(fitToTurns([seg('9', 10, 20)], turns, labelOf), [seg('9', 10, 20)], 'a speaker the turns do not know stays as it is')
 })
 
 t.test('speech activity falls back to loudness while the trained VAD cannot run, and says so once', async (t) => {

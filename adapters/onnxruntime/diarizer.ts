@@ -6,7 +6,6 @@
 // models directory; a request never fetches them itself (no 80 MB download inside a job): without
 // them it fails at once, and the pipeline goes on without speakers.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { SpeakerSegmentation, SpeakerTurns, SpeechActivity } from '../../ports/diarizer.ts'
@@ -20,7 +19,7 @@ const WORKER = join(dirname(fileURLToPath(import.meta.url)), 'diarizerWorker.py'
  * Cosine similarity of two CAM++ embeddings (average linkage) at which they are one voice; chosen
  * on the tuning part of bench/speech-quality.ts, never on its held-out part.
  */
-export const DEFAULT_DIARIZATION_THRESHOLD = 0.45
+export const DEFAULT_DIARIZATION_THRESHOLD = 0.55
 
 /** The command that fetches the runtime and models by hand, for the "unavailable" message. */
 export const DIARIZER_SETUP_COMMAND = 'npm run --silent diarizer-setup'
@@ -89,8 +88,6 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
   let info: Ready | null = null
   let queue: Promise<unknown> = Promise.resolve()
   let nextId = 1
-  // The speech found in a WAV, kept for the diarization of the same file that usually follows.
-  const recent = new Map<string, { key: string; speech: TimeRange[] }>()
 
   const onDisk = () => diarizerRuntimeReady(options.modelsDir) && diarizerModelsReady(options.modelsDir)
 
@@ -193,10 +190,6 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
     return job
   }
 
-  const fileKey = async (path: string) => {
-    const s = await stat(path)
-    return `${s.size}:${s.mtimeMs}`
-  }
   const toRanges = (r: [number, number][] | undefined): TimeRange[] => (r ?? []).map(([startMs, endMs]) => ({ startMs, endMs }))
 
   function status(): DiarizerStatus {
@@ -207,17 +200,11 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
   return {
     model: DIARIZER_MODELS,
     async detect(wavPath) {
-      const r = await request({ op: 'activity', wav: wavPath, options: options.tuning ?? {} })
-      const speech = toRanges(r.speech)
-      recent.set(wavPath, { key: await fileKey(wavPath), speech })
-      if (recent.size > 8) recent.delete(recent.keys().next().value!)
-      return speech
+      // The worker keeps what it found for the diarization of the same file that usually follows.
+      return toRanges((await request({ op: 'activity', wav: wavPath, options: options.tuning ?? {} })).speech)
     },
     async turns(req): Promise<SpeakerTurns> {
-      // The speech this process found in the same file (before recognition) is not searched again.
-      const known = recent.get(req.wavPath)
-      const speech = known && known.key === (await fileKey(req.wavPath)) ? known.speech.map((r) => [r.startMs, r.endMs]) : null
-      const r = await request({ op: 'diarize', wav: req.wavPath, speakers: req.speakers, speech, options: options.tuning ?? {} }, req.signal)
+      const r = await request({ op: 'diarize', wav: req.wavPath, speakers: req.speakers, options: options.tuning ?? {} }, req.signal)
       return {
         turns: (r.turns ?? []).map(([startMs, endMs, speaker]) => ({ startMs, endMs, speaker })),
         speech: toRanges(r.speech),

@@ -42,13 +42,13 @@ DEFAULTS = {
     "vadMinSilenceMs": 100,
     "vadPadMs": 30,
     # segmentation windows
-    "windowStep": 2.5,
+    "windowStep": 5.0,
     # pieces
     "piece": 3.0,
     "minPiece": 0.8,
     # clustering
-    "threshold": 0.45,
-    "minSpeakerSeconds": 2.0,
+    "threshold": 0.55,
+    "minSpeakerSeconds": 1.0,
     "minSpeakerShare": 0.02,
 }
 
@@ -118,6 +118,9 @@ class Models:
             o.intra_op_num_threads = intra
             o.inter_op_num_threads = 1
             o.log_severity_level = 3
+            # Idle threads sleep instead of spinning: on a busy machine spinning burns the CPU
+            # the speech engine and the other jobs need.
+            o.add_session_config_entry("session.intra_op.allow_spinning", "0")
             return onnxruntime.InferenceSession(os.path.join(models_dir, name), o, providers=["CPUExecutionProvider"])
 
         self.vad = session("silero_vad_v6.onnx", 1)
@@ -206,10 +209,10 @@ def window_starts(length, step):
     return starts
 
 
-def run_segmentation(models, x, speech, step_seconds):
-    """Local speaker activity of every window over the speech: a list of (start sample, frames x 3)."""
+def run_segmentation(models, x, step_seconds):
+    """Local speaker activity of every window: a list of (start sample, frames x 3)."""
     step = int(step_seconds * SR)
-    starts = [s for s in window_starts(len(x), step) if any(a < s + WINDOW and b > s for a, b in speech)]
+    starts = window_starts(len(x), step)
     out = []
     for i in range(0, len(starts), 8):
         batch = starts[i : i + 8]
@@ -244,14 +247,17 @@ def local_runs(active):
 
 
 def change_points(windows, length, edge_frames=40):
-    """Speaker changes most windows that see a place agree on (in samples), and overlapped stretches.
+    """Speaker changes most windows that see a place agree on (in samples), and the frames where
+    most windows hear two speakers at once, and anyone at all.
 
     Each window votes for the boundaries between its runs of different local speakers (not within
     `edge_frames` of its own edges, where it sees half the context); a change is kept where the
     votes near it reach half of the windows that could have seen it.
     """
     votes = []
-    overlap_votes = np.zeros(length // FRAME_STEP + 2, np.float32)
+    # A window may run past the end of a recording shorter than itself.
+    overlap_votes = np.zeros(max(length, max(s for s, _ in windows) + WINDOW) // FRAME_STEP + 2, np.float32)
+    speech_votes = np.zeros_like(overlap_votes)
     cover = np.zeros_like(overlap_votes)
     for start, active in windows:
         n = len(active)
@@ -261,6 +267,7 @@ def change_points(windows, length, edge_frames=40):
         cover[g0 + first : g0 + last] += 1
         count = active.sum(axis=1)
         overlap_votes[g0 + first : g0 + last] += (count[first:last] > 1).astype(np.float32)
+        speech_votes[g0 + first : g0 + last] += (count[first:last] > 0).astype(np.float32)
         runs = [r for r in local_runs(active) if r[2] >= 0]
         for a, b in zip(runs, runs[1:]):
             if a[2] == b[2]:
@@ -281,23 +288,35 @@ def change_points(windows, length, edge_frames=40):
         if seen > 0 and len(group) >= 0.5 * seen:
             changes.append(at)
         i = j + 1
-    overlapped = (cover > 0) & (overlap_votes >= 0.5 * np.maximum(cover, 1))
-    return changes, overlapped
+    majority = lambda votes: (cover > 0) & (votes >= 0.5 * np.maximum(cover, 1))
+    return changes, majority(overlap_votes), majority(speech_votes)
 
 
-def overlap_ranges(overlapped):
+def frame_ranges(flags):
+    """Runs of set frames as sample ranges."""
     out = []
     f = 0
-    while f < len(overlapped):
-        if overlapped[f]:
+    while f < len(flags):
+        if flags[f]:
             g = f
-            while g < len(overlapped) and overlapped[g]:
+            while g < len(flags) and flags[g]:
                 g += 1
             out.append([f * FRAME_STEP + FRAME_SPAN // 2, g * FRAME_STEP + FRAME_SPAN // 2])
             f = g
         else:
             f += 1
     return out
+
+
+def union(a, b, min_gap, min_len):
+    """Both lists of ranges as one, gaps under `min_gap` closed, stretches under `min_len` dropped."""
+    out = []
+    for r0, r1 in sorted(a + b):
+        if out and r0 <= out[-1][1] + min_gap:
+            out[-1][1] = max(out[-1][1], r1)
+        else:
+            out.append([r0, r1])
+    return [r for r in out if r[1] - r[0] >= min_len]
 
 
 def subtract(ranges, holes):
@@ -370,37 +389,30 @@ def centroids_of(vectors, labels, weights):
 
 
 def cluster(vectors, weights, k, opts):
-    """Labels per vector: agglomeration, then clusters with less speech than a person's minimum
-    join their nearest large cluster (with a hint: the k largest are the speakers)."""
+    """Labels per vector. Without a hint: agglomeration down to the threshold, and clusters with
+    less speech than a person's minimum are not speakers of their own. With a hint of k: the tree
+    is cut where k clusters have that much speech (so an outlier does not take a speaker's place),
+    and the k with the most speech are the speakers. The others' pieces join the nearest speaker."""
     if len(vectors) == 1:
         return np.zeros(1, int)
     total = float(weights.sum())
     min_seconds = max(opts["minSpeakerSeconds"], opts["minSpeakerShare"] * total)
     if k is None:
         labels = agglomerate(vectors, weights, opts["threshold"], None)
-    else:
-        # Cut the tree where k clusters have enough speech, so an outlier does not take a speaker's place.
-        labels = None
-        for extra in range(0, 4):
-            candidate = agglomerate(vectors, weights, opts["threshold"], k + extra)
-            seconds = np.bincount(candidate, weights=weights)
-            labels = candidate
-            if (seconds >= min_seconds).sum() >= min(k, len(seconds)):
-                break
-    for _ in range(len(vectors)):
         seconds = np.bincount(labels, weights=weights)
-        present = [l for l in range(len(seconds)) if seconds[l] > 0]
-        keep = len(present) if k is None else min(k, len(present))
-        major = sorted(present, key=lambda l: -seconds[l])[:keep]
-        small = [l for l in present if seconds[l] < min_seconds or l not in major]
-        small = [l for l in small if len(present) > 1 and not (l in major and seconds[l] >= min_seconds)]
-        if not small:
-            break
-        worst = min(small, key=lambda l: seconds[l])
-        cents = centroids_of(vectors, labels, weights)
-        others = {l: c for l, c in cents.items() if l != worst}
-        for i in np.where(labels == worst)[0]:
-            labels[i] = max(others, key=lambda l: float(vectors[i] @ others[l]))
+        keep = [l for l in range(len(seconds)) if seconds[l] >= min_seconds] or [int(np.argmax(seconds))]
+    else:
+        k = min(k, len(vectors))
+        for c in range(k, len(vectors) + 1):
+            labels = agglomerate(vectors, weights, opts["threshold"], c)
+            seconds = np.bincount(labels, weights=weights)
+            if (seconds >= min_seconds).sum() >= k:
+                break
+        keep = list(np.argsort(-seconds)[:k])
+    cents = centroids_of(vectors, labels, weights)
+    for i in range(len(labels)):
+        if labels[i] not in keep:
+            labels[i] = max(keep, key=lambda l: float(vectors[i] @ cents[l]))
     _, labels = np.unique(labels, return_inverse=True)
     return labels
 
@@ -434,19 +446,59 @@ def in_window_label(windows, a, b, labelled):
     return max(votes, key=votes.get)
 
 
-def diarize(models, x, hint, opts, known_speech=None):
-    timing = {}
-    t = time.process_time()
-    speech = known_speech if known_speech is not None else speech_ranges(models.speech_probs(x), len(x), opts)
-    timing["vad"] = time.process_time() - t
+class Analysis:
+    """What both the speech activity and the diarization of one recording need: the speech
+    (Silero's, and what the segmentation model hears that Silero missed, such as a quiet voice on
+    a telephone line), the windows' local speakers, the changes and the overlapped stretches."""
+
+    def __init__(self, models, x, opts):
+        self.timing = {}
+        t = time.process_time()
+        vad = speech_ranges(models.speech_probs(x), len(x), opts)
+        self.timing["vad"] = time.process_time() - t
+        t = time.process_time()
+        self.windows = run_segmentation(models, x, opts["windowStep"]) if len(x) > 0 else []
+        if self.windows:
+            self.changes, overlapped, heard = change_points(self.windows, len(x))
+            self.overlaps = [r for r in frame_ranges(overlapped) if r[1] - r[0] >= int(0.1 * SR)]
+            heard = [[a, min(b, len(x))] for a, b in frame_ranges(heard) if a < len(x)]
+        else:
+            self.changes, self.overlaps, heard = [], [], []
+        self.speech = union(vad, heard, int(0.1 * SR), int(opts["vadMinSpeechMs"] * SR / 1000))
+        self.timing["segmentation"] = time.process_time() - t
+
+
+_recent = {}
+
+
+def analysis_of(models, path, x, opts):
+    """The analysis of a file, kept for the next request on the same file (activity, then diarization)."""
+    st = os.stat(path)
+    key = (path, st.st_size, st.st_mtime_ns, opts["windowStep"], opts["vadThreshold"], opts["vadMinSpeechMs"], opts["vadMinSilenceMs"], opts["vadPadMs"])
+    if key not in _recent:
+        if len(_recent) >= 4:
+            _recent.pop(next(iter(_recent)))
+        _recent[key] = Analysis(models, x, opts)
+    return _recent[key]
+
+
+def merged_turns(turns):
+    """In order, a speaker's pieces that touch (or nearly) as one turn."""
+    out = []
+    for a, b, lab in sorted(turns, key=lambda t_: (t_[0], t_[1])):
+        if out and out[-1][2] == lab and a - out[-1][1] <= int(0.05 * SR):
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b, lab])
+    return out
+
+
+def diarize(models, x, hint, opts, analysis):
+    timing = dict(analysis.timing)
+    speech, windows, changes, overlaps = analysis.speech, analysis.windows, analysis.changes, analysis.overlaps
     if not speech:
         return speech, [], [], timing
-    t = time.process_time()
-    windows = run_segmentation(models, x, speech, opts["windowStep"])
-    changes, overlapped = change_points(windows, len(x))
-    overlaps = [r for r in overlap_ranges(overlapped) if r[1] - r[0] >= int(0.1 * SR)]
     pieces = pieces_of(speech, changes, overlaps, opts["piece"])
-    timing["segmentation"] = time.process_time() - t
     t = time.process_time()
     feats = fbank(x)
     long_pieces = [p for p in pieces if p[1] - p[0] >= opts["minPiece"] * SR]
@@ -498,7 +550,7 @@ def diarize(models, x, hint, opts, known_speech=None):
             found = list(dict.fromkeys(([max(before, key=lambda t_: t_[1])[2]] if before else []) + ([min(after, key=lambda t_: t_[0])[2]] if after else [])))
         for lab in found[:2]:
             turns.append([a, b, lab])
-    turns.sort(key=lambda t_: (t_[0], t_[1]))
+    turns = merged_turns(turns)
     # Speakers numbered by first appearance; confidence: how much closer a speaker's pieces are to
     # their own centroid than to the next one (1: clearly apart, 0: indistinguishable).
     order = {}
@@ -535,12 +587,10 @@ def main():
             x = read_wav(req["wav"])
             opts = {**DEFAULTS, **(req.get("options") or {})}
             if req["op"] == "activity":
-                speech = speech_ranges(models.speech_probs(x), len(x), opts)
+                speech = analysis_of(models, req["wav"], x, opts).speech
                 send({"type": "result", "id": rid, "speech": [[ms(a), ms(b)] for a, b in speech]})
             elif req["op"] == "diarize":
-                known = req.get("speech")
-                known = [[a * SR // 1000, b * SR // 1000] for a, b in known] if known is not None else None
-                speech, turns, speakers, timing = diarize(models, x, req.get("speakers"), opts, known)
+                speech, turns, speakers, timing = diarize(models, x, req.get("speakers"), opts, analysis_of(models, req["wav"], x, opts))
                 send({"type": "result", "id": rid, "speech": [[ms(a), ms(b)] for a, b in speech], "turns": [[ms(a), ms(b), l] for a, b, l in turns], "speakers": speakers, "timing": timing})
             elif req["op"] == "probe":
                 window = np.zeros(WINDOW, np.float32)

@@ -1,7 +1,7 @@
 // Word starts from the speech activity: Whisper stretches a word that follows silence back over
 // the silence (the first word of a recording starts at 0 ms), so a turn seems to start early by
-// the pause before it. A word whose start lies outside the speech and whose end lies inside it
-// starts where that speech starts; a segment starts with its first word.
+// the pause before it. A word (or a segment without words) that starts in a pause and ends after
+// speech has begun starts where that speech starts; a segment starts with its first word.
 import type { Word } from './transcript.ts'
 
 export interface SpeechRange {
@@ -15,32 +15,26 @@ interface Timed {
   words: Word[] | null
 }
 
-/** The range holding `ms`, by binary search over ordered ranges; null in a pause. */
-function rangeAt(speech: readonly SpeechRange[], ms: number): SpeechRange | null {
+/** Where [startMs, endMs) should start: unchanged when it starts in speech, else where the first speech inside it starts. */
+function speechStart(speech: readonly SpeechRange[], startMs: number, endMs: number): number {
+  // The first range that ends after startMs (ranges are ordered and apart).
   let lo = 0
-  let hi = speech.length - 1
-  while (lo <= hi) {
+  let hi = speech.length
+  while (lo < hi) {
     const mid = (lo + hi) >> 1
-    const r = speech[mid]!
-    if (ms < r.startMs) hi = mid - 1
-    else if (ms > r.endMs) lo = mid + 1
-    else return r
+    if (speech[mid]!.endMs <= startMs) lo = mid + 1
+    else hi = mid
   }
-  return null
+  const r = speech[lo]
+  if (!r || r.startMs <= startMs || r.startMs >= endMs) return startMs
+  return r.startMs
 }
 
 export function startsFromSpeech<S extends Timed>(segments: readonly S[], speech: readonly SpeechRange[]): S[] {
   if (speech.length === 0) return [...segments]
   return segments.map((s) => {
-    if (!s.words || s.words.length === 0) {
-      const r = rangeAt(speech, s.endMs)
-      return r && s.startMs < r.startMs && rangeAt(speech, s.startMs) === null ? { ...s, startMs: r.startMs } : s
-    }
-    const words = s.words.map((w) => {
-      if (rangeAt(speech, w.startMs)) return w
-      const r = rangeAt(speech, w.endMs)
-      return r && r.startMs > w.startMs && r.startMs < w.endMs ? { ...w, startMs: r.startMs } : w
-    })
+    if (!s.words || s.words.length === 0) return { ...s, startMs: speechStart(speech, s.startMs, s.endMs) }
+    const words = s.words.map((w) => ({ ...w, startMs: speechStart(speech, w.startMs, w.endMs) }))
     return { ...s, startMs: Math.max(s.startMs, words[0]!.startMs), words }
   })
 }

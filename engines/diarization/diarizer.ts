@@ -1,9 +1,35 @@
 // The local diarizer: who speaks when comes from the audio alone (the SpeakerSegmentation port:
 // a trained VAD, a segmentation model for speaker changes and overlap, speaker embeddings and
-// clustering), then each recognized word takes the speaker whose turn covers most of it, and a
-// segment is cut where the speaker changes between two of its words.
-import type { Diarization, DiarizationRequest, Diarizer, SpeakerSegmentation } from '../../ports/diarizer.ts'
+// clustering), then each recognized word takes the speaker whose turn covers most of it, a
+// segment is cut where the speaker changes between two of its words, and its ends are moved out
+// to where its speaker's turn begins and ends (recognition's word times fall short of the voice).
+import type { Diarization, DiarizationRequest, Diarizer, SpeakerSegmentation, SpeakerTurn } from '../../ports/diarizer.ts'
+import type { RecognizedSegment } from '../../ports/speechEngine.ts'
 import { labelSegments } from './assign.ts'
+
+/** How far a segment's ends may move out to its turn's (ms). */
+const REACH_MS = 1000
+
+/**
+ * Segments widened to the turn of their speaker that holds each end, never past a neighbouring
+ * segment nor by more than REACH_MS.
+ */
+export function fitToTurns(segments: readonly RecognizedSegment[], turns: readonly SpeakerTurn[], labelOf: ReadonlyMap<string, number>): RecognizedSegment[] {
+  const out: RecognizedSegment[] = []
+  segments.forEach((s, i) => {
+    const label = s.speaker === null ? undefined : labelOf.get(s.speaker)
+    const holding = (ms: number) => turns.find((t) => t.speaker === label && t.startMs <= ms && ms <= t.endMs)
+    const first = label === undefined ? undefined : holding(s.startMs)
+    const last = label === undefined ? undefined : holding(s.endMs)
+    // In order, so a gap between two segments goes to the first that reaches into it.
+    const prevEnd = out.length > 0 ? out[out.length - 1]!.endMs : 0
+    const nextStart = i + 1 < segments.length ? segments[i + 1]!.startMs : Infinity
+    const startMs = first ? Math.min(s.startMs, Math.max(first.startMs, prevEnd, s.startMs - REACH_MS)) : s.startMs
+    const endMs = last ? Math.max(s.endMs, Math.min(last.endMs, nextStart, s.endMs + REACH_MS)) : s.endMs
+    out.push(startMs < s.startMs || endMs > s.endMs ? { ...s, startMs, endMs } : s)
+  })
+  return out
+}
 
 export class TurnDiarizer implements Diarizer {
   readonly model: string
@@ -20,10 +46,11 @@ export class TurnDiarizer implements Diarizer {
       // Words but no voice the models could place (a whisper, music with lyrics): one speaker said it all.
       return { segments: segments.map((s) => ({ ...s, speaker: '1' })), speakerCount: 1 }
     }
-    const { segments: labelled, ids } = labelSegments(
+    const { segments: split, ids } = labelSegments(
       segments,
       found.turns.map((t) => ({ startMs: t.startMs, endMs: t.endMs, label: t.speaker })),
     )
+    const labelled = fitToTurns(split, found.turns, new Map([...ids].map(([label, id]) => [id, label])))
     const confidence: Record<string, number> = {}
     for (const [label, id] of ids) {
       const c = found.confidence[label]
