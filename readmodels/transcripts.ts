@@ -61,9 +61,11 @@ async function voiceConsentInForce(docs: DocumentStore, accountId: string): Prom
   return !!c && consentStatusOf(c, CURRENT_CONSENT_VERSION) === 'granted'
 }
 
-async function speakerViews(docs: DocumentStore, accountId: string, noteId: string): Promise<{ views: Map<string, SpeakerView & { speechSeconds: number | null; segmentCount: number | null }>; doc: SpeakersDoc | null }> {
+type SpeakerViewWithStats = SpeakerView & { speechSeconds: number | null; segmentCount: number | null; diarizationConfidence: number | null }
+
+async function speakerViews(docs: DocumentStore, accountId: string, noteId: string): Promise<{ views: Map<string, SpeakerViewWithStats>; doc: SpeakersDoc | null }> {
   const [doc, consent] = await Promise.all([docs.collection<SpeakersDoc>(SPEAKERS).findOne({ _id: noteId, accountId }), voiceConsentInForce(docs, accountId)])
-  const views = new Map<string, SpeakerView & { speechSeconds: number | null; segmentCount: number | null }>()
+  const views = new Map<string, SpeakerViewWithStats>()
   const stats = doc?.stats ?? []
   const states = stats.map((st) => {
     const state = doc!.speakers[st.label] ?? emptySpeaker(st.label)
@@ -71,11 +73,11 @@ async function speakerViews(docs: DocumentStore, accountId: string, noteId: stri
   })
   // Together, so one person's name goes to one speaker of the note.
   const all = viewSpeakers(states)
-  stats.forEach((st, i) => views.set(st.label, { ...all[i]!, speechSeconds: st.speechSeconds, segmentCount: st.segmentCount }))
+  stats.forEach((st, i) => views.set(st.label, { ...all[i]!, speechSeconds: st.speechSeconds, segmentCount: st.segmentCount, diarizationConfidence: st.confidence ?? null }))
   return { views, doc }
 }
 
-const toSpeaker = (v: SpeakerView & { speechSeconds: number | null; segmentCount: number | null }): Speaker => ({
+const toSpeaker = (v: SpeakerViewWithStats): Speaker => ({
   label: v.label,
   name: v.name,
   nameStatus: v.nameStatus,
@@ -84,6 +86,7 @@ const toSpeaker = (v: SpeakerView & { speechSeconds: number | null; segmentCount
   speechSeconds: v.speechSeconds,
   segmentCount: v.segmentCount,
   voiceExcluded: v.voiceExcluded,
+  ...(v.diarizationConfidence !== null ? { diarizationConfidence: v.diarizationConfidence } : {}),
 })
 
 export async function getSpeakers(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerList> {

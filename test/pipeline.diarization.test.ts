@@ -60,6 +60,10 @@ t.test('an upload of two voices is ready with two speakers, and speakers, names 
 
   const roster = (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/speakers`, headers: a.headers })).json()
   t.same(roster.speakers.map((x: { label: string }) => x.label), ['A', 'B'])
+  t.ok(
+    roster.speakers.every((x: { diarizationConfidence: number | null }) => typeof x.diarizationConfidence === 'number' && x.diarizationConfidence >= 0 && x.diarizationConfidence <= 1),
+    `each speaker has the diarizer's confidence (extension): ${JSON.stringify(roster.speakers.map((x: { diarizationConfidence: number | null }) => x.diarizationConfidence))}`,
+  )
   const suggested = await s.inject({ method: 'POST', url: `/v1/notes/${noteId}/speakers/suggest`, headers: a.headers })
   t.equal(suggested.statusCode, 200)
   t.ok(suggested.json().speakers.some((x: { suggestedName: string | null; name: string | null }) => (x.suggestedName ?? x.name) === 'Peter'), 'the self-introduction names speaker A')

@@ -47,6 +47,8 @@ export interface SpeakerStats {
   label: string
   speechSeconds: number
   segmentCount: number
+  /** The diarizer's confidence in this speaker (Transcript.speakerConfidence), when it gave one. */
+  confidence?: number
 }
 
 export const fullTextOf = (segments: readonly Pick<TranscriptSegment, 'text'>[]): string =>
@@ -55,7 +57,7 @@ export const fullTextOf = (segments: readonly Pick<TranscriptSegment, 'text'>[])
     .filter(Boolean)
     .join(' ')
 
-export function speakerStats(segments: readonly TranscriptSegment[]): SpeakerStats[] {
+export function speakerStats(segments: readonly TranscriptSegment[], confidence?: Record<string, number>): SpeakerStats[] {
   const by = new Map<string, SpeakerStats>()
   for (const s of segments) {
     if (!s.speakerLabel) continue
@@ -64,5 +66,7 @@ export function speakerStats(segments: readonly TranscriptSegment[]): SpeakerSta
     st.segmentCount += 1
     by.set(s.speakerLabel, st)
   }
-  return [...by.values()].sort((a, b) => a.label.localeCompare(b.label)).map((s) => ({ ...s, speechSeconds: Math.round(s.speechSeconds * 1000) / 1000 }))
+  return [...by.values()]
+    .sort((a, b) => a.label.localeCompare(b.label))
+    .map((s) => ({ ...s, speechSeconds: Math.round(s.speechSeconds * 1000) / 1000, ...(typeof confidence?.[s.label] === 'number' ? { confidence: confidence[s.label] } : {}) }))
 }
