@@ -140,9 +140,13 @@ async function startServiceProcesses(workerProcesses: number, threads: number, m
   const procs = [api]
   for (let i = 0; i < workerProcesses; i++) procs.push(startProcess({ ...common, ROLES: 'workers' }))
   // Warm: every engine has loaded its model before the clock starts.
-  for (const p of workerProcesses === 0 ? [api] : procs.slice(1)) await p.waitFor(/speech: +(faster-whisper .*|not available.*)/, 600_000).then((m) => {
-    if (/not available/.test(m[1]!)) throw new Error(m[1])
-  })
+  for (const p of workerProcesses === 0 ? [api] : procs.slice(1)) {
+    await p.waitFor(/speech: +(faster-whisper .*|not available.*)/, 600_000).then((m) => {
+      if (/not available/.test(m[1]!)) throw new Error(m[1])
+    })
+    // The diarizer's models (speech activity, and speakers unless DIARIZATION=off) loaded too.
+    await p.waitFor(/speakers: .* on onnxruntime|the diarizer is not available/, 600_000)
+  }
   return { base: `http://127.0.0.1:${port}`, key, procs, close: async () => void (await Promise.all(procs.map(stopProcess))) }
 }
 
