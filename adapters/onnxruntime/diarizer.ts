@@ -7,6 +7,7 @@
 // them it fails at once, and the pipeline goes on without speakers.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { dirname, join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import type { SpeakerSegmentation, SpeakerTurns, SpeechActivity } from '../../ports/diarizer.ts'
 import type { TimeRange } from '../../ports/speakerEmbedder.ts'
@@ -80,6 +81,15 @@ interface Worker {
 
 export class DiarizerUnavailable extends Error {}
 
+/** A line of the worker's stdout as a message; null for a library's own print. */
+function messageOf(line: string): Message | null {
+  try {
+    return JSON.parse(line) as Message
+  } catch {
+    return null
+  }
+}
+
 export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
   let located: Promise<{ runtime: string; models: string }> | null = null
   let unavailable: string | null = null
@@ -126,25 +136,14 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stderr = ''
-    let buf = ''
     let resolveReady: (r: Ready) => void = () => {}
     let rejectReady: (e: Error) => void = () => {}
     const w: Worker = { proc, onMessage: () => {}, ready: new Promise<Ready>((resolve, reject) => ((resolveReady = resolve), (rejectReady = reject))) }
     w.ready.catch(() => {})
-    proc.stdout.on('data', (d: Buffer) => {
-      buf += d.toString()
-      const lines = buf.split('\n')
-      buf = lines.pop() ?? ''
-      for (const line of lines) {
-        let m: Message
-        try {
-          m = JSON.parse(line) as Message
-        } catch {
-          continue // a library's own print on stdout
-        }
-        if (m.type === 'ready') resolveReady(m)
-        else w.onMessage(m)
-      }
+    createInterface({ input: proc.stdout }).on('line', (line) => {
+      const m = messageOf(line)
+      if (m?.type === 'ready') resolveReady(m)
+      else if (m) w.onMessage(m)
     })
     proc.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
     proc.on('error', rejectReady)

@@ -59,14 +59,11 @@ def send(obj):
 
 
 def read_wav(path):
-    """16 kHz 16-bit PCM WAV (what the pipeline's ffmpeg step writes) as float32 in [-1, 1]."""
+    """The pipeline's decoded audio (16 kHz 16-bit mono PCM WAV) as float32 in [-1, 1]."""
     with wave.open(path, "rb") as w:
-        if w.getsampwidth() != 2 or w.getframerate() != SR:
-            raise ValueError("expected 16 kHz 16-bit PCM")
-        x = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float32) / 32768.0
-        if w.getnchannels() > 1:
-            x = x.reshape(-1, w.getnchannels()).mean(axis=1)
-        return x
+        if (w.getsampwidth(), w.getframerate(), w.getnchannels()) != (2, SR, 1):
+            raise ValueError(f"{path} is not 16 kHz 16-bit mono PCM")
+        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float32) / 32768.0
 
 
 # ---- features --------------------------------------------------------------------------------------
@@ -574,41 +571,39 @@ def ms(samples):
     return int(round(samples * 1000 / SR))
 
 
+def handle(models, req):
+    """The answer's body to one request."""
+    x = read_wav(req["wav"])
+    opts = {**DEFAULTS, **(req.get("options") or {})}
+    if req["op"] == "activity":
+        return {"speech": [[ms(a), ms(b)] for a, b in analysis_of(models, req["wav"], x, opts).speech]}
+    if req["op"] == "diarize":
+        speech, turns, speakers, timing = diarize(models, x, req.get("speakers"), opts, analysis_of(models, req["wav"], x, opts))
+        return {"speech": [[ms(a), ms(b)] for a, b in speech], "turns": [[ms(a), ms(b), l] for a, b, l in turns], "speakers": speakers, "timing": timing}
+    if req["op"] == "probe":
+        window = np.zeros(WINDOW, np.float32)
+        window[: min(WINDOW, len(x))] = x[:WINDOW]
+        feats = fbank(x[: 3 * SR])
+        f = feats - feats.mean(axis=0, keepdims=True)
+        return {
+            "segmentation": models.segment(window[None])[0].tolist(),
+            "fbank": feats.tolist(),
+            "embedding": models.embedding.run(None, {"fbank": f[None]})[0][0].tolist(),
+            "speechProbs": models.speech_probs(x).tolist(),
+        }
+    raise ValueError(f"unknown op {req['op']}")
+
+
 def main():
     models_dir, threads = sys.argv[1], int(sys.argv[2])
     models = Models(models_dir, threads)
     send({"type": "ready", "onnxruntime": onnxruntime.__version__, "numpy": np.__version__, "threads": threads})
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        req = json.loads(line)
-        rid = req["id"]
+    requests = (json.loads(line) for line in sys.stdin if line.strip())
+    for req in requests:
         try:
-            x = read_wav(req["wav"])
-            opts = {**DEFAULTS, **(req.get("options") or {})}
-            if req["op"] == "activity":
-                speech = analysis_of(models, req["wav"], x, opts).speech
-                send({"type": "result", "id": rid, "speech": [[ms(a), ms(b)] for a, b in speech]})
-            elif req["op"] == "diarize":
-                speech, turns, speakers, timing = diarize(models, x, req.get("speakers"), opts, analysis_of(models, req["wav"], x, opts))
-                send({"type": "result", "id": rid, "speech": [[ms(a), ms(b)] for a, b in speech], "turns": [[ms(a), ms(b), l] for a, b, l in turns], "speakers": speakers, "timing": timing})
-            elif req["op"] == "probe":
-                window = np.zeros(WINDOW, np.float32)
-                window[: min(WINDOW, len(x))] = x[:WINDOW]
-                feats = fbank(x[: 3 * SR])
-                f = feats - feats.mean(axis=0, keepdims=True)
-                send({
-                    "type": "result",
-                    "id": rid,
-                    "segmentation": models.segment(window[None])[0].tolist(),
-                    "fbank": feats.tolist(),
-                    "embedding": models.embedding.run(None, {"fbank": f[None]})[0][0].tolist(),
-                    "speechProbs": models.speech_probs(x).tolist(),
-                })
-            else:
-                raise ValueError(f"unknown op {req['op']}")
+            send({"type": "result", "id": req["id"], **handle(models, req)})
         except Exception as err:  # the request fails, the process stays
-            send({"type": "error", "id": rid, "message": f"{type(err).__name__}: {err}"})
+            send({"type": "error", "id": req["id"], "message": f"{type(err).__name__}: {err}"})
 
 
 if __name__ == "__main__":
