@@ -36,6 +36,10 @@ const STATUS: Record<ErrorCode, number> = {
   headers_too_large: 431,
   request_timeout: 408,
   duration_limit_exceeded: 413,
+  // Like the spec's `same_language` (409): the request is well formed and the language is one of
+  // the six, but this note cannot be translated into it here, given its audio language and the
+  // installed engine. Nothing in the request can be fixed; the operator can add an engine.
+  translation_pair_unsupported: 409,
   not_signed_in: 401,
   invalid_credentials: 401,
   csrf_check_failed: 403,

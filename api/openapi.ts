@@ -73,14 +73,16 @@ function idempotencyHeader(c: Components): Json {
   return { name: 'Idempotency-Key', in: 'header', required: false, description, schema }
 }
 
-function errorResponses(codes: ErrorCode[]): Json {
+function errorResponses(codes: ErrorCode[], conditions: Partial<Record<ErrorCode, string>> = {}): Json {
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code])
   return Object.fromEntries(
     [...byStatus].map(([status, list]) => [
       String(status),
       {
-        description: list.map((code) => `\`${code}\`${ERROR_EXTRAS[code] ? ` (with ${ERROR_EXTRAS[code]!.map((f) => `\`${f}\``).join(', ')})` : ''}`).join(', '),
+        description: list
+          .map((code) => `\`${code}\`${ERROR_EXTRAS[code] ? ` (with ${ERROR_EXTRAS[code]!.map((f) => `\`${f}\``).join(', ')})` : ''}${conditions[code] ? `: ${conditions[code]}` : ''}`)
+          .join(list.some((code) => conditions[code]) ? '; ' : ', '),
         ...(status === 429 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } } : {}),
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: Object.fromEntries(list.map((code) => [code, { value: { error: code } }])) } },
       },
@@ -119,7 +121,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
       responses: {
         [String(r.response.status)]: { description: r.response.description, content: success, ...(r.response.links ? { links: r.response.links } : {}) },
         ...Object.fromEntries((r.response.also ?? []).map((a) => [String(a.status), { description: a.description, content: success }])),
-        ...errorResponses(codes),
+        ...errorResponses(codes, r.errorConditions),
       },
       ...(r.extension ? { 'x-service-extension': true } : {}),
       ...(r.price ? { 'x-service-credits': r.price.credits } : {}),

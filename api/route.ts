@@ -52,6 +52,8 @@ export interface RouteDef<P extends Schema = Schema, Q extends Schema = Schema, 
   }
   /** Errors specific to this route (the common 401/403/429 are added to every authenticated route). */
   errors: ErrorCode[]
+  /** When a code means more here than its name says (a refusal no schema can state), the contract says so. */
+  errorConditions?: Partial<Record<ErrorCode, string>>
   /** Not part of the spec: marked `x-service-extension` in the contract. */
   extension?: boolean
   price?: Price

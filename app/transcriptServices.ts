@@ -56,6 +56,7 @@ export function createTranscriptServices(
   deps: { handler: CommandHandler; credits: CreditCommands; queries: ReadQueries; sync: ReadModelSync; blobs: BlobStore; chat: ChatModel | null; speakerModel: SpeakerModel; clock: () => Date },
 ): TranscriptServices {
   let translator: Promise<Translator> | null = null
+  const selected = () => (translator ??= selectTranslator(config.transcripts.translationEngine, deps.chat))
   const translationQueue: TranscriptServices['translationQueue'] = {
     listener: null,
     wake() {
@@ -71,6 +72,7 @@ export function createTranscriptServices(
       sync: deps.sync,
       namer: deps.chat ? chatSpeakerNamer(deps.chat) : rulesSpeakerNamer,
       wakeTranslations: () => translationQueue.wake(),
+      translationCapability: async () => (await selected()).capability,
       clock: deps.clock,
     }),
     voice: new VoiceCommands({
@@ -83,7 +85,7 @@ export function createTranscriptServices(
       matchThreshold: config.transcripts.voiceMatchThreshold,
       clock: deps.clock,
     }),
-    translator: () => (translator ??= selectTranslator(config.transcripts.translationEngine, deps.chat)),
+    translator: selected,
     translationQueue,
   }
 }

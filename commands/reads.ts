@@ -99,8 +99,8 @@ export interface ExportedTranscript {
 }
 
 export interface TranscriptReads {
-  /** Resolves when the caller's note has a transcript (404 no_transcript otherwise). */
-  require(accountId: string, noteId: string): Promise<unknown>
+  /** Resolves when the caller's note has a transcript, and the translation when one is named (404 no_transcript otherwise). */
+  require(accountId: string, noteId: string, translation?: TranslationLanguage): Promise<unknown>
   export(accountId: string, noteId: string, options: ExportOptions): Promise<ExportedTranscript>
   translation(accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState>
   speakers(accountId: string, noteId: string): Promise<SpeakerList>

@@ -8,6 +8,7 @@ import { noteStream } from '../domain/notes/note.ts'
 import { noteTranscriptDecider, type TranscriptCommand, type TranscriptNoteState } from '../domain/notes/noteTranscript.ts'
 import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
 import type { TranslationLanguage } from '../domain/languages.ts'
+import type { TranslationCapability } from '../domain/transcripts/translationPairs.ts'
 import type { SpeakerNamer } from '../ports/speakerNamer.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
 import type { ReplaceInTranscriptRequest, ReplaceInTranscriptResponse, SpeakerList, Transcript, TranslationState } from '../contract/transcripts.ts'
@@ -26,6 +27,8 @@ export interface TranscriptCommandsDeps {
   namer: SpeakerNamer
   /** Tells the translation worker that work was queued (it also polls). */
   wakeTranslations?: () => void
+  /** What the installed translation engine can translate (asked once, when first needed). */
+  translationCapability: () => Promise<TranslationCapability>
   clock?: () => Date
 }
 
@@ -52,7 +55,7 @@ export class TranscriptCommands {
    * transcript are found (a 404 costs nothing) and refunded by an event if rendering then fails.
    */
   async readTranscript(caller: Caller, noteId: string, options: Omit<ExportOptions, 'limit'>): Promise<ExportedTranscript> {
-    await this.deps.reads.require(caller.accountId, noteId)
+    await this.deps.reads.require(caller.accountId, noteId, options.translation)
     const price = PRICES.transcriptRead
     return this.deps.credits.chargedOperation(caller.accountId, { operation: price.operation, cost: price.credits, noteId, requestId: caller.requestId }, () =>
       this.deps.reads.export(caller.accountId, noteId, { ...options, limit: transcriptPreviewFor(caller.plan) }),
@@ -91,14 +94,22 @@ export class TranscriptCommands {
 
   /**
    * POST translation: queues it (202 with progress) unless it is already done (200, free to
-   * repeat). A ready translation that went stale is queued again for its missing segments.
+   * repeat). A ready translation that went stale is queued again for its missing segments. A
+   * pair the installed engine cannot translate is refused now (409 translation_pair_unsupported),
+   * not queued to fail.
    */
   async requestTranslation(caller: Caller, noteId: string, language: TranslationLanguage): Promise<{ queued: boolean; state: TranslationState }> {
-    const r = await this.run(caller, noteId, { type: 'RequestTranslation', accountId: caller.accountId, language, requestId: caller.requestId }, ['translations'])
+    const capability = await this.deps.translationCapability()
+    const r = await this.run(caller, noteId, { type: 'RequestTranslation', accountId: caller.accountId, language, requestId: caller.requestId, capability }, ['translations'])
     const t = r.state.exists ? r.state.translations[language] : undefined
     const done = r.events.length === 0 && t?.status === 'ready'
     if (r.events.length > 0) this.deps.wakeTranslations?.()
     return { queued: !done, state: await this.deps.reads.translation(caller.accountId, noteId, language, transcriptPreviewFor(caller.plan)) }
+  }
+
+  /** GET /v1/translation/pairs: what a translation can be requested for here. */
+  translationPairs(): Promise<TranslationCapability> {
+    return this.deps.translationCapability()
   }
 
   /** PATCH speakers/{label}: the user's name for a speaker, remembered for the note's source. */

@@ -1,8 +1,8 @@
 // Audio clips of a note (MCP extract_clip; REST extension GET /v1/notes/{id}/clip).
 import { z } from 'zod'
-import { Uuid, intFromQuery } from './common.ts'
+import { Uuid, intFromQuery, wholeNumber } from './common.ts'
 
-const Ms = z.number().int().min(0).max(24 * 3600 * 1000)
+const Ms = wholeNumber(0, 24 * 3600 * 1000)
 const msFromQuery = intFromQuery(0, 24 * 3600 * 1000)
 
 export const ClipRange = z.object({

@@ -25,10 +25,30 @@ export const IdempotencyKey = z
   .meta({ description: 'Extension: names this request across your retries, so a retried request applies (and is charged) once. 1 to 200 printable ASCII characters, no spaces.' })
 
 /**
+ * An absolute http(s) link the service will call (an import, a webhook endpoint): `format: uri`
+ * in the contract, parsed the way the server parses it (WHATWG URL), so what a client or a fuzzer
+ * generates from the document and what the server takes agree. Whether its host resolves to a
+ * public address is a property of the world, not of the text: that is checked when it is used
+ * (400 with the reason).
+ */
+export const httpUrl = () => z.url({ protocol: /^https?$/, hostname: /./ }).max(2000)
+
+/**
  * Text that must not be blank, trimmed: the limit counts what is sent and the pattern says
  * "not only spaces", so the contract states exactly what the server takes.
  */
 export const nonBlank = (max: number) => z.string().max(max).regex(/\S/, 'must not be blank').trim()
+
+/**
+ * A whole number within [min, max] (or at least `min`). Every refusal says the whole rule: zod 4's
+ * schema-level `error` replaces the message of each check too, so a range check reporting only
+ * "must be a whole number" (or only one bound) would not tell the caller what to send.
+ */
+export function wholeNumber(min: number, max?: number) {
+  const rule = max === undefined ? `must be a whole number of at least ${min}` : `must be a whole number from ${min} to ${max}`
+  const n = z.number({ error: rule }).int().min(min)
+  return max === undefined ? n : n.max(max)
+}
 
 /**
  * A whole number in a query string (which carries it as text): declared as the integer it is,
@@ -37,7 +57,7 @@ export const nonBlank = (max: number) => z.string().max(max).regex(/\S/, 'must n
 export function intFromQuery(min: number, max: number): z.ZodType<number, unknown>
 export function intFromQuery(min: number, max: number, byDefault: number): z.ZodType<number, unknown>
 export function intFromQuery(min: number, max: number, byDefault?: number) {
-  const n = z.number({ error: 'must be a whole number' }).int().min(min).max(max)
+  const n = wholeNumber(min, max)
   return z.preprocess((v) => (typeof v === 'string' && /^[0-9]{1,9}$/.test(v) ? Number(v) : v), byDefault === undefined ? n : n.default(byDefault))
 }
 

@@ -1,7 +1,7 @@
 // The notes resource (spec parts 2 and 4): what a note looks like, how one is created,
 // finalized, listed, read and edited. Field limits are spec part 8.
 import { z } from 'zod'
-import { DateTime, Uuid, csvFromQuery, intFromQuery, nonBlank } from './common.ts'
+import { DateTime, Uuid, csvFromQuery, httpUrl, intFromQuery, nonBlank, wholeNumber } from './common.ts'
 import { Analysis, Chapter } from './analysis.ts'
 import { Truncation } from './transcripts.ts'
 import { NOTE_STATUSES, ORIGINS, PROVIDERS } from '../domain/notes/note.ts'
@@ -78,7 +78,7 @@ const Locale = z
 
 export const CreateNoteRequest = z
   .object({
-    audioUrl: z.url({ protocol: /^https?$/, hostname: /./ }).max(2000).optional().meta({ description: 'public link to import (http or https)' }),
+    audioUrl: httpUrl().optional().meta({ description: 'public link to import (http or https)' }),
     filename: z.string().min(1).max(255).optional().meta({ description: 'direct upload: original file name' }),
     contentType: z
       .string()
@@ -86,14 +86,10 @@ export const CreateNoteRequest = z
       .regex(AUDIO_OR_VIDEO_TYPE, 'contentType must be audio/* or video/* (parameters such as ;codecs=opus are fine)')
       .optional()
       .meta({ description: 'direct upload: audio/* or video/*, with parameters if any (`audio/webm;codecs=opus`)' }),
-    fileSizeBytes: z.number().int().min(1).optional(),
+    fileSizeBytes: wholeNumber(1).optional(),
     title: Title.optional(),
     language: Locale.optional().meta({ description: 'forces a locale; default is auto-detect' }),
-    speakers: z
-      .number()
-      .int()
-      .min(1)
-      .max(20)
+    speakers: wholeNumber(1, 20)
       .optional()
       .meta({ description: 'Extension: how many people speak, when known; the local diarizer then finds exactly that many (default: it finds the number itself)' }),
     keepAudio: z.boolean().optional().meta({ description: 'direct upload: keep the audio beyond the retention window' }),
@@ -177,7 +173,7 @@ export const FolderRequest = z.object({ name: nonBlank(100) }).meta({ id: 'Folde
  * serves both.
  */
 export const NoteListFilters = z.object({
-  limit: z.number().int().min(1).max(100).default(20).meta({ description: 'page size, 1 to 100' }),
+  limit: wholeNumber(1, 100).default(20).meta({ description: 'page size, 1 to 100' }),
   cursor: ListNotesQuery.shape.cursor,
   q: ListNotesQuery.shape.q,
   folderId: ListNotesQuery.shape.folderId,

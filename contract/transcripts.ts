@@ -179,6 +179,23 @@ export const TranslationState = z
   .meta({ id: 'TranslationState' })
 export type TranslationState = z.infer<typeof TranslationState>
 
+/** What the installed engine translates (domain/transcripts/translationPairs.ts). */
+export const TranslationPairs = z
+  .object({
+    engine: z.string().meta({ description: '`openai-compatible`, `apertium` or `none`' }),
+    model: z.string().nullable(),
+    pairs: z
+      .array(
+        z.object({
+          from: z.string().meta({ description: 'the audio’s language (`es`, `en`, ...), or `*`: any, including an unknown one' }),
+          to: TranslationLanguage,
+        }),
+      )
+      .meta({ description: 'every pair a translation can be requested for; another is refused with 409 `translation_pair_unsupported`' }),
+    missingPairsHint: z.string().nullable().meta({ description: 'what the operator can configure for the missing pairs; null when none is missing' }),
+  })
+  .meta({ id: 'TranslationPairs' })
+
 // ---- voice profiles ---------------------------------------------------------------------------
 
 export const VoiceProfile = z

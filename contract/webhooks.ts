@@ -1,7 +1,7 @@
 // Webhook endpoints (extension: the spec's part 6 leaves the management to a dashboard; until it
 // exists these routes manage them) and the payload the service POSTs.
 import { z } from 'zod'
-import { DateTime, Uuid } from './common.ts'
+import { DateTime, Uuid, httpUrl } from './common.ts'
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../domain/webhooks/endpoint.ts'
 
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES)
@@ -10,7 +10,7 @@ export const DeliveredEventType = z.enum([...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_E
 
 export const CreateWebhookRequest = z
   .object({
-    url: z.string().min(1).max(2000).meta({ description: 'https (or http) URL that receives the POSTs' }),
+    url: httpUrl().meta({ description: 'https (or http) URL that receives the POSTs: no credentials in it, and its host must resolve to public addresses (or be allowlisted by the operator)' }),
     events: z.array(WebhookEventType).min(1).max(WEBHOOK_EVENT_TYPES.length).optional().meta({ description: 'default: every event type' }),
     description: z.string().max(500).optional(),
   })

@@ -36,6 +36,8 @@ export type ErrorCode =
   | 'headers_too_large'
   | 'request_timeout'
   | 'duration_limit_exceeded'
+  // README, "Translations": a pair the installed engine cannot translate, refused when requested.
+  | 'translation_pair_unsupported'
   // The HTTP kit (README, "Browser clients (CORS)" and "Health and load shedding"):
   | 'origin_not_allowed'
   | 'service_unavailable'

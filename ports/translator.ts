@@ -1,6 +1,8 @@
 // The language-engine port for translations: segment texts in, the same segments translated
 // out, aligned by `sequence`. Adapters: an OpenAI-compatible chat model, Apertium (local,
 // rule-based), or none (every translation then fails saying what to configure).
+import type { TranslationCapability } from '../domain/transcripts/translationPairs.ts'
+import type { TranslationLanguage } from '../domain/languages.ts'
 
 export interface SegmentText {
   sequence: number
@@ -10,7 +12,7 @@ export interface SegmentText {
 export interface TranslateRequest {
   /** The audio's language (bare code), or null when unknown. */
   from: string | null
-  to: string
+  to: TranslationLanguage
   segments: SegmentText[]
   signal?: AbortSignal
 }
@@ -19,8 +21,8 @@ export interface Translator {
   /** Recorded with the translation: which engine made it. */
   readonly engine: string
   readonly model: string | null
-  /** Null when this engine can translate `from` → `to`; otherwise the errorCode and why. */
-  check(from: string | null, to: string): Promise<{ errorCode: string; message: string } | null>
+  /** The pairs it translates: requests for others are refused when made, and never reach `translate`. */
+  readonly capability: TranslationCapability
   /** Every input segment comes back exactly once, translated; otherwise it throws TranslationError. */
   translate(req: TranslateRequest): Promise<SegmentText[]>
 }

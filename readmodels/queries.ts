@@ -15,7 +15,7 @@ import { readyNote } from './noteSource.ts'
 import { waitForNote } from './noteWait.ts'
 import { getNoteDetail, listNotes, listNotesJson, noteIdsInFolder } from './notes.ts'
 import { searchSegments, segmentTexts } from './retrieval.ts'
-import { exportTranscript, findTranscript, getSpeakerTimeline, getSpeakers, getTranscript, getTranslation, getVoiceProfiles, notesMatchedTo, rosterFor } from './transcripts.ts'
+import { exportTranscript, getSpeakerTimeline, getSpeakers, getTranscript, getTranslation, getVoiceProfiles, notesMatchedTo, requireTranscript, rosterFor } from './transcripts.ts'
 import { webhookDeliveries, webhookEndpoints } from './webhooks.ts'
 
 export interface ReadQueryOptions {
@@ -62,7 +62,7 @@ export function readQueries(docs: DocumentStore, o: ReadQueryOptions) {
     notes: { list: over(listNotes), listJson: over(listNotesJson), detail: oneNote(over(getNoteDetail)), waitFor: over(waitForNote), ready: oneNote(over(readyNote)), idsInFolder: over(noteIdsInFolder) },
     transcripts: {
       get: over(getTranscript),
-      require: over(findTranscript),
+      require: over(requireTranscript),
       export: over(exportTranscript),
       translation: over(getTranslation),
       speakers: over(getSpeakers),

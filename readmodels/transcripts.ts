@@ -8,7 +8,7 @@ import { viewSpeakers, emptySpeaker, type SpeakerView } from '../domain/speakers
 import { renderText, CONTENT_TYPES, type ExportSegment, type TranscriptFormat, type TranslationMode } from '../domain/transcripts/formats.ts'
 import { sourceHash } from '../domain/notes/noteTranscript.ts'
 import { consentStatusOf, CURRENT_CONSENT_VERSION } from '../domain/voice/voiceProfiles.ts'
-import type { TranslationLanguage } from '../domain/languages.ts'
+import { baseLanguage, type TranslationLanguage } from '../domain/languages.ts'
 import type { RosterPerson } from '../domain/speakers/inference.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
@@ -140,6 +140,26 @@ async function translationDoc(docs: DocumentStore, noteId: string, language: Tra
   return docs.collection<TranslationDoc>(TRANSLATIONS).findOne({ _id: translationId(noteId, language) })
 }
 
+/**
+ * A transcript asked for with `translation` needs that translation to have been requested: a
+ * strict client that asked for Spanish must not get the original text back as if it were (404
+ * `no_transcript`, "no transcript yet": this translated one does not exist). Once requested it is
+ * served whatever its status, which the answer states (segments not translated yet have none).
+ */
+function requireTranslation(t: TranscriptDoc, tr: TranslationDoc | null, language: TranslationLanguage | undefined): void {
+  if (!language || tr) return
+  const noteId = t._id
+  if (baseLanguage(t.language) === language) throw new DomainError('no_transcript', `The transcript is already in ${language}: ask for it without \`translation\`.`)
+  throw new DomainError('no_transcript', `This note has no ${language} translation: request one with POST /v1/notes/${noteId}/transcript/translation, then ask again.`)
+}
+
+/** The caller's transcript, and its translation when one is asked for (404 `no_transcript` when either is missing). */
+export async function requireTranscript(docs: DocumentStore, accountId: string, noteId: string, translation?: TranslationLanguage): Promise<TranscriptDoc> {
+  const [t, tr] = await Promise.all([findTranscript(docs, accountId, noteId), translationDoc(docs, noteId, translation)])
+  requireTranslation(t, tr, translation)
+  return t
+}
+
 /** The translated text of each segment whose current text it translates. */
 function translatedBySequence(t: TranslationDoc | null, segments: TranscriptDoc['segments']): Map<number, string> {
   const out = new Map<number, string>()
@@ -152,6 +172,7 @@ function translatedBySequence(t: TranslationDoc | null, segments: TranscriptDoc[
 export async function getTranscript(docs: DocumentStore, accountId: string, noteId: string, options: TranscriptReadOptions): Promise<Transcript> {
   const t = await findTranscript(docs, accountId, noteId)
   const [{ views }, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, options.translation)])
+  requireTranslation(t, tr, options.translation)
   const translated = translatedBySequence(tr, t.segments)
   const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
   const { shown, truncated, counts } = cut(ordered, options.limit)

@@ -9,6 +9,7 @@
 //   npm run --silent admin -- list-grants --account <accountId> [--json]
 //   npm run --silent admin -- revoke-grant --account <accountId> --grant <grantId>
 //   npm run --silent admin -- change-plan --account <accountId> --plan <plan>
+import './checkNode.ts'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../app/config.ts'
 import { openEventStore } from '../app/infrastructure.ts'

@@ -23,6 +23,21 @@ type Json = Record<string, unknown>
 
 const PERSONAL = 'personal content: present only on topics opted in with ANALYTICS_PERSONAL_TOPICS'
 
+/**
+ * A type with one value is `const`, whichever way the generator spells it (its versions differ:
+ * `enum: [x]` for a one-element tuple's `[number]`), so the committed files do not change with it.
+ */
+function oneValueAsConst(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(oneValueAsConst)
+  if (!v || typeof v !== 'object') return v
+  const out: Json = {}
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'enum' && Array.isArray(x) && x.length === 1) out.const = x[0]
+    else out[k] = oneValueAsConst(x)
+  }
+  return out
+}
+
 /** The generator's view of the contract's types: one TypeScript program, read once. */
 export function generateTypeSchemas(): { events: Map<string, Json>; envelope: Json; metadata: Json } {
   const generator = createGenerator({
@@ -39,7 +54,7 @@ export function generateTypeSchemas(): { events: Map<string, Json>; envelope: Js
   const strip = (schema: Json): Json => {
     const { $schema: _s, definitions, ...rest } = schema
     if (definitions && Object.keys(definitions).length > 0) throw new Error('a published type is recursive or named in a way the inlined schemas cannot express; extend scripts/analyticsSchemas.ts')
-    return rest
+    return oneValueAsConst(rest) as Json
   }
   const union = strip(generator.createSchema('Published') as Json)
   const events = new Map<string, Json>()

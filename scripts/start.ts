@@ -1,6 +1,7 @@
 // `npm start`: the service on the embedded default (SQLite events and read models under
 // DATA_DIR), or on EventStoreDB / MongoDB / Kafka when ESDB_URL / MONGO_URL / KAFKA_BROKERS are set.
 // On a fresh data directory it seeds a demo `pro` account and prints its key.
+import './checkNode.ts'
 import { loadConfig } from '../app/config.ts'
 import { startService } from '../app/server.ts'
 import { seedDemoAccount } from '../app/demo.ts'

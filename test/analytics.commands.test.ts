@@ -30,6 +30,9 @@ import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts
 import { startProjection, type RunningProjection } from '../projections/runner.ts'
 import type { RecordedEvent } from '../ports/eventStore.ts'
 import { pollUntil } from './support/pollUntil.ts'
+import { noteStream } from '../domain/notes/note.ts'
+import { noteTranscriptDecider } from '../domain/notes/noteTranscript.ts'
+import { ANY_SOURCE, type TranslationCapability } from '../domain/transcripts/translationPairs.ts'
 
 const tmp = tempDir('analytics-commands-')
 t.teardown(tmp.remove)
@@ -55,7 +58,8 @@ const s = await testService({
     JOB_BACKOFF_BASE_MS: '50',
     WEBHOOK_POLL_MS: '20',
     WEBHOOK_RETRY_DELAYS_SECONDS: '0.05,0.1,0.1',
-    // The local engine: English to Spanish it has, to German it has not (a failed translation).
+    // The local engine: English to Spanish it has, to German it has not (refused when requested;
+    // a request another process took fails here: below).
     TRANSLATION_ENGINE: 'apertium',
     TRANSLATION_POLL_MS: '50',
     SPEAKER_EMBEDDING_MODEL: speakerModel(),
@@ -145,7 +149,10 @@ t.test('given every command driven through the API and the facade, then no messa
   await call('PATCH', `/v1/notes/${noteId}/speakers/B`, headers, { name: `${PERSONAL} Guest`, voiceExcluded: true })
   await call('POST', `/v1/notes/${noteId}/speakers/suggest`, headers, {})
   await call('POST', `/v1/notes/${noteId}/transcript/translation`, headers, { language: 'es' })
-  await call('POST', `/v1/notes/${noteId}/transcript/translation`, headers, { language: 'de' })
+  // German is refused at once here (Apertium has no pair); a request taken by a process whose
+  // engine could translate it (a chat model) fails in this worker: a TranslationFailed.
+  const elsewhere: TranslationCapability = { engine: 'openai-compatible', model: 'm', pairs: [{ from: ANY_SOURCE, to: 'de' }], missingPairsHint: null }
+  await app.handler.handle(noteStream.of(noteId), { type: 'RequestTranslation', accountId, language: 'de', requestId: `req-${run}-de`, capability: elsewhere, now: new Date().toISOString() }, noteTranscriptDecider)
   await call('POST', `/v1/notes/${noteId}/analysis`, headers, { template: 'meeting_minutes' })
   await call('GET', `/v1/notes/${noteId}/outline?generate=1`, headers)
   await call('POST', `/v1/notes/${noteId}/ask`, headers, { question: `${PERSONAL} when do we ship?` })

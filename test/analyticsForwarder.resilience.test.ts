@@ -5,6 +5,7 @@ import t from 'tap'
 import { resilientPublisher } from '../projections/analyticsForwarder.ts'
 import type { AnalyticsMessage, AnalyticsPublisher } from '../ports/analyticsPublisher.ts'
 import { pollUntil } from './support/pollUntil.ts'
+import { checkForwarderLog } from './support/forwarderLog.ts'
 
 const msg: AnalyticsMessage = { topic: 't', key: 'k', value: '{}' }
 
@@ -54,6 +55,20 @@ t.test('given failing publishes, then the batch is retried until acknowledged, w
   t.same(broker.sent, [[msg], [msg, msg]], 'the failed batch was published whole once it went through')
   t.match(lines, [/Kafka connected/, /Kafka publish failing \(broker gone\)/, /Kafka publishing again/])
   t.equal(lines.length, 3, '5 failed attempts, 2 lines')
+})
+
+t.test('given two outages in a row (a loaded machine around a restart), then each is reported and so is each recovery', async (t) => {
+  const broker = fakeBroker()
+  broker.start()
+  const lines = ['analytics forwarder: connecting to Kafka']
+  const p = resilientPublisher(broker.connect, { log: (l) => lines.push(l), initialDelayMs: 1, maxDelayMs: 4 })
+  t.teardown(() => p.close())
+  await p.publish([msg])
+  for (const failures of [3, 2]) {
+    broker.failNext(failures)
+    await p.publish([msg])
+  }
+  t.equal(checkForwarderLog(t, lines), 2, 'two outages, two recoveries, one line each')
 })
 
 t.test('given the broker down, when the publisher is closed, then the waiting publish rejects at once', async (t) => {

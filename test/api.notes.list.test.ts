@@ -113,6 +113,14 @@ async function scenario(t: Test, mongo: boolean) {
     }
   })
 
+  t.test('a number out of range says the range (zod 4 lets a type message replace it)', async (t) => {
+    for (const q of ['?limit=0', '?limit=101', '?limit=abc', '?limit=-1']) {
+      t.match((await get(q)).json(), { message: 'Invalid request: query.limit: must be a whole number from 1 to 100', issues: [{ path: 'query.limit', message: 'must be a whole number from 1 to 100' }] }, q)
+    }
+    const clip = await s.inject({ method: 'GET', url: `/v1/notes/${randomUUID()}/clip?startMs=0&endMs=999999999`, headers: a.headers })
+    t.match(clip.json(), { message: /endMs: must be a whole number from 0 to 86400000/ }, 'every bounded whole number')
+  })
+
   t.test('pagination is stable while notes are added', async (t) => {
     const first = (await get('?limit=2')).json()
     t.equal(first.notes.length, 2)

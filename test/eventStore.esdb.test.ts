@@ -7,6 +7,7 @@ import { openEsdbEventStore } from '../adapters/esdb/eventStore.ts'
 import type { EventStore } from '../ports/eventStore.ts'
 import { eventStoreConformance, type EventStoreFactory } from './conformance/eventStore.suite.ts'
 import { startEsdbTestServer, type EsdbTestServerOptions } from './support/esdbTestServer.ts'
+import { pollUntil } from './support/pollUntil.ts'
 
 const onTestServer =
   (options?: EsdbTestServerOptions): EventStoreFactory =>
@@ -67,9 +68,9 @@ t.test('esdb adapter on the protocol test server', async (t) => {
     const consumed = (async () => {
       for await (const event of other.subscribeToAll()) seen.push(event.streamName)
     })()
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await pollUntil('the subscription delivers the stored event', () => seen.length > 0, 30_000, 10)
     await other.close()
     await consumed
-    t.same(seen, [stream])
+    t.same(seen, [stream], 'nothing else came, and the loop ended with the close')
   })
 })

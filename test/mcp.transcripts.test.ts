@@ -68,11 +68,12 @@ t.test('transcripts and speakers over MCP', async (t) => {
     t.equal(viaMcp.segments.length, 4)
     t.match(viaMcp.segments[0], { sequence: 0, startMs: 0, endMs: 3000, speakerLabel: 'A', text: /Café Semanal/ })
     t.match((await ledgerShape(s, a.accountId)).at(-1), { type: 'CreditsCharged', operation: 'transcript', delta: -1 }, 'the REST read is charged')
-    // With a translation that was never made: each segment says so, like REST.
-    const withFr = structured(await c.callTool({ name: 'get_transcript_segments', arguments: { noteId, translation: 'fr' } }))
-    t.same(withFr, (await rest('GET', `/v1/notes/${noteId}/transcript?translation=fr`)).json())
-    t.match(withFr, { translation: { language: 'fr', status: 'none', stale: false } })
-    t.ok(withFr.segments.every((x: object) => !('translation' in x)), 'no translation field, never null, like REST')
+    // With a translation that was never requested: no_transcript, like REST, never the original text.
+    const withFr = await c.callTool({ name: 'get_transcript_segments', arguments: { noteId, translation: 'fr' } })
+    const restFr = await rest('GET', `/v1/notes/${noteId}/transcript?translation=fr`)
+    t.equal(restFr.statusCode, 404)
+    t.same(toolErrorBody(withFr), restFr.json())
+    t.match(toolErrorBody(withFr), { error: 'no_transcript', message: /no fr translation/ })
     t.equal((await c.callTool({ name: 'get_transcript_segments', arguments: { noteId, translation: 'xx' } })).isError, true)
     const stranger = await s.connect(endpoint, (await s.account('pro')).headers)
     t.match(toolErrorBody(await stranger.callTool({ name: 'get_transcript_segments', arguments: { noteId } })), { error: 'no_transcript' })

@@ -7,6 +7,7 @@ import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
 import { testService } from './support/service.ts'
 import { tempDir } from './support/tmp.ts'
+import { pollUntil } from './support/pollUntil.ts'
 import { startHttpServer } from './support/httpServer.ts'
 import { audit, createImport, dialogue, startAsrServer, waitForNote } from './support/pipeline.ts'
 
@@ -56,11 +57,13 @@ t.test('given a worker process killed with SIGKILL while transcribing, then anot
   const started = (await noteEvents(noteId)).filter((e) => e.type === 'TranscriptionStarted')
   t.match(started, [{ data: { workerId: 'doomed-worker', attempt: 1 } }], 'the child process claimed the job')
 
-  // Another worker runs meanwhile: the child's heartbeat keeps the lease, so nobody else claims.
+  // Another worker runs meanwhile: the child's heartbeat keeps the lease, so nobody else claims,
+  // however long that is: here, until the renewals have carried it past two lease lengths.
   s.startWorkers()
-  await new Promise((r) => setTimeout(r, 2500))
+  const claimedAt = Date.parse((started[0]!.data as { at: string }).at)
+  const renewedPast = (ms: number) => async () => (await noteEvents(noteId)).some((e) => e.type === 'TranscriptionProgressed' && Date.parse((e.data as { at: string }).at) - claimedAt > ms)
+  await pollUntil('the lease renewed by progress events past two lease lengths', renewedPast(2 * Number(env.JOB_LEASE_MS)), 60_000, 50)
   t.equal((await noteEvents(noteId)).filter((e) => e.type === 'TranscriptionStarted').length, 1, 'no second claim while the lease is renewed')
-  t.ok((await noteEvents(noteId)).some((e) => e.type === 'TranscriptionProgressed'), 'the lease was renewed by progress events')
 
   child.kill('SIGKILL')
   await once(child, 'exit')

@@ -74,7 +74,10 @@ t.test('clock and stamp formats', async (t) => {
 
 t.test('exports', async (t) => {
   // The translation comes from an OpenAI-compatible server that knows the fixture's sentences.
-  const llm = await startOpenAiServer((req) => {
+  // While `held` is set, the model answers only once it is released (a translation stays running).
+  let held = null as { promise: Promise<void>; release: () => void } | null
+  const llm = await startOpenAiServer(async (req) => {
+    await held?.promise
     const body = req.json()
     const input = JSON.parse(body.messages[1].content) as { segments: { sequence: number; text: string }[] }
     return { json: chatCompletion(JSON.stringify({ segments: input.segments.map((s) => ({ sequence: s.sequence, text: ENGLISH[s.text] ?? `?${s.text}` })) })) }
@@ -92,6 +95,7 @@ t.test('exports', async (t) => {
     t.equal(r.statusCode, 200)
   }
   const get = (query: string) => s.inject({ method: 'GET', url: `/v1/notes/${NOTE_ID}/transcript${query}`, headers: a.headers })
+  const charges = async (accountId: string) => (await s.services.events.readStream(`credits-${accountId}`)).events.filter((e) => e.type === 'CreditsCharged').length
   let reads = 0
 
   t.test('each format with its content type', async (t) => {
@@ -136,17 +140,29 @@ t.test('exports', async (t) => {
     const dflt = await get('?format=srt&translation=en')
     reads++
     t.equal(dflt.body, readFileSync(join(FIXTURES, 'transcript.en-both.srt'), 'utf8'))
-    // A translation never generated: the original alone, and the header says so.
-    const none = await get('?format=txt&translation=fr')
+    // A translation never requested: 404 no_transcript, never the original in its place (issue 30).
+    const before = await charges(a.accountId)
+    for (const q of ['?format=txt&translation=fr', '?translation=fr', '?format=srt&translation=fr&translationMode=translation']) {
+      const none = await get(q)
+      t.equal(none.statusCode, 404, q)
+      t.match(none.json(), { error: 'no_transcript', message: /no fr translation.*POST \/v1\/notes\/.*\/transcript\/translation/ }, q)
+    }
+    const same = await get('?translation=es')
+    t.match(same.json(), { error: 'no_transcript', message: /already in es/ }, 'the audio’s own language: read it without translation')
+    t.equal(await charges(a.accountId), before, 'none of them is charged')
+    // Requested, not translated yet: served, with the state in the header and no translation field.
+    let release = () => {}
+    held = { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release() }
+    t.equal((await s.inject({ method: 'POST', url: `/v1/notes/${NOTE_ID}/transcript/translation`, headers: { ...a.headers, 'content-type': 'application/json' }, payload: { language: 'fr' } })).statusCode, 202)
+    const pending = await get('?translation=fr')
     reads++
-    t.equal(none.headers['x-translation-status'], 'none')
-    t.equal(none.body, readFileSync(join(FIXTURES, 'transcript.txt'), 'utf8'))
-    const noneJson = await get('?translation=fr')
-    reads++
-    t.ok(noneJson.json().segments.every((seg: object) => !('translation' in seg)), 'json segments have no translation field, never null (the spec types it as a string)')
+    t.equal(pending.statusCode, 200)
+    t.match(pending.headers['x-translation-status'], /^(pending|running)$/)
+    t.ok(pending.json().segments.every((seg: object) => !('translation' in seg)), 'json segments have no translation field, never null (the spec types it as a string)')
+    held.release()
+    held = null
   })
 
-  const charges = async (accountId: string) => (await s.services.events.readStream(`credits-${accountId}`)).events.filter((e) => e.type === 'CreditsCharged').length
 
   t.test('errors: 400 invalid_format, 400 invalid_language, 404 no_transcript; none of them charged', async (t) => {
     const before = await charges(a.accountId)
@@ -220,7 +236,7 @@ t.test('exports', async (t) => {
       },
       close: async () => {},
     } as DocumentStore
-    const commands = new TranscriptCommands({ handler: s.services.handler, credits: s.services.credits, reads: readQueries(broken, { baseUrl: 'http://x' }).transcripts, sync: s.services.sync, namer: { engine: 'x', model: null, suggest: async () => [] } })
+    const commands = new TranscriptCommands({ handler: s.services.handler, credits: s.services.credits, reads: readQueries(broken, { baseUrl: 'http://x' }).transcripts, sync: s.services.sync, namer: { engine: 'x', model: null, suggest: async () => [] }, translationCapability: async () => (await s.services.transcriptFeatures.translator()).capability })
     const caller = { accountId: a.accountId, plan: 'pro' as const, keyId: null, requestId: 'req-refund', via: 'rest' as const }
     const before = (await s.services.credits.state(a.accountId)).state.balance
     await t.rejects(commands.readTranscript(caller, NOTE_ID, { format: 'txt' }), /disk on fire/)

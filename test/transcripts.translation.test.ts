@@ -8,7 +8,9 @@ import { startOpenAiServer, chatCompletion, type RecordedRequest } from './suppo
 import { evolveNoteTranscript, noteTranscriptDecider, sourceHash, type TranscriptCommand, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
 import { DeciderSpecification } from './support/decider.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
-import { preferredLanguage } from '../domain/languages.ts'
+import { TRANSLATION_LANGUAGES, preferredLanguage } from '../domain/languages.ts'
+import { ANY_SOURCE, type TranslationCapability } from '../domain/transcripts/translationPairs.ts'
+import { tidyMachineTranslation } from '../domain/transcripts/tidyTranslation.ts'
 
 const SEGMENTS: SegmentSpec[] = [
   ['A', 0, 2000, 'Hola a todos, bienvenidos.'],
@@ -34,7 +36,8 @@ t.test('translation state machine (decider)', async (t) => {
   const transcribed: NoteEvent = { type: 'NoteTranscribed', data: { transcript, at: 't1' } }
   const ready: NoteEvent = { type: 'NoteReady', data: { durationSeconds: 9, language: 'es', at: 't2' } }
   const now = '2026-01-01T00:00:00.000Z'
-  const request: TranscriptCommand = { type: 'RequestTranslation', accountId, language: 'en', requestId: null, now }
+  const anyPair: TranslationCapability = { engine: 'e', model: null, pairs: TRANSLATION_LANGUAGES.map((to) => ({ from: ANY_SOURCE, to })), missingPairsHint: null }
+  const request = { type: 'RequestTranslation', accountId, language: 'en', requestId: null, capability: anyPair, now } satisfies TranscriptCommand
   const start = (at = now): TranscriptCommand => ({ type: 'StartTranslation', language: 'en', engine: 'e', model: null, leaseMs: 60_000, now: at })
   const all = transcript.segments.map((s) => ({ sequence: s.sequence, text: `EN ${s.text}`, sourceHash: sourceHash(s.text) }))
 
@@ -65,6 +68,8 @@ t.test('translation state machine (decider)', async (t) => {
   t.test('ready, not stale; a repeated request changes nothing (200, free)', async (t) => {
     spec.given([...running, ...translated]).when({ type: 'CompleteTranslation', language: 'en', now }).thenMatches(t, [{ type: 'TranslationCompleted', data: { staleSegments: [] } }])
     spec.given([...running, ...translated, ...completed]).when(request).thenNothingHappened(t)
+    const noEngine: TranslationCapability = { engine: 'none', model: null, pairs: [], missingPairsHint: null }
+    spec.given([...running, ...translated, ...completed]).when({ ...request, capability: noEngine }).thenNothingHappened(t, 'a translation made earlier stays served when the engine can no longer make it')
   })
   const done = [...running, ...translated, ...completed]
   const edit: TranscriptCommand = { type: 'ReplaceInTranscript', accountId, find: 'luis', replace: 'Luisa', caseSensitive: false, wholeWord: true, now }
@@ -85,6 +90,21 @@ t.test('translation state machine (decider)', async (t) => {
       [0, 2, 3, 4],
     )
     spec.given([...running, ...mid, ...late]).when({ type: 'CompleteTranslation', language: 'en', now }).thenMatches(t, [{ type: 'TranslationCompleted', data: { staleSegments: [1] } }])
+  })
+  t.test('a pair the engine cannot do is refused when requested, with the pairs it can do', async (t) => {
+    const apertium: TranslationCapability = { engine: 'apertium', model: null, pairs: [{ from: 'es', to: 'en' }, { from: 'en', to: 'es' }], missingPairsHint: 'Configure LLM_BASE_URL.' }
+    spec
+      .given([created, transcribed, ready])
+      .when({ ...request, language: 'de', capability: apertium })
+      .thenThrows(t, 'translation_pair_unsupported', /cannot translate es→de; it can do es→en, en→es\. Configure LLM_BASE_URL\./, { engine: 'apertium', supportedPairs: apertium.pairs })
+    spec.given([created, transcribed, ready]).when({ ...request, capability: apertium }).thenMatches(t, [{ type: 'TranslationRequested', data: { language: 'en' } }], 'es → en is one of its pairs')
+    const unknownLanguage: NoteEvent = { type: 'NoteTranscribed', data: { transcript: { ...transcript, language: null, languagesDetected: [] }, at: 't1' } }
+    const undetected: NoteEvent = { type: 'NoteReady', data: { durationSeconds: 9, language: null, at: 't2' } }
+    spec.given([created, unknownLanguage, undetected]).when({ ...request, capability: apertium }).thenThrows(t, 'translation_pair_unsupported', /whose language is unknown/)
+    spec.given([created, unknownLanguage, undetected]).when(request).thenMatches(t, [{ type: 'TranslationRequested' }], 'an engine that takes any language does not need to know it')
+    const none: TranslationCapability = { engine: 'none', model: null, pairs: [], missingPairsHint: 'No translation engine is configured.' }
+    spec.given([created, transcribed, ready]).when({ ...request, capability: none }).thenThrows(t, 'translation_pair_unsupported', /^No translation engine is configured\.$/, { engine: 'none', supportedPairs: [] })
+    spec.given([created, transcribed]).when({ ...request, language: 'es', capability: none }).thenThrows(t, 'same_language')
   })
   t.test('failed, then requested again', async (t) => {
     const fail: TranscriptCommand = { type: 'FailTranslation', language: 'en', errorCode: 'translation_engine_failed', message: 'boom', now }
@@ -139,6 +159,13 @@ t.test('REST with an OpenAI-compatible model', async (t) => {
       t.equal(r.statusCode, status)
       t.equal(r.json().error, code)
     }
+  })
+
+  t.test('the model translates from any language into the six', async (t) => {
+    const r = await s.inject({ method: 'GET', url: '/v1/translation/pairs', headers: a.headers })
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { engine: 'openai-compatible', model: 'translator-1', pairs: TRANSLATION_LANGUAGES.map((to) => ({ from: '*', to })), missingPairsHint: null })
+    t.equal((await s.inject({ method: 'GET', url: '/v1/translation/pairs' })).statusCode, 401, 'with an API key only')
   })
 
   t.test('POST queues (202 with progress), the worker makes it ready, aligned by sequence', async (t) => {
@@ -204,13 +231,24 @@ t.test('REST with an OpenAI-compatible model', async (t) => {
   })
 })
 
-t.test('no engine configured: the translation fails saying what to configure', async (t) => {
+t.test('no engine configured: refused when requested, saying what to configure', async (t) => {
   const s = await testService({ workers: true, env: { TRANSLATION_ENGINE: 'none', TRANSLATION_POLL_MS: '50' } })
   t.teardown(s.close)
   const a = await s.account('pro')
   const noteId = await readyNote(s, a.accountId, { transcript: transcriptOf(SEGMENTS) })
+  const balance = (await s.services.credits.state(a.accountId)).state.balance
   const r = await s.inject({ method: 'POST', url: `/v1/notes/${noteId}/transcript/translation`, headers: { ...a.headers, ...json }, payload: '{"language":"en"}' })
-  t.equal(r.statusCode, 202)
+  t.equal(r.statusCode, 409)
+  t.match(r.json(), { error: 'translation_pair_unsupported', message: /LLM_BASE_URL.*apertium/, engine: 'none', supportedPairs: [] })
+  t.same((await s.inject({ method: 'GET', url: '/v1/translation/pairs', headers: a.headers })).json(), { engine: 'none', model: null, pairs: [], missingPairsHint: r.json().message })
+  t.equal((await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/transcript/translation?language=en`, headers: a.headers })).json().status, 'none', 'nothing was queued')
+  t.equal((await s.services.credits.state(a.accountId)).state.balance, balance, 'nothing was charged')
+
+  // A request another process accepted (its engine could do the pair) fails in this worker,
+  // whose engine cannot, with the errorCode that says so.
+  const anyPair: TranslationCapability = { engine: 'elsewhere', model: null, pairs: TRANSLATION_LANGUAGES.map((to) => ({ from: ANY_SOURCE, to })), missingPairsHint: null }
+  await s.services.handler.handle(`note-${noteId}`, { type: 'RequestTranslation', accountId: a.accountId, language: 'en', requestId: null, capability: anyPair, now: new Date().toISOString() }, noteTranscriptDecider)
+  s.services.transcriptFeatures.translationQueue.wake()
   const failed = await eventually(async () => {
     const st = (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/transcript/translation?language=en`, headers: a.headers })).json()
     return st.status === 'failed' ? st : undefined
@@ -228,16 +266,37 @@ t.test('Apertium, the local engine', async (t) => {
       const st = (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/transcript/translation?language=${language}`, headers: a.headers })).json()
       return st.status === 'ready' || st.status === 'failed' ? st : undefined
     }, 30_000)
-  for (const language of ['en', 'de', 'pt']) {
-    await s.inject({ method: 'POST', url: `/v1/notes/${noteId}/transcript/translation`, headers: { ...a.headers, ...json }, payload: JSON.stringify({ language }) })
-  }
+  const post = (language: string) => s.inject({ method: 'POST', url: `/v1/notes/${noteId}/transcript/translation`, headers: { ...a.headers, ...json }, payload: JSON.stringify({ language }) })
+  const pairs = (await s.inject({ method: 'GET', url: '/v1/translation/pairs', headers: a.headers })).json()
+  t.match(pairs, { engine: 'apertium', model: null, missingPairsHint: /German.*LLM_BASE_URL/ })
+  const has = (from: string, to: string) => pairs.pairs.some((p: { from: string; to: string }) => p.from === from && p.to === to)
+  t.ok(has('es', 'en') && has('en', 'es') && has('es', 'pt') && has('fr', 'es'), 'the installed pairs')
+  t.ok(has('en', 'pt') && has('it', 'fr'), 'and those through Spanish')
+  t.notOk(pairs.pairs.some((p: { to: string }) => p.to === 'de'), 'nothing into German')
+
+  const balance = (await s.services.credits.state(a.accountId)).state.balance
+  const de = await post('de')
+  t.equal(de.statusCode, 409, 'German is refused when requested, not queued to fail')
+  t.match(de.json(), { error: 'translation_pair_unsupported', message: /es→de.*LLM_BASE_URL/, engine: 'apertium', supportedPairs: pairs.pairs })
+  t.equal((await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/transcript/translation?language=de`, headers: a.headers })).json().status, 'none')
+  t.equal((await s.services.credits.state(a.accountId)).state.balance, balance, 'nothing was charged')
+
+  for (const language of ['en', 'pt']) t.equal((await post(language)).statusCode, 202, language)
   const en = await state('en')
   t.match(en, { status: 'ready', engine: 'apertium', progress: { translatedSegments: 5 } }, 'es → en directly')
-  t.match(en.segments[0].text, /Hello/i)
-  t.match(en.segments[2].text, /Thank/i)
+  // Tidied: Apertium writes "Hello To all, welcome." and "Thank you For inviting me."
+  t.equal(en.segments[0].text, 'Hello to all, welcome.')
+  t.equal(en.segments[2].text, 'Thank you for inviting me.')
   const pt = await state('pt')
   t.match(pt, { status: 'ready', engine: 'apertium' }, 'es → pt')
   t.match(pt.segments[0].text, /Olá/)
-  const de = await state('de')
-  t.match(de, { status: 'failed', errorCode: 'translation_pair_unsupported', message: /LLM_BASE_URL/ }, 'no German pair exists for Apertium')
+})
+
+t.test("Apertium's output tidied: spacing around punctuation, capitals mid-sentence", async (t) => {
+  t.equal(tidyMachineTranslation('Hello everyone, I am Alice Johnson.', 'Hola Todo el mundo,  soy Alice Johnson .', 'es'), 'Hola todo el mundo, soy Alice Johnson.')
+  t.equal(tidyMachineTranslation('¿Qué tal?', ' ¿ Qué tal ? Bien ,  y Tú ?', 'es'), '¿Qué tal? Bien, y tú?', 'opening marks, and a capital after one')
+  t.equal(tidyMachineTranslation('Yo y Will vamos. ¿Y tú?', 'I and Will go.  And you ?', 'en'), 'I and Will go. And you?', 'a name the source capitalises, "I", and sentence starts keep theirs')
+  t.equal(tidyMachineTranslation('I live in London with Anna', 'Vivo en Londres con Anna', 'es'), 'Vivo en Londres con Anna', 'names are not function words')
+  t.equal(tidyMachineTranslation('Hola a todos', 'Salut À tous , je suis là ! « Oui »', 'fr'), 'Salut à tous, je suis là ! « Oui »', 'French keeps its space before ! and inside guillemets')
+  t.equal(tidyMachineTranslation('Hallo', 'Wir danken Ihnen', 'de'), 'Wir danken Ihnen', 'German is left alone')
 })

@@ -8,6 +8,7 @@ import { isDomainError } from '../domain/errors.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import { missingSegments, noteTranscriptDecider, sourceHash, type TranscriptCommand } from '../domain/notes/noteTranscript.ts'
 import type { TranslationLanguage } from '../domain/languages.ts'
+import { unsupportedPair } from '../domain/transcripts/translationPairs.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { TranslationError, type Translator } from '../ports/translator.ts'
 import { TRANSLATIONS, type TranslationDoc } from '../projections/translations.ts'
@@ -66,8 +67,10 @@ export function startTranslationWorker(options: TranslationWorkerOptions): Trans
     const t = state.translations[language]
     const from = t?.sourceLanguage ?? null
     try {
-      const problem = await translator.check(from, language)
-      if (problem) throw new TranslationError(problem.errorCode as TranslationError['errorCode'], problem.message)
+      // Refused when requested already; checked again here, as this worker's engine may differ
+      // from the one of the process that took the request.
+      const problem = unsupportedPair(translator.capability, from, language)
+      if (problem) throw new TranslationError(translator.engine === 'none' ? 'translation_engine_unavailable' : 'translation_pair_unsupported', problem)
       const todo = new Set(missingSegments(state.transcript, t))
       const segments = state.transcript.segments.filter((s) => todo.has(s.sequence)).sort((a, b) => a.sequence - b.sequence)
       for (let i = 0; i < segments.length && !ac.signal.aborted; i += batchSize) {

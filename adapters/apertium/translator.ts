@@ -2,13 +2,18 @@
 // `apertium` plus one package per language pair). No model download: the pairs are data
 // packages from the distribution. Debian has en↔es, es↔pt, es↔fr and es↔it, so other pairs of
 // the six go through Spanish (two passes; quality drops with each), and German has no pair at
-// all: such translations fail with `translation_pair_unsupported`, naming what to configure.
+// all: the capability lists the pairs there are, so a request for another is refused when made
+// (`translation_pair_unsupported`, naming what to configure). Its output is tidied (stray spaces,
+// capitals mid-sentence: domain/transcripts/tidyTranslation.ts).
 // This file is the only one that runs the `apertium` binary.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TranslationError, type SegmentText, type TranslateRequest, type Translator } from '../../ports/translator.ts'
+import { TRANSLATION_LANGUAGES } from '../../domain/languages.ts'
+import { unsupportedPair, type TranslationCapability } from '../../domain/transcripts/translationPairs.ts'
+import { tidyMachineTranslation } from '../../domain/transcripts/tidyTranslation.ts'
 
 const ISO3: Record<string, string> = { eng: 'en', spa: 'es', fra: 'fr', fre: 'fr', ita: 'it', por: 'pt', deu: 'de', ger: 'de' }
 const code = (c: string) => ISO3[c] ?? c
@@ -77,7 +82,12 @@ export async function apertiumTranslator(options: ApertiumOptions = {}): Promise
     return null // not installed
   }
   if (pairs.size === 0) return null
-  const available = [...pairs].flatMap(([f, tos]) => [...tos.keys()].map((t) => `${f}→${t}`)).join(', ')
+  const capability: TranslationCapability = {
+    engine: 'apertium',
+    model: null,
+    pairs: [...pairs.keys()].flatMap((from) => TRANSLATION_LANGUAGES.filter((to) => to !== from && route(pairs, from, to)).map((to) => ({ from, to }))),
+    missingPairsHint: 'For the other pairs (Debian has no Apertium pair for German), configure LLM_BASE_URL for an OpenAI-compatible model.',
+  }
 
   async function translateLines(modes: string[], lines: string[], signal?: AbortSignal): Promise<string[]> {
     let current = lines
@@ -99,22 +109,13 @@ export async function apertiumTranslator(options: ApertiumOptions = {}): Promise
     return current
   }
 
-  async function check(from: string | null, to: string) {
-    if (!from) return { errorCode: 'translation_pair_unsupported', message: 'The audio language is unknown, and Apertium needs it. Configure LLM_BASE_URL for an OpenAI-compatible model.' }
-    if (route(pairs, from, to)) return null
-    return {
-      errorCode: 'translation_pair_unsupported',
-      message: `Apertium has no ${from}→${to} translation here (installed: ${available}). Configure LLM_BASE_URL for an OpenAI-compatible model to translate this pair.`,
-    }
-  }
-
   return {
     engine: 'apertium',
     model: null,
-    check,
+    capability,
     async translate(req: TranslateRequest): Promise<SegmentText[]> {
-      const problem = await check(req.from, req.to)
-      if (problem) throw new TranslationError(problem.errorCode as 'translation_pair_unsupported', problem.message)
+      const problem = unsupportedPair(capability, req.from, req.to)
+      if (problem) throw new TranslationError('translation_pair_unsupported', problem)
       const modes = route(pairs, req.from!, req.to)!
       const out: SegmentText[] = []
       const CHUNK = 200
@@ -129,7 +130,7 @@ export async function apertiumTranslator(options: ApertiumOptions = {}): Promise
         } catch (err) {
           throw new TranslationError('translation_engine_failed', `Apertium failed: ${(err as Error).message}`)
         }
-        const byIndex = new Map(filled.map((x, j) => [x.k, lines[j]!]))
+        const byIndex = new Map(filled.map((x, j) => [x.k, tidyMachineTranslation(x.text, lines[j]!, req.to)]))
         chunk.forEach((s, k) => out.push({ sequence: s.sequence, text: byIndex.get(k) ?? '' }))
       }
       return out

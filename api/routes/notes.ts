@@ -29,6 +29,12 @@ export const notesRoutes = (app: Application): RouteDef[] => [
       links: Object.fromEntries(['getNote', 'finalizeNote'].map((operationId) => [operationId, { operationId, parameters: { id: '$response.body#/noteId' } }])),
     },
     errors: ['invalid_audio_url', 'invalid_request', 'insufficient_credits', 'file_too_large', 'unsupported_media_type', 'invalid_state'],
+    // Spec part 7: "malformed create body, or link that cannot be ingested". A well-formed link
+    // can still be refused, and no schema can say which: that depends on DNS and the allowlist.
+    errorConditions: {
+      invalid_audio_url:
+        'malformed create body, or a link that cannot be ingested: its host does not resolve, or resolves to a private, loopback or otherwise non-public address (unless the operator allowlisted it)',
+    },
     price: PRICES.import,
     async handle({ caller, body, req }) {
       // Checked with the API key (api/http/authentication.ts): a string here, or absent.

@@ -19,6 +19,7 @@ import {
   TranscriptQuery,
   TranslationQuery,
   TranslationRequest,
+  TranslationPairs,
   TranslationState,
   VoiceProfileParams,
   VoiceProfilePatch,
@@ -38,9 +39,9 @@ export const transcriptRoutes = (app: Application): RouteDef[] => {
       tag: 'transcripts',
       summary: 'The transcript as JSON, plain text, SubRip, WebVTT or Markdown',
       description:
-        'Speaker names in use stand wherever a label would (else "Speaker A"). With `translation`, an already generated translation is included: ' +
-        'in json every segment gets `translation` (null while that segment has none); text formats show it under each segment (`both`, default) or instead of the text (`translation`). ' +
-        'The `X-Translation-Status` header tells whether the translation is ready, stale, pending, running, failed or none. 1 credit per read (a read that fails is refunded).',
+        'Speaker names in use stand wherever a label would (else "Speaker A"). With `translation`, a translation that was requested is included (one never requested is 404 `no_transcript`, never the original text in its place): ' +
+        'in json every segment translated so far gets `translation` (a segment without one has no such field); text formats show it under each segment (`both`, default) or instead of the text (`translation`). ' +
+        'The `X-Translation-Status` header tells whether the translation is ready, stale, pending, running or failed. 1 credit per read (a read that fails is refunded).',
       params: NoteIdParams,
       notFound: true,
       query: TranscriptQuery,
@@ -59,6 +60,7 @@ export const transcriptRoutes = (app: Application): RouteDef[] => {
         },
       },
       errors: ['invalid_format', 'invalid_language', 'insufficient_credits', 'not_found', 'no_transcript'],
+      errorConditions: { no_transcript: 'note not found or no transcript yet, or no translation into the `translation` language was ever requested (nothing is charged)' },
       price: PRICES.transcriptRead,
       async handle({ caller, params, query, reply }) {
         const { format, translation } = query
@@ -120,7 +122,10 @@ export const transcriptRoutes = (app: Application): RouteDef[] => {
         description: 'Queued (pending) or running; poll the GET.',
         also: [{ status: 200, description: 'Already translated: the ready translation.' }],
       },
-      errors: ['invalid_language', 'insufficient_credits', 'not_found', 'no_transcript', 'same_language'],
+      errors: ['invalid_language', 'insufficient_credits', 'not_found', 'no_transcript', 'same_language', 'translation_pair_unsupported'],
+      errorConditions: {
+        translation_pair_unsupported: 'extension: the installed engine cannot translate the audio’s language into this one (GET /v1/translation/pairs lists what it can); the body carries `engine` and `supportedPairs`',
+      },
       price: PRICES.translation,
       async handle({ caller, params, body, req, reply }) {
         const lang = language(body.language, req.headers['accept-language'])
@@ -128,6 +133,21 @@ export const transcriptRoutes = (app: Application): RouteDef[] => {
         if (!queued) return reply.code(200).send(state)
         return state
       },
+    }),
+    defineRoute({
+      operationId: 'listTranslationPairs',
+      method: 'GET',
+      path: '/v1/translation/pairs',
+      tag: 'transcripts',
+      summary: 'What translations can be requested here: the installed engine and its language pairs',
+      description:
+        'Free. A translation into a language the engine cannot reach from the audio’s language is refused when requested (409 `translation_pair_unsupported`, with the same pairs), never queued to fail. ' +
+        'An OpenAI-compatible model translates from any language (`from: "*"`); Apertium, the local engine, only the pairs of its installed packages (none into German).',
+      extension: true,
+      invalidCode: 'invalid_request',
+      response: { status: 200, schema: TranslationPairs, description: 'The engine and its pairs.' },
+      errors: [],
+      handle: () => f.transcripts.translationPairs(),
     }),
     defineRoute({
       operationId: 'listSpeakers',

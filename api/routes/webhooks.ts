@@ -3,6 +3,7 @@
 // log of one endpoint. Power plan only: other plans get 403 tier_upgrade_required.
 import { z } from 'zod'
 import type { Application } from '../../commands/application.ts'
+import { MAX_WEBHOOK_ENDPOINTS } from '../../commands/webhooks.ts'
 import { CreateWebhookRequest, RotatedSecret, WebhookDeliveryList, WebhookEndpointWithSecret, WebhookIdParams, WebhookList, WebhookTestQueued } from '../../contract/webhooks.ts'
 import { defineRoute, type RouteDef } from '../route.ts'
 
@@ -31,6 +32,10 @@ export const webhookRoutes = (app: Application): RouteDef[] => [
       links: Object.fromEntries(['deleteWebhook', 'rotateWebhookSecret', 'listWebhookDeliveries', 'sendWebhookTest'].map((operationId) => [operationId, { operationId, parameters: { id: '$response.body#/id' } }])),
     },
     errors: ['invalid_request'],
+    errorConditions: {
+      invalid_request:
+        `malformed body, a URL with credentials, a URL whose host does not resolve or resolves to a non-public address (unless allowlisted), or already ${MAX_WEBHOOK_ENDPOINTS} endpoints`,
+    },
     handle: ({ caller, body }) => app.webhooks.create(caller, body),
   }),
   defineRoute({

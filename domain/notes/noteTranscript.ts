@@ -14,6 +14,7 @@ import { baseLanguage, type TranslationLanguage } from '../languages.ts'
 import type { NoteEvent } from './note.ts'
 import type { Transcript, TranscriptSegment } from './transcript.ts'
 import { planReplacement, type SegmentChange } from '../transcripts/replace.ts'
+import { unsupportedPair, type TranslationCapability } from '../transcripts/translationPairs.ts'
 import type { SourceMetadata } from '../speakers/sourceKey.ts'
 import { emptySpeaker, NAME_CONFIDENCE_THRESHOLD, type NameSuggestion, type SpeakerState, type VoiceMatch } from '../speakers/speakers.ts'
 
@@ -102,7 +103,8 @@ export type TranscriptCommand =
    * to that profile and those enrolled from it (`enrolledLabels`, the profile's appearances here).
    */
   | ({ type: 'ExcludeProfileVoice'; profileId: string; enrolledLabels: string[] } & Now)
-  | ({ type: 'RequestTranslation'; accountId: string; language: TranslationLanguage; requestId: string | null } & Now)
+  /** `capability`: what the installed engine translates; new work for a pair it cannot do is refused. */
+  | ({ type: 'RequestTranslation'; accountId: string; language: TranslationLanguage; requestId: string | null; capability: TranslationCapability } & Now)
   | ({ type: 'StartTranslation'; language: TranslationLanguage; engine: string; model: string | null; leaseMs: number } & Now)
   | ({ type: 'RecordTranslatedSegments'; language: TranslationLanguage; segments: { sequence: number; text: string; sourceHash: string }[] } & Now)
   | ({ type: 'CompleteTranslation'; language: TranslationLanguage } & Now)
@@ -436,6 +438,8 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       if (t && (t.status === 'pending' || t.status === 'running')) return []
       const missing = missingSegments(note.transcript, t)
       if (t && t.status === 'ready' && missing.length === 0) return []
+      const unsupported = unsupportedPair(c.capability, source, c.language)
+      if (unsupported) throw new DomainError('translation_pair_unsupported', unsupported, { engine: c.capability.engine, supportedPairs: c.capability.pairs })
       return [{ type: 'TranslationRequested', data: { language: c.language, sourceLanguage: source, segments: missing, totalSegments: note.transcript.segments.length, requestId: c.requestId, at: c.now } }]
     }
     case 'StartTranslation': {

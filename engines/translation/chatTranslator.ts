@@ -4,7 +4,8 @@
 import { z } from 'zod'
 import type { ChatModel } from '../../ports/chatModel.ts'
 import { TranslationError, type SegmentText, type TranslateRequest, type Translator } from '../../ports/translator.ts'
-import { LANGUAGE_NAMES, isTranslationLanguage } from '../../domain/languages.ts'
+import { LANGUAGE_NAMES, TRANSLATION_LANGUAGES, isTranslationLanguage } from '../../domain/languages.ts'
+import { ANY_SOURCE } from '../../domain/transcripts/translationPairs.ts'
 
 const Answer = z.object({ segments: z.array(z.object({ sequence: z.number().int(), text: z.string() })) })
 
@@ -73,9 +74,7 @@ export function chatTranslator(chat: ChatModel): Translator {
   return {
     engine: 'openai-compatible',
     model: chat.model,
-    async check() {
-      return null
-    },
+    capability: { engine: 'openai-compatible', model: chat.model, pairs: TRANSLATION_LANGUAGES.map((to) => ({ from: ANY_SOURCE, to })), missingPairsHint: null },
     async translate(req) {
       const out: SegmentText[] = []
       for (const batch of batches(req.segments)) {

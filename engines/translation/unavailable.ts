@@ -10,9 +10,7 @@ export function unavailableTranslator(message = NO_ENGINE_MESSAGE): Translator {
   return {
     engine: 'none',
     model: null,
-    async check() {
-      return { errorCode: 'translation_engine_unavailable', message }
-    },
+    capability: { engine: 'none', model: null, pairs: [], missingPairsHint: message },
     async translate() {
       throw new TranslationError('translation_engine_unavailable', message)
     },

@@ -12,7 +12,7 @@ export const getTranscriptSegments = defineTool({
   title: 'Get the transcript segments',
   description:
     'The transcript of a note as segments in order, each with id, sequence, startMs, endMs, speakerLabel, speakerName (the name in use), text, confidence, locale and words (per-word timings when the engine gave them); ' +
-    'plus language, languagesDetected, durationSeconds, fullText and speakers. With `translation` (es, en, de, fr, it, pt) every segment also carries an already generated translation (null where there is none yet) and `translation` gives its status. ' +
+    'plus language, languagesDetected, durationSeconds, fullText and speakers. With `translation` (es, en, de, fr, it, pt) every segment also carries the requested translation (a segment not translated yet has no `translation` field) and `translation` gives its status; a translation never requested answers no_transcript. ' +
     `On the free plan only a preview comes back (${FREE_PLAN_PREVIEW_RULE}): then \`truncated\` is true and \`truncation\` tells how many segments and characters are shown of how many, and how to get the rest. ` +
     'A note without a transcript answers no_transcript.',
   input: GetTranscriptSegmentsInput,
