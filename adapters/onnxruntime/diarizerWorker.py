@@ -125,19 +125,16 @@ class Models:
         self.embedding = session("campplus.onnx", threads)
 
     def speech_probs(self, x):
-        """Silero's speech probability per 512 samples (32 ms)."""
-        pad = (-len(x)) % 512
-        b = np.pad(x, (0, pad)).reshape(-1, 512)
-        if len(b) == 0:
-            return np.zeros(0, np.float32)
-        context = np.roll(b[:, -64:], 1, axis=0)
-        context[0] = 0
+        """Silero's speech probability per 512 samples (32 ms), each frame with the 64 samples
+        before it as context; the recurrent state carries over from one batch to the next."""
+        b = np.pad(x, (0, (-len(x)) % 512)).reshape(-1, 512)
         h = np.zeros((1, 1, 128), np.float32)
         c = np.zeros((1, 1, 128), np.float32)
-        out = []
-        batch = np.concatenate([context, b], axis=1)
-        for i in range(0, len(batch), 10000):
-            p, h, c = self.vad.run(None, {"input": batch[i : i + 10000], "h": h, "c": c})
+        out = [np.zeros(0, np.float32)]
+        for i in range(0, len(b), 10000):
+            frames = b[i : i + 10000]
+            context = np.concatenate([b[i - 1 : i, -64:] if i > 0 else np.zeros((1, 64), np.float32), frames[:-1, -64:]])
+            p, h, c = self.vad.run(None, {"input": np.concatenate([context, frames], axis=1), "h": h, "c": c})
             out.append(p.reshape(-1))
         return np.concatenate(out)
 
@@ -497,15 +494,12 @@ def diarize(models, x, hint, opts, analysis):
         return speech, [], [], timing
     pieces = pieces_of(speech, changes, overlaps, opts["piece"])
     t = time.process_time()
-    feats = fbank(x)
     long_pieces = [p for p in pieces if p[1] - p[0] >= opts["minPiece"] * SR]
     if not long_pieces:
         long_pieces = sorted(pieces, key=lambda p: p[0] - p[1])[:1]
     embedded = [p for p in pieces if p[1] - p[0] >= int(0.3 * SR)] or long_pieces
-    vectors = {}
-    for a, b in embedded:
-        f0, f1 = a // 160, max(a // 160 + 1, (b - 400) // 160 + 1)
-        vectors[(a, b)] = models.embed(feats[f0:f1])
+    # Features of each piece on its own (the whole recording's would not fit in memory for hours of audio).
+    vectors = {(a, b): models.embed(fbank(x[a:b])) for a, b in embedded}
     timing["embedding"] = time.process_time() - t
     t = time.process_time()
     keys = [tuple(p) for p in long_pieces]
