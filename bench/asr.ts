@@ -238,8 +238,8 @@ async function main() {
   if (process.env.SKIP_WORKERS !== '1') await workers()
 
   async function single() {
-  // (c) faster-whisper itself, first and last, the best of each
-  for (const words of [false, true]) {
+  // (c) faster-whisper itself, first and last, the best of each (ONLY_SERVICE=1: skipped, with (d))
+  for (const words of process.env.ONLY_SERVICE === '1' ? [] : [false, true]) {
     const name = `(c) faster-whisper ${words ? 'with' : 'without'} word timestamps`
     const runs = [] as number[][]
     for (let i = 0; i < REPEAT; i++) {
@@ -291,7 +291,7 @@ async function main() {
   }
 
   // (d) whisper.cpp through @fugood/whisper.node on the same weights in ggml (short only)
-  if (!SKIP_WHISPER_CPP) {
+  if (!SKIP_WHISPER_CPP && process.env.ONLY_SERVICE !== '1') {
     const ggml = join(MODELS_DIR, `ggml-${MODEL}.bin`)
     if (!existsSync(ggml)) convertCt2ToGgml(ct2ModelDir(MODELS_DIR, MODEL), ggml)
     const engine = whisperCppEngine({ modelPath: ggml, threads: THREADS })
@@ -303,8 +303,8 @@ async function main() {
     record('(d) whisper.cpp via @fugood/whisper.node (old engine)', 'short', (performance.now() - t0) / 1000)
   }
 
-  const ref = results['(c) faster-whisper without word timestamps']!
-  const refWords = results['(c) faster-whisper with word timestamps']!
+  const ref = results['(c) faster-whisper without word timestamps'] ?? { short: NaN, long: NaN }
+  const refWords = results['(c) faster-whisper with word timestamps'] ?? { short: NaN, long: NaN }
   const direct = results['(b) engine direct (adapter)']!
   for (const [name, r] of Object.entries(results)) {
     rows.push([
@@ -324,6 +324,7 @@ async function main() {
   console.log(`service overhead over its engine: short ${(((a.short - direct.short) / direct.short) * 100).toFixed(1)} %, long ${(((a.long - direct.long) / direct.long) * 100).toFixed(1)} %`)
   const a0 = results['(a0) service, diarization off']
   if (a0) console.log(`with diarization off: short ${(((a0.short - direct.short) / direct.short) * 100).toFixed(1)} %, long ${(((a0.long - direct.long) / direct.long) * 100).toFixed(1)} %`)
+  if (a0) console.log(`diarization on against off: short ${(((a.short - a0.short) / a0.short) * 100).toFixed(1)} %, long ${(((a.long - a0.long) / a0.long) * 100).toFixed(1)} %`)
 
   }
 
