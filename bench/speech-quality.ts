@@ -29,7 +29,8 @@
 // Recognition results are cached under bench/results/asr-cache (keyed by the clip's audio).
 //
 //   npx tsx bench/speech-quality.ts        WHISPER_MODEL (default base), MODELS_DIR (default .ci/models),
-//   LONG_SECONDS=630 (the held-out meeting)   PARTS=tuning,heldout, TUNE=1 (sweep on the tuning part only), ASR=0
+//   LONG_SECONDS=630 (the held-out meeting)   PARTS=tuning,heldout, TUNE=1 (sweep on the tuning part only), ASR=0,
+//   BENCH_WAV_DIR=dir (keep the clips), BENCH_DUMP=1 (and their truth and recognition as JSON; =only: nothing else)
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -339,6 +340,8 @@ async function recognize(part: Part, clips: Clip[]): Promise<Result[]> {
       writeFileSync(cached, JSON.stringify({ recognized, asrCpuMs }))
     }
     out.push({ clip, wav, recognized, asrCpuMs })
+    // BENCH_DUMP: each clip's truth and recognition next to its WAV (BENCH_WAV_DIR), for scoring another diarizer on the same input.
+    if (process.env.BENCH_DUMP) writeFileSync(`${wav}.json`, JSON.stringify({ name: clip.name, kind: clip.kind, speakers: clip.speakers, realVoices: clip.realVoices, turns: clip.turns, recognized }))
     process.stderr.write(`  ${part} ${i + 1}/${clips.length} ${clip.name} ${(clip.samples.length / SR).toFixed(1)} s\n`)
   }
   return out
@@ -346,6 +349,8 @@ async function recognize(part: Part, clips: Clip[]): Promise<Result[]> {
 
 interface Score {
   sys: Der
+  /** The system on the dialogues where recognition found any words (a note without words fails `no_speech`). */
+  sysHeard: Der
   sysNoCollar: Der
   alone: Der
   aloneNoCollar: Der
@@ -364,7 +369,7 @@ interface Score {
 
 async function score(part: Part, results: Result[], models: OnnxDiarizer, print: boolean, hints = true): Promise<Score> {
   const diarizer = new TurnDiarizer(models)
-  const s: Score = { sys: ZERO, sysNoCollar: ZERO, alone: ZERO, aloneNoCollar: ZERO, hinted: ZERO, countRight: 0, aloneCountRight: 0, hintedCountRight: 0, dialogues: 0, words: { correct: 0, scored: 0 }, realWords: { correct: 0, scored: 0 }, hintedWords: { correct: 0, scored: 0 }, diarCpuMs: 0, asrCpuMs: 0, audioMs: 0 }
+  const s: Score = { sys: ZERO, sysHeard: ZERO, sysNoCollar: ZERO, alone: ZERO, aloneNoCollar: ZERO, hinted: ZERO, countRight: 0, aloneCountRight: 0, hintedCountRight: 0, dialogues: 0, words: { correct: 0, scored: 0 }, realWords: { correct: 0, scored: 0 }, hintedWords: { correct: 0, scored: 0 }, diarCpuMs: 0, asrCpuMs: 0, audioMs: 0 }
   const wer = new Map<Lang, { errors: number; words: number }>()
   const bounds: number[] = []
   const rows: (string | number)[][] = []
@@ -400,6 +405,7 @@ async function score(part: Part, results: Result[], models: OnnxDiarizer, print:
     const hDer = diarizationError(clip.turns, turnsOf(h.segments))
     const hWords = wordAttribution(clip.turns, wordsOf(h.segments), hDer.mapping)
     s.sys = addDer(s.sys, der)
+    if (r.recognized.length > 0) s.sysHeard = addDer(s.sysHeard, der)
     s.sysNoCollar = addDer(s.sysNoCollar, derNc)
     s.alone = addDer(s.alone, alone)
     s.aloneNoCollar = addDer(s.aloneNoCollar, aloneNc)
@@ -439,7 +445,7 @@ async function score(part: Part, results: Result[], models: OnnxDiarizer, print:
     table(
       ['DER (collar 250 ms)', 'total', 'missed', 'false alarm', 'confusion', 'total, no collar'],
       [
-        ...(ASR ? [line('system (transcript segments)', s.sys, s.sysNoCollar), line('system, true count as hint', s.hinted, null)] : []),
+        ...(ASR ? [line('system (transcript segments)', s.sys, s.sysNoCollar), line('system, dialogues with words', s.sysHeard, null), line('system, true count as hint', s.hinted, null)] : []),
         line('diarizer alone (its own turns)', s.alone, s.aloneNoCollar),
       ],
     )
@@ -467,6 +473,7 @@ for (const part of PARTS) {
   process.stderr.write(`building the ${part} corpus...\n`)
   const clips = corpus(part)
   const results = await recognize(part, clips)
+  if (process.env.BENCH_DUMP === 'only') continue
   await score(part, results, defaults, true)
   if (process.env.TUNE && part === 'tuning') {
     console.log('\nsweep (tuning part only):')
