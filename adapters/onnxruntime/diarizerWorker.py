@@ -2,9 +2,12 @@
 # networks loaded once in onnxruntime, one request at a time. Requests come as JSON lines on stdin,
 # answers go as JSON lines on stdout. Stopping a request is done by killing the process.
 #
-#   1. speech activity: Silero VAD (faster-whisper's ONNX export), 32 ms frames;
-#   2. speaker change and overlap: pyannote segmentation-3.0 over 10 s windows (powerset decoding:
-#      up to 3 local speakers a window, 2 at once), aggregated over the overlapping windows;
+#   1. speaker change and overlap: pyannote segmentation-3.0 over 10 s windows every 5 s
+#      (powerset decoding: up to 3 local speakers a window, 2 at once), aggregated over the
+#      overlapping windows;
+#   2. speech: Silero VAD's (faster-whisper's ONNX export, 32 ms frames) joined with what the
+#      segmentation model hears; the `activity` request answers with it, and the analysis of
+#      steps 1-2 is kept for the `diarize` request on the same file that follows;
 #   3. speech cut at the pauses and at the speaker changes into single-speaker pieces (at most
 #      `piece` seconds; overlapped speech left out), one CAM++ embedding per piece (Kaldi fbank,
 #      80 mel bins, mean-normalised);
