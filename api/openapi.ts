@@ -131,9 +131,9 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
   }
   // Outgoing webhooks (README "Webhooks"): what the service POSTs to an endpoint.
   const payload = c.add(WebhookPayload, 'output')
-  const hook = (type: string) => ({
+  const hook = (type: string, when: string) => ({
     post: {
-      summary: `Sent when a transcription ends (${type}); signed the Standard Webhooks way`,
+      summary: `Sent when ${when} (${type}); signed the Standard Webhooks way`,
       parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: true, schema: { type: 'string' } })),
       requestBody: { required: true, content: { 'application/json': { schema: payload } } },
       responses: { '2XX': { description: 'Delivered; anything else is retried with backoff.' } },
@@ -150,7 +150,11 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
     servers: [{ url: info.serverUrl }],
     security: [{ apiKey: [] }],
     paths,
-    webhooks: { 'note.ready': hook('note.ready'), 'note.failed': hook('note.failed') },
+    webhooks: {
+      'note.ready': hook('note.ready', 'a transcription ends'),
+      'note.failed': hook('note.failed', 'a transcription ends'),
+      'note.speakers_updated': hook('note.speakers_updated', 'a speaker of a ready note is named or names are suggested'),
+    },
     components: {
       schemas: c.schemas,
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' } },

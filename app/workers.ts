@@ -46,6 +46,8 @@ export function webhookWorker(services: Services): RunningWorker {
     docs: services.docs,
     handler: services.handler,
     webhooks: services.webhooks,
+    speakers: services.queries.transcripts,
+    sync: services.sync,
     transport: safeWebhookTransport({ resolveTarget: targetResolver(services.ingest.resolver, w.allowlist), connectTimeoutMs: w.timeoutMs, idleTimeoutMs: w.timeoutMs, totalTimeoutMs: w.timeoutMs }),
     config: { retryDelaysMs: w.retryDelaysMs, timeoutMs: w.timeoutMs, pollMs: w.pollMs },
     log: (m) => console.error(m),

@@ -1,14 +1,15 @@
 // Deliverables: POST /v1/notes/{noteId}/deliverables (300 credits), the list, and the file
 // download. The content comes from the note's analysis for the template's basis (the persisted
-// one when it exists; otherwise one made for the deliverable and not stored separately), laid
-// out by the language engine, rendered into a real file (.eml, .docx, .pptx) and kept in the
-// blob store. Anything failing after the charge is refunded by the refund process manager
-// (CreditCommands.chargedOperation).
+// one when it exists and was made with the speaker names in use; otherwise one made for the
+// deliverable and not stored separately), laid out by the language engine, rendered into a real
+// file (.eml, .docx, .pptx) and kept in the blob store. Anything failing after the charge is
+// refunded by the refund process manager (CreditCommands.chargedOperation).
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { DELIVERABLE_BASIS, DELIVERABLE_FILES, deliverableDecider, deliverableStream } from '../domain/deliverables/deliverable.ts'
+import { sameSpeakerNames, speakerNamesIn } from '../domain/language/content.ts'
 import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { FileRenderer } from '../ports/fileRenderer.ts'
@@ -63,7 +64,10 @@ export class DeliverableCommands {
       let stored = false
       try {
         const basis = DELIVERABLE_BASIS[body.template]!
-        const analysis = (await this.deps.analyses.latestDraft(caller.accountId, noteId, basis)) ?? (await this.engine((e) => e.analyze(source, basis))).draft
+        // The persisted analysis, unless it names speakers otherwise than they are named now (a
+        // rename since): then one made for the deliverable, so the file uses the names in use.
+        const persisted = await this.deps.analyses.latestDraft(caller.accountId, noteId, basis)
+        const analysis = persisted && sameSpeakerNames(persisted.speakerNames, speakerNamesIn(source)) ? persisted.draft : (await this.engine((e) => e.analyze(source, basis))).draft
         const createdAt = this.clock().toISOString()
         const { draft, info } = await this.engine((e) =>
           e.deliverable({ kind: body.kind, template: body.template, locale: body.locale, transcript: source, analysis, date: note.recordedAt ?? note.createdAt }),

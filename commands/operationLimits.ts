@@ -39,6 +39,8 @@ export class FixedWindowLimiter {
 
 /** The limiter key of an API key; an OAuth grant counts as `grant:<grantId>` (api/http/authentication.ts). */
 export const apiKeyCredential = (keyId: string) => `key:${keyId}`
+/** The limiter key of a person signed in to the dashboard (every session of theirs together). */
+export const personCredential = (personId: string) => `person:${personId}`
 
 /**
  * The per-operation limits (domain/limits.ts) as one service: one counter per limit and

@@ -4,6 +4,7 @@
 // (export options, retrieval hits) are declared here, where both may import them.
 import type { SourceTranscript, Passage, AnalysisDraft } from '../domain/language/content.ts'
 import type { TranslationLanguage } from '../domain/languages.ts'
+import type { ContentLimit } from '../domain/transcripts/preview.ts'
 import type { RosterPerson } from '../domain/speakers/inference.ts'
 import type { DeliverableFile } from '../domain/deliverables/deliverable.ts'
 import type { TranscriptFormat, TranslationMode } from '../domain/transcripts/formats.ts'
@@ -29,12 +30,18 @@ export interface NoteReads {
 
 // ---- analyses, retrieval, deliverables ---------------------------------------------------------
 
+/** A persisted analysis as the engines read it, with the speaker names it was made with (labels without a name left out). */
+export interface PersistedDraft {
+  draft: AnalysisDraft
+  speakerNames: Record<string, string>
+}
+
 export interface AnalysisReads {
   /** The latest analysis per template (404 not_found when the note is not the caller's). */
   list(accountId: string, noteId: string): Promise<AnalysisList>
   outline(accountId: string, noteId: string): Promise<Outline>
   /** The persisted latest analysis of one template, as the engines read it; null if never generated. */
-  latestDraft(accountId: string, noteId: string, template: string): Promise<AnalysisDraft | null>
+  latestDraft(accountId: string, noteId: string, template: string): Promise<PersistedDraft | null>
 }
 
 export interface SegmentHit {
@@ -58,7 +65,8 @@ export type SegmentText = Omit<Passage, 'label'>
 export interface SegmentReads {
   search(q: SegmentSearch): Promise<SegmentHit[]>
   /** The segments behind the hits, with their note's title; notes not ready (or not the caller's) are left out. */
-  texts(accountId: string, hits: readonly SegmentHit[]): Promise<SegmentText[]>
+  /** `limit`: the caller's plan's preview; a segment past it is left out, a cut one comes cut. */
+  texts(accountId: string, hits: readonly SegmentHit[], limit?: ContentLimit): Promise<SegmentText[]>
 }
 
 export interface DeliverableReads {
@@ -71,14 +79,7 @@ export interface DeliverableReads {
 // ---- transcripts ----------------------------------------------------------------------------------
 
 /** Cuts content for callers whose plan gets a preview only (the free plan: domain/transcripts/preview.ts). */
-export interface ContentLimit {
-  maxSegments?: number
-  /** Characters of segment text, summed over the segments shown. */
-  maxChars?: number
-  /** Said in `truncation` when it cut. */
-  rule?: string
-  getTheRest?: string
-}
+export type { ContentLimit }
 
 export interface TranscriptReadOptions {
   translation?: TranslationLanguage
@@ -103,7 +104,7 @@ export interface TranscriptReads {
   require(accountId: string, noteId: string, translation?: TranslationLanguage): Promise<unknown>
   export(accountId: string, noteId: string, options: ExportOptions): Promise<ExportedTranscript>
   translation(accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState>
-  speakers(accountId: string, noteId: string): Promise<SpeakerList>
+  speakers(accountId: string, noteId: string, limit?: ContentLimit): Promise<SpeakerList>
   /** Earlier confirmations on the same source, by person (the note's own are left out). */
   roster(accountId: string, sourceKey: string | null, exceptNoteId: string): Promise<RosterPerson[]>
 }

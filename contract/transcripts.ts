@@ -172,7 +172,9 @@ export const TranslationState = z
     requestedAt: DateTime.nullable(),
     completedAt: DateTime.nullable(),
     updatedAt: DateTime.nullable(),
-    segments: z.array(z.object({ sequence: z.number().int(), startMs: z.number().int(), endMs: z.number().int(), speakerLabel: z.string().nullable(), text: z.string().nullable() })),
+    segments: z.array(
+      z.object({ sequence: z.number().int(), startMs: z.number().int(), endMs: z.number().int(), speakerLabel: z.string().nullable(), speakerName: z.string().nullable(), text: z.string().nullable() }),
+    ),
     truncated: z.boolean().optional().meta({ description: 'extension: true when the content was cut (free plan)' }),
     truncation: Truncation.optional(),
   })

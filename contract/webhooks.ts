@@ -2,6 +2,7 @@
 // exists these routes manage them) and the payload the service POSTs.
 import { z } from 'zod'
 import { DateTime, Uuid, httpUrl } from './common.ts'
+import { Speaker } from './transcripts.ts'
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '../domain/webhooks/endpoint.ts'
 
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES)
@@ -101,6 +102,9 @@ export const WebhookPayload = z
       durationSeconds: z.number().int().nullable(),
       language: z.string().nullable(),
       createdAt: DateTime,
+      speakers: z.array(Speaker).meta({
+        description: 'the note’s speakers with the names in use (as GET /v1/notes/{id}/speakers, without evidence) when the event is sent; empty when nobody was diarized or the note failed',
+      }),
     }),
   })
   .meta({ id: 'WebhookPayload' })

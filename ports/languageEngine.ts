@@ -3,8 +3,8 @@
 // default, offline) and any OpenAI-compatible chat endpoint (adapters/openai/languageEngine.ts).
 // The data it works on is defined in domain/language/content.ts (events carry it too).
 
-import type { SourceSegment, SourceTranscript, EngineInfo, ActionItemDraft, SectionItemDraft, AnalysisDraft, ChapterDraft, Passage, AnswerRequest, AnswerDraft, DeliverableKindName, DeliverableRequest, DeliverableSection, DeliverableDraft } from '../domain/language/content.ts'
-export type { SourceSegment, SourceTranscript, EngineInfo, ActionItemDraft, SectionItemDraft, AnalysisDraft, ChapterDraft, Passage, AnswerRequest, AnswerDraft, DeliverableKindName, DeliverableRequest, DeliverableSection, DeliverableDraft }
+import type { SpokenBy, SourceSegment, SourceTranscript, EngineInfo, ActionItemDraft, SectionItemDraft, AnalysisDraft, ChapterDraft, Passage, AnswerRequest, AnswerDraft, DeliverableKindName, DeliverableRequest, DeliverableSection, DeliverableDraft } from '../domain/language/content.ts'
+export type { SpokenBy, SourceSegment, SourceTranscript, EngineInfo, ActionItemDraft, SectionItemDraft, AnalysisDraft, ChapterDraft, Passage, AnswerRequest, AnswerDraft, DeliverableKindName, DeliverableRequest, DeliverableSection, DeliverableDraft }
 
 export interface LanguageEngine {
   /** What a generation made now would be recorded as. */

@@ -27,6 +27,8 @@ export interface AnalysisDoc {
   engine: string
   model: string
   version: string
+  /** The speaker names it was made with, by label (domain/analysis/analysis.ts, `AnalysisGenerated`). */
+  speakerNames: Record<string, string>
 }
 
 export interface OutlineDoc {
@@ -80,6 +82,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
       engine: d.engine,
       model: d.model,
       version: d.version,
+      speakerNames: e.data.speakers ?? {},
     }
     await analyses.replaceOne({ _id: recorded.id }, doc, { upsert: true })
     return

@@ -4,7 +4,7 @@ import { DomainError } from '../domain/errors.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { ANALYSES, OUTLINES, type AnalysisDoc, type OutlineDoc } from '../projections/analysis.ts'
 import type { Analysis, AnalysisList, Outline } from '../contract/analysis.ts'
-import type { AnalysisDraft } from '../domain/language/content.ts'
+import type { PersistedDraft } from '../commands/reads.ts'
 import { findNote } from './notes.ts'
 
 export async function listAnalyses(docs: DocumentStore, accountId: string, noteId: string, template?: string): Promise<AnalysisList> {
@@ -26,10 +26,10 @@ export async function readOutline(docs: DocumentStore, accountId: string, noteId
   return { noteId, outline: doc?.outline ?? [], attemptedAt: doc?.attemptedAt ?? null, generated: doc?.generated ?? false }
 }
 
-/** The persisted latest analysis of one template without what the API adds (template, model, time). */
-export async function latestAnalysisDraft(docs: DocumentStore, accountId: string, noteId: string, template: string): Promise<AnalysisDraft | null> {
+/** The persisted latest analysis of one template without what the API adds (template, model, time), and the speaker names it was made with. */
+export async function latestAnalysisDraft(docs: DocumentStore, accountId: string, noteId: string, template: string): Promise<PersistedDraft | null> {
   const doc = await docs.collection<AnalysisDoc>(ANALYSES).findOne({ noteId, accountId, template, latest: true })
   if (!doc) return null
   const { template: _t, model: _m, updatedAt: _u, ...draft } = doc.analysis
-  return draft
+  return { draft, speakerNames: doc.speakerNames ?? {} }
 }

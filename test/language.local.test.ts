@@ -24,7 +24,7 @@ function transcript(lines: [string, string][], o: { gapMs?: number; language?: s
     title: o.title ?? 'Test',
     language: o.language ?? null,
     durationMs: lines.length * gap,
-    segments: lines.map(([speaker, text], i) => ({ id: randomUUID(), sequence: i, startMs: i * gap + 250, endMs: i * gap + gap - 300, speaker, text })),
+    segments: lines.map(([speaker, text], i) => ({ id: randomUUID(), sequence: i, startMs: i * gap + 250, endMs: i * gap + gap - 300, speaker, speakerLabel: speaker, text })),
   }
 }
 
@@ -181,6 +181,30 @@ t.test('templates shape the analysis: minutes lead with outcomes, classes favour
   t.ok(sales.keyPoints.some((k) => k.startsWith('Competition: ')), 'sales names the competition')
 })
 
+t.test('a named speaker reads by name everywhere the engine names speakers, an unnamed one as "Speaker B" in the output’s language; a name that looks like a letter stays a name', async (t) => {
+  const base = transcript([
+    ['A', 'I think we should move the launch to April because the budget is tight.'],
+    ['B', 'I disagree, the campaign needs the March date.'],
+    ['A', 'I will send the budget report to the board by Friday.'],
+    ['B', 'We decided to keep the launch in April then.'],
+  ], { language: 'en', title: 'Budget' })
+  // As readmodels/speakerNames.ts gives it: A is named "JJ", B has none.
+  const tr = { ...base, segments: base.segments.map((x) => (x.speakerLabel === 'A' ? { ...x, speaker: 'JJ' } : x)) }
+  const [item] = analyzeLocally(tr, 'generic').actionItems
+  t.match(item, { text: /budget report/ })
+  t.equal(item?.assignee, 'JJ', 'the speaker who commits, by name (not "Speaker JJ")')
+  const debate = analyzeLocally(tr, 'debate')
+  t.ok(debate.sections!.positions.some((p) => p.speaker === 'JJ'), 'a debate section: the name')
+  t.ok(debate.sections!.disagreements.some((p) => p.speaker === 'B'), 'a debate section: the letter of the unnamed speaker')
+  t.match(debate.mindmap, /\n +JJ: I think we should move the launch/)
+  const engine = localLanguageEngine()
+  const analysis = analyzeLocally(tr, 'meeting_minutes')
+  for (const [locale, line] of [['en', 'Participants: JJ, Speaker B'], ['es', 'Participantes: JJ, Hablante B']] as const) {
+    const { draft } = await engine.deliverable({ kind: 'document', template: 'meeting_recap', locale, transcript: tr, analysis, date: '2026-03-01T10:00:00.000Z' })
+    t.ok(draft.sections.some((x) => x.bullets.includes(line)), `${locale}: ${line}`)
+  }
+})
+
 t.test('debate sections carry speaker and the exact segment start', async (t) => {
   const tr = transcript([
     ['A', 'I think remote work makes teams more productive.'],
@@ -223,7 +247,7 @@ function longTalk(minutes: number, segmentMs = 12_000): SourceTranscript {
   const segments = Array.from({ length: n }, (_, i) => {
     const theme = themes[Math.floor((i / n) * themes.length)]!
     const w = (k: number) => theme[(i + k) % theme.length]
-    return { id: randomUUID(), sequence: i, startMs: i * segmentMs, endMs: i * segmentMs + segmentMs - 700, speaker: i % 2 ? 'B' : 'A', text: `We looked at ${w(0)} and ${w(1)} again. The ${w(2)} question depends on ${w(3)} and the ${w(4)} plan.` }
+    return { id: randomUUID(), sequence: i, startMs: i * segmentMs, endMs: i * segmentMs + segmentMs - 700, speaker: i % 2 ? 'B' : 'A', speakerLabel: i % 2 ? 'B' : 'A', text: `We looked at ${w(0)} and ${w(1)} again. The ${w(2)} question depends on ${w(3)} and the ${w(4)} plan.` }
   })
   return { noteId: randomUUID(), title: 'All hands', language: 'en', durationMs: n * segmentMs + 2000, segments }
 }
@@ -248,15 +272,17 @@ t.test('outline chapters cover the audio in order, without gaps or overlaps, sta
   t.same(outlineLocally({ noteId: 'x', title: 'Empty', language: null, durationMs: 0, segments: [] }), [])
 })
 
-t.test('extractive answers quote the best passages with their labels', async (t) => {
+t.test('extractive answers quote the best passages with their labels and who said them', async (t) => {
   const passages = [
-    { segmentId: 's1', noteId: 'n', noteTitle: 'T', startMs: 61_000, endMs: 65_000, speaker: 'A', text: 'We moved the launch to the first of April.', label: `[${mmss(61_000)}]`, score: 5 },
-    { segmentId: 's2', noteId: 'n', noteTitle: 'T', startMs: 5_000, endMs: 9_000, speaker: 'B', text: 'The launch plan needs a budget.', label: `[${mmss(5_000)}]`, score: 3 },
-    { segmentId: 's3', noteId: 'n', noteTitle: 'T', startMs: 90_000, endMs: 95_000, speaker: 'B', text: 'Lunch is at noon.', label: `[${mmss(90_000)}]`, score: 0.5 },
+    { segmentId: 's1', noteId: 'n', noteTitle: 'T', startMs: 61_000, endMs: 65_000, speaker: 'A', speakerLabel: 'A', text: 'We moved the launch to the first of April.', label: `[${mmss(61_000)}]`, score: 5 },
+    { segmentId: 's2', noteId: 'n', noteTitle: 'T', startMs: 5_000, endMs: 9_000, speaker: 'B', speakerLabel: 'B', text: 'The launch plan needs a budget.', label: `[${mmss(5_000)}]`, score: 3 },
+    { segmentId: 's3', noteId: 'n', noteTitle: 'T', startMs: 90_000, endMs: 95_000, speaker: 'B', speakerLabel: 'B', text: 'Lunch is at noon.', label: `[${mmss(90_000)}]`, score: 0.5 },
   ]
   const a = answerLocally({ question: 'When is the launch?', scope: 'note', passages, history: [] })
   t.same(a.citedSegments, ['s2', 's1'], 'the passages within reach of the best one, in the order said')
-  t.match(a.answer, /^This is what the recording says: \[00:05\] “The launch plan needs a budget\.” \[01:01\] “We moved the launch to the first of April\.”$/)
+  t.match(a.answer, /^This is what the recording says: \[00:05\] “The launch plan needs a budget\.” — Speaker B \[01:01\] “We moved the launch to the first of April\.” — Speaker A$/)
+  const named = answerLocally({ question: 'When is the launch?', scope: 'note', passages: passages.map((p) => (p.speakerLabel === 'A' ? { ...p, speaker: 'Alice J.' } : p)), history: [] })
+  t.match(named.answer, /\[01:01\] “We moved the launch to the first of April\.” — Alice J\.$/, 'who said it: the name in use, else the letter')
   const es = answerLocally({ question: '¿Cuándo es el lanzamiento?', scope: 'library', passages: [], history: [] })
   t.same(es, { answer: 'Ninguna de tus notas parece hablar de eso.', citedSegments: [] })
 })
@@ -270,7 +296,7 @@ t.test('issue 16 item 10: on a transcript without speakers, answers are not ques
     'For next week, please read chapter four and do the exercises at the end.',
     'We decided to drop the beta badge from the homepage.',
   ]
-  const tr = { noteId: 'n', title: 'Follow-up', language: 'en', durationMs: lines.length * 9000, segments: lines.map((text, i) => ({ id: String(i), sequence: i, startMs: i * 9000, endMs: i * 9000 + 8500, speaker: null, text })) }
+  const tr = { noteId: 'n', title: 'Follow-up', language: 'en', durationMs: lines.length * 9000, segments: lines.map((text, i) => ({ id: String(i), sequence: i, startMs: i * 9000, endMs: i * 9000 + 8500, speaker: null, speakerLabel: null, text })) }
   const g = analyzeLocally(tr, 'generic')
   t.same(g.decisions, ['We agreed last week to keep the September date.', 'We decided to drop the beta badge from the homepage.'], 'the "No." answers the question: the rest is a decision, not an open question')
   t.same(g.questions, ['Did we decide to move the launch to October?'], 'a request phrased as a question is an action item, not a question')

@@ -1,6 +1,9 @@
 // Webhook workers. The dispatcher follows the log for notes that finished (NoteReady,
-// NoteFailed) from its own checkpoint and schedules one delivery per subscribed endpoint; the
-// message id is derived from the note event's id, so a replay schedules nothing new. The sender
+// NoteFailed) or whose speakers were named (SpeakerRenamed, SpeakerNamesSuggested on a ready
+// note) from its own checkpoint and schedules one delivery per subscribed endpoint; the payload
+// carries the speakers with their names in use, read from the one source of names
+// (readmodels/speakerNames.ts, through the speakers query) once it has the event. The message id
+// is derived from the note event's id, so a replay schedules nothing new. The sender
 // polls due deliveries, claims a try on the delivery stream, signs the payload with the
 // endpoint's current secrets (Standard Webhooks), POSTs it and records the result.
 import { randomUUID } from 'node:crypto'
@@ -9,6 +12,9 @@ import type { EventStore } from '../ports/eventStore.ts'
 import type { WebhookTransport } from '../ports/webhookTransport.ts'
 import type { CommandHandler } from '../commands/handleCommand.ts'
 import type { WebhookCommands } from '../commands/webhooks.ts'
+import type { TranscriptReads } from '../commands/reads.ts'
+import type { ReadModelSync } from '../projections/sync.ts'
+import { isDomainError } from '../domain/errors.ts'
 import { noteDecider, noteStream } from '../domain/notes/note.ts'
 import { signatureHeader } from '../domain/webhooks/signing.ts'
 import { deliveryStream } from '../domain/webhooks/delivery.ts'
@@ -23,14 +29,27 @@ export interface WebhookWorkerDeps {
   handler: CommandHandler
   webhooks: WebhookCommands
   transport: WebhookTransport
+  /** The speakers of a note with their names in use, and the wait for the projection that writes them. */
+  speakers: Pick<TranscriptReads, 'speakers'>
+  sync: Pick<ReadModelSync, 'waitFor'>
   config: { retryDelaysMs: number[]; timeoutMs: number; pollMs: number }
   clock?: () => Date
   log?: (msg: string) => void
 }
 
-const TYPES = { NoteReady: 'note.ready', NoteFailed: 'note.failed' } as const
+const TYPES = { NoteReady: 'note.ready', NoteFailed: 'note.failed', SpeakerRenamed: 'note.speakers_updated', SpeakerNamesSuggested: 'note.speakers_updated' } as const
 
-export function webhookDispatcher(deps: Pick<WebhookWorkerDeps, 'handler' | 'webhooks'>): Projection {
+export function webhookDispatcher(deps: Pick<WebhookWorkerDeps, 'handler' | 'webhooks' | 'speakers' | 'sync'>): Projection {
+  /** The speakers as the API shows them, once the read models the query reads have the event (none for a note deleted meanwhile). */
+  const speakersAt = async (accountId: string, noteId: string, position: number) => {
+    await Promise.all(['notes', 'speakers'].map((p) => deps.sync.waitFor(p, position)))
+    try {
+      return (await deps.speakers.speakers(accountId, noteId)).speakers.map(({ evidence: _evidence, ...speaker }) => speaker)
+    } catch (err) {
+      if (isDomainError(err) && err.code === 'not_found') return []
+      throw err
+    }
+  }
   return {
     name: 'webhook-dispatcher',
     filter: { categories: ['note'], eventTypes: Object.keys(TYPES) },
@@ -41,20 +60,23 @@ export function webhookDispatcher(deps: Pick<WebhookWorkerDeps, 'handler' | 'web
         const noteId = noteStream.idOf(e.streamName)
         const { state: note } = await deps.handler.load(noteStream.of(noteId), noteDecider)
         if (!note.exists) continue
+        // Names given while the note is still being made are in its note.ready.
+        if (eventType === 'note.speakers_updated' && note.phase !== 'ready') continue
         // An endpoint hears about what happens after it was configured, never about older history.
         const endpoints = await docs
           .collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS)
           .find({ accountId: note.accountId, deleted: false, eventTypes: eventType, createdAt: { $lte: e.recordedAt } })
         if (endpoints.length === 0) continue
         const data = e.data as { durationSeconds?: number | null; language?: string | null; errorCode?: string; message?: string }
+        const failed = e.type === 'NoteFailed'
         const payload: WebhookPayload = {
           type: eventType,
           timestamp: e.recordedAt,
           data: {
             noteId,
-            status: e.type === 'NoteReady' ? 'ready' : 'failed',
-            errorCode: e.type === 'NoteFailed' ? (data.errorCode ?? null) : null,
-            errorMessage: e.type === 'NoteFailed' ? (data.message ?? null) : null,
+            status: failed ? 'failed' : 'ready',
+            errorCode: failed ? (data.errorCode ?? null) : null,
+            errorMessage: failed ? (data.message ?? null) : null,
             title: note.title,
             sourceType: note.sourceType,
             origin: note.origin,
@@ -62,6 +84,7 @@ export function webhookDispatcher(deps: Pick<WebhookWorkerDeps, 'handler' | 'web
             durationSeconds: e.type === 'NoteReady' ? (data.durationSeconds ?? null) : note.durationSeconds === null ? null : Math.round(note.durationSeconds),
             language: e.type === 'NoteReady' ? (data.language ?? null) : note.language,
             createdAt: note.createdAt,
+            speakers: failed ? [] : await speakersAt(note.accountId, noteId, e.globalPosition),
           },
         }
         for (const ep of endpoints) {

@@ -39,6 +39,10 @@ function parseJson(text: string): unknown {
   return JSON.parse((fenced ? fenced[1]! : text).trim())
 }
 
+/** How the prompts say who speaks (the name in use, else the diarization letter: domain/language/content.ts). */
+const WHO_SPEAKS =
+  'Who speaks is given by name, or by a diarization letter (A, B, ...) when the speaker has no name; in text, write such a speaker as "Speaker A". '
+
 function renderTranscript(t: SourceTranscript, max: number): string {
   const lines: string[] = []
   let size = 0
@@ -123,7 +127,7 @@ export function openAiLanguageEngine(chat: ChatModel, options: OpenAiLanguageEng
           role: 'system',
           content: system(
             `Analyse the transcript with the "${template}" template: ${profile.purpose} ` +
-              `Write in the transcript's language. summary: a short paragraph. keyPoints, decisions, questions: short sentences. ` +
+              `Write in the transcript's language. ${WHO_SPEAKS}summary: a short paragraph. keyPoints, decisions, questions: short sentences. ` +
               `actionItems: text, assignee (the name or speaker who will do it, "" if nobody is named), deadline (as said, "" if none). ` +
               `topics: short noun phrases. anchors: for keyPoints, actionItems, decisions and questions, one entry per item, index by index: the startMs of the transcript line where it is said, copied exactly, or null. ` +
               (debate
@@ -200,7 +204,7 @@ export function openAiLanguageEngine(chat: ChatModel, options: OpenAiLanguageEng
           content: system(
             `Answer the user's question from the passages of ${r.scope === 'note' ? 'one recording' : "the user's notes"} below, in the language of the question. ` +
               `Quote the passages you use by writing their label exactly as given (${r.scope === 'note' ? '[mm:ss]' : '[Note title | mm:ss]'}), and list their ids in citedSegments. ` +
-              `If the passages do not answer the question, say so and cite nothing.`,
+              `${WHO_SPEAKS}If the passages do not answer the question, say so and cite nothing.`,
           ),
         },
         ...r.history.flatMap((h): ChatMessage[] => [
@@ -238,7 +242,7 @@ export function openAiLanguageEngine(chat: ChatModel, options: OpenAiLanguageEng
         {
           role: 'system',
           content: system(
-            `Write the "${r.template}" ${r.kind} in ${r.locale === 'es' ? 'Spanish' : 'English'} from the analysis and transcript of a recording dated ${r.date}. ${kindRule}`,
+            `Write the "${r.template}" ${r.kind} in ${r.locale === 'es' ? 'Spanish' : 'English'} from the analysis and transcript of a recording dated ${r.date}. ${WHO_SPEAKS}${kindRule}`,
           ),
         },
         { role: 'user', content: `Title: ${r.transcript.title}\nAnalysis (JSON):\n${JSON.stringify(r.analysis)}\n\nTranscript:\n${renderTranscript(r.transcript, Math.floor(maxChars / 2))}` },

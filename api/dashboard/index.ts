@@ -12,6 +12,7 @@ import { NoteIdParams } from '../../contract/notes.ts'
 import { registerRoute } from '../route.ts'
 import { emptyJsonIsNoBody } from '../http/emptyJson.ts'
 import { countedLimits, counter, storeFor } from '../http/rateLimit.ts'
+import { personCredential } from '../../commands/operationLimits.ts'
 import { dashboardSessionsOf } from './session.ts'
 import { DASHBOARD_API, dashboardRoutes } from './routes.ts'
 import { sendBlobWithRanges } from './audio.ts'
@@ -93,6 +94,11 @@ export function dashboard(application: Application) {
         sessions.checkCsrf(req, auth)
         req.person = auth
         req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: null, requestId: String(req.id ?? randomUUID()), via: 'dashboard' }
+      })
+      // An operation's own limit (10 suggestions an hour) holds on the dashboard too, per person.
+      signedIn.addHook('preParsing', async (req) => {
+        const extra = req.routeOptions.config.route?.rateLimit
+        if (extra) await application.limits.hit(extra, personCredential(req.person!.personId))
       })
       for (const r of dashboardRoutes(application)) registerRoute(signedIn, r)
 

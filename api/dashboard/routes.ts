@@ -11,6 +11,7 @@ import { AccountStatus } from '../../contract/account.ts'
 import { ListNotesQuery, NoteIdParams, NoteList } from '../../contract/notes.ts'
 import { Transcript, VoiceProfileParams, VoiceProfilePatch, VoiceProfiles } from '../../contract/transcripts.ts'
 import { webhookRoutes } from '../routes/webhooks.ts'
+import { transcriptRoutes } from '../routes/transcripts.ts'
 import {
   AcceptConsentRequest,
   ApiKeyList,
@@ -32,6 +33,9 @@ import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 export const DASHBOARD_API = '/app/api'
 
 const common = { extension: true, invalidCode: 'invalid_request' as const }
+
+/** The speaker routes of the REST API the note page uses (GET speakers and timeline, suggest, PATCH). */
+const SPEAKER_ROUTES = new Set(['listSpeakers', 'getSpeakerTimeline', 'suggestSpeakerNames', 'renameSpeaker'])
 
 export function dashboardRoutes(app: Application): RouteDef[] {
   const voice = app.voice
@@ -160,7 +164,7 @@ export function dashboardRoutes(app: Application): RouteDef[] {
       invalidCode: 'invalid_query',
       response: { status: 200, schema: NoteList, description: 'A page of notes.' },
       errors: ['invalid_query'],
-      handle: ({ caller, query }) => app.queries.notes.list(caller.accountId, query),
+      handle: ({ caller, query }) => app.queries.notes.list(caller.accountId, query, transcriptPreviewFor(caller.plan)),
     }),
     defineRoute({
       ...common,
@@ -207,6 +211,13 @@ export function dashboardRoutes(app: Application): RouteDef[] {
       errors: ['not_found', 'no_transcript'],
       handle: ({ caller, params }) => app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
     }),
+
+    // ---- speakers: the REST route definitions themselves, under the session (names in use,
+    // `nameStatus` and the suggestion with its confidence; accepting a suggestion is the PATCH
+    // with the suggested name) ----
+    ...transcriptRoutes(app)
+      .filter((r) => SPEAKER_ROUTES.has(r.operationId))
+      .map((r) => mountedAt(r, '/v1', DASHBOARD_API)),
 
     // ---- integrations (webhooks): the REST route definitions themselves, under the session ----
     ...webhookRoutes(app).map((r) => mountedAt(r, '/v1', DASHBOARD_API)),

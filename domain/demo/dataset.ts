@@ -352,7 +352,7 @@ export function demoAnalysesCommand(n: DemoNote): AnalysisCommand {
     ...SAMPLE,
     chargeId: uuidFromName(NS, `seed:analysis:${n.key}:${a.template}`),
   }))
-  return { type: 'RecordAnalyses', noteId: n.noteId, accountId: DEMO_ACCOUNT_ID, results, now: analysedAt(n) }
+  return { type: 'RecordAnalyses', noteId: n.noteId, accountId: DEMO_ACCOUNT_ID, results, speakers: n.speakerNames, now: analysedAt(n) }
 }
 
 /** The audio's length as the outline sees it (the same rule the outline command uses). */

@@ -2,14 +2,26 @@
 // it), the language-engine port and its adapters. The zod schemas in contract/ describe the same
 // shapes for the API and validate what a remote model returns.
 
-/** A transcript segment as the engines see it. `speaker` is a name when known, else the diarization letter. */
-export interface SourceSegment {
+/**
+ * Who says a segment, as the engines see it: `speaker` is the name in use when there is one, else
+ * the diarization letter (what a debate section's `speaker` holds, spec part 2); `speakerLabel` is
+ * the letter. Both are null when nobody diarized the segment.
+ */
+export interface SpokenBy {
+  speaker: string | null
+  speakerLabel: string | null
+}
+
+/** Whether `speaker` is a name rather than the bare letter (a name that equals its own letter reads as the letter). */
+export const isNamed = (x: SpokenBy): boolean => x.speaker !== null && x.speaker !== x.speakerLabel
+
+/** A transcript segment as the engines see it. */
+export interface SourceSegment extends SpokenBy {
   /** Segment uuid: citations and anchors point at it. */
   id: string
   sequence: number
   startMs: number
   endMs: number
-  speaker: string | null
   text: string
 }
 
@@ -60,13 +72,12 @@ export interface ChapterDraft {
 }
 
 /** A retrieved passage the answer may cite. `label` is how the answer must quote it: `[mm:ss]` or `[Note title | mm:ss]`. */
-export interface Passage {
+export interface Passage extends SpokenBy {
   segmentId: string
   noteId: string
   noteTitle: string
   startMs: number
   endMs: number
-  speaker: string | null
   text: string
   label: string
   score: number
@@ -111,6 +122,21 @@ export interface DeliverableDraft {
   /** Email subject line; null for documents and slides. */
   subject: string | null
   sections: DeliverableSection[]
+}
+
+/**
+ * The names a transcript was read with, by label (labels without a name left out): recorded with
+ * an analysis, so a deliverable can tell whether that analysis still names speakers as they are.
+ */
+export function speakerNamesIn(t: Pick<SourceTranscript, 'segments'>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const s of t.segments) if (s.speakerLabel && isNamed(s)) out[s.speakerLabel] = s.speaker!
+  return out
+}
+
+export function sameSpeakerNames(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k])
 }
 
 /** How long the audio is: the declared duration, or the end of the last segment when that is later. */

@@ -9,6 +9,9 @@
 //    with the transcript (a VTT voice tag, an SRT `Name:` prefix) is a candidate of confidence 1,
 //    with `published` evidence: the source says who speaks, but the user has not confirmed it;
 // 3. none. `suggestedName`, `suggestedNameConfidence` and `evidence` show the inference anyway.
+//
+// That name is the one every output shows (transcript and exports, timeline, analyses, answers,
+// deliverables, MCP tools, webhooks): they all read it through readmodels/speakerNames.ts.
 
 /** An inferred name becomes the name in use from this confidence on (README, "Speakers"). */
 export const NAME_CONFIDENCE_THRESHOLD = 0.8
@@ -50,10 +53,28 @@ export interface SpeakerState {
 
 export const emptySpeaker = (label: string): SpeakerState => ({ label, confirmedName: null, inferred: null, voice: null, voiceExcluded: false, published: null })
 
+/**
+ * Where the name in use comes from, finer than the spec's `nameStatus` (which says `suggested`
+ * for both `suggested` and `voice-matched`): `voice-matched` is an inferred name that a voice
+ * profile's name carries or supports; `none`: no name is in use.
+ */
+export type NameStatus = 'confirmed' | 'voice-matched' | 'suggested' | 'none'
+
+/** A speaker's name as the outputs show it. */
+export interface SpeakerName {
+  label: string
+  name: string | null
+  status: NameStatus
+}
+
+/** A note's speaker names by label: what a label reads as wherever an output names a speaker. */
+export type SpeakerNames = ReadonlyMap<string, SpeakerName>
+
 export interface SpeakerView {
   label: string
   name: string | null
   nameStatus: 'confirmed' | 'suggested' | null
+  status: NameStatus
   suggestedName: string | null
   suggestedNameConfidence: number | null
   voiceExcluded: boolean
@@ -61,6 +82,7 @@ export interface SpeakerView {
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000
+const nameKey = (name: string) => name.normalize('NFC').toLocaleLowerCase()
 
 export function viewSpeaker(s: SpeakerState): SpeakerView {
   const voice = s.voice && !s.voiceExcluded ? s.voice : null
@@ -76,18 +98,18 @@ export function viewSpeaker(s: SpeakerState): SpeakerView {
   const evidence: Evidence[] = [...(s.published ? [{ source: 'published' as const, segment: null, quote: s.published }] : []), ...(s.inferred?.evidence ?? [])]
   if (voice) evidence.push({ source: 'voice', segment: null, quote: voice.profileName, similarity: round3(voice.similarity) })
   const suggested = best && best.confidence >= NAME_CONFIDENCE_THRESHOLD ? best.name : null
+  const byVoice = !!suggested && !!voice && nameKey(voice.profileName) === nameKey(suggested)
   return {
     label: s.label,
     name: s.confirmedName ?? suggested,
     nameStatus: s.confirmedName ? 'confirmed' : suggested ? 'suggested' : null,
+    status: s.confirmedName ? 'confirmed' : byVoice ? 'voice-matched' : suggested ? 'suggested' : 'none',
     suggestedName: best?.name ?? null,
     suggestedNameConfidence: best ? round3(best.confidence) : null,
     voiceExcluded: s.voiceExcluded,
     evidence,
   }
 }
-
-const nameKey = (name: string) => name.normalize('NFC').toLocaleLowerCase()
 
 /**
  * The speakers of one note, viewed together: one person's name goes to one speaker. A name the
@@ -109,9 +131,12 @@ export function viewSpeakers(states: readonly SpeakerState[]): SpeakerView[] {
     }
     v.name = null
     v.nameStatus = null
+    v.status = 'none'
   }
   return views
 }
+
+export const speakerNameOf = (v: SpeakerView): SpeakerName => ({ label: v.label, name: v.name, status: v.status })
 
 /** What a name inference produced for one label (before the rules decide what changes). */
 export interface NameSuggestion {

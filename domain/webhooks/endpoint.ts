@@ -7,7 +7,7 @@ import { streamKind } from '../streams.ts'
 
 export const webhookStream = streamKind('webhook')
 
-export const WEBHOOK_EVENT_TYPES = ['note.ready', 'note.failed'] as const
+export const WEBHOOK_EVENT_TYPES = ['note.ready', 'note.failed', 'note.speakers_updated'] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 /** What "send a test event" (dashboard, POST /v1/webhooks/{id}/test) delivers; no subscription needed. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test' as const

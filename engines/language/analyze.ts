@@ -8,7 +8,7 @@
 // - topics: key phrases; anchors: the exact start of each item's source segment;
 // - debate sections: stance, argument, agreement and disagreement cues, with speaker and time;
 // - a Mermaid mind map of the result.
-import type { ActionItemDraft, AnalysisDraft, SectionItemDraft, SourceTranscript } from '../../ports/languageEngine.ts'
+import type { ActionItemDraft, AnalysisDraft, SectionItemDraft, SourceTranscript, SpokenBy } from '../../ports/languageEngine.ts'
 import { ALL_STOPWORDS, detectLanguage, type Lang } from '../../domain/languages.ts'
 import { fullTextOf } from '../../domain/notes/transcript.ts'
 import { clip, fold, sentencesOf, speakerDisplay, tidy, type Sentence } from './text.ts'
@@ -139,7 +139,7 @@ function usableTask(task: string): boolean {
 interface Context {
   lang: Lang
   /** The speaker of the following segment when it differs: who usually answers a request. */
-  nextSpeaker: (s: Sentence) => string | null
+  nextSpeaker: (s: Sentence) => SpokenBy | null
 }
 
 /** Sentences whose action is the speaker's own commitment (set by actionOf). */
@@ -149,7 +149,7 @@ function actionOf(s: Sentence, ctx: Context): ActionItemDraft | null {
   const { lang } = ctx
   const deadline = deadlineIn(s, lang)
   const deadlineText = deadline?.text ?? ''
-  const self = speakerDisplay(s.speaker, lang)
+  const self = speakerDisplay(s.segment, lang)
   const addressee = () => vocative(s) ?? speakerDisplay(ctx.nextSpeaker(s), lang)
 
   // "Action item: ..."
@@ -262,7 +262,7 @@ export function factsOf(sentences: readonly Sentence[], lang: Lang): SentenceFac
       for (let i = s.index + 1; i < sentences.length; i++) {
         const n = sentences[i]!
         if (n.segmentIndex === s.segmentIndex) continue
-        return n.speaker && n.speaker !== s.speaker ? n.speaker : null
+        return n.speaker && n.speaker !== s.speaker ? n.segment : null
       }
       return null
     },
@@ -436,7 +436,9 @@ export function analyzeLocally(t: SourceTranscript, template: string): AnalysisD
     sections: template === 'debate' ? debateSections(sentences, facts, weight) : null,
     mindmap: null,
   }
-  draft.mindmap = profile.mindmap ? mindmap(t.title, draft, profile, lang) : null
+  // A section's speaker is the name in use or the letter (spec part 2); the map reads it as the text does.
+  const shown = new Map(t.segments.map((s) => [s.speaker, speakerDisplay(s, lang)]))
+  draft.mindmap = profile.mindmap ? mindmap(t.title, draft, profile, lang, (speaker) => shown.get(speaker) ?? speaker) : null
   return draft
 }
 
@@ -478,7 +480,7 @@ const node = (text: string) =>
     60,
   ) || '-'
 
-function mindmap(title: string, a: AnalysisDraft, profile: TemplateProfile, lang: Lang): string {
+function mindmap(title: string, a: AnalysisDraft, profile: TemplateProfile, lang: Lang, speakerShown: (speaker: string) => string): string {
   const lines = ['mindmap', `  root((${node(title)}))`]
   const branch = (name: string, leaves: string[]) => {
     if (leaves.length === 0) return
@@ -508,7 +510,7 @@ function mindmap(title: string, a: AnalysisDraft, profile: TemplateProfile, lang
       branch(BRANCH.questions![lang], a.questions)
       break
     case 'debate':
-      branch(BRANCH.positions![lang], (a.sections?.positions ?? []).map((p) => (p.speaker ? `${p.speaker}: ${p.text}` : p.text)))
+      branch(BRANCH.positions![lang], (a.sections?.positions ?? []).map((p) => (p.speaker ? `${speakerShown(p.speaker)}: ${p.text}` : p.text)))
       branch(BRANCH.agreements![lang], (a.sections?.agreements ?? []).map((p) => p.text))
       branch(BRANCH.disagreements![lang], (a.sections?.disagreements ?? []).map((p) => p.text))
       byTopic()

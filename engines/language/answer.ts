@@ -1,11 +1,11 @@
 // The local engine's answers: extractive. It quotes the retrieved passages that match the
 // question best (those within reach of the best one), each marked with its label — [mm:ss] for
-// one note, [Note title | mm:ss] across the library — and, inside a long passage, only the
-// sentences that carry the question's terms. It never states anything the audio does not say.
+// one note, [Note title | mm:ss] across the library — and who said it, and, inside a long passage,
+// only the sentences that carry the question's terms. It never states anything the audio does not say.
 import type { AnswerDraft, AnswerRequest, Passage } from '../../ports/languageEngine.ts'
 import { detectLanguage, type Lang } from '../../domain/languages.ts'
 import { indexTerms } from '../../domain/search/terms.ts'
-import { clip, splitText } from './text.ts'
+import { clip, speakerDisplay, splitText } from './text.ts'
 
 const LEAD: Record<'note' | 'library', Record<Lang, string>> = {
   note: {
@@ -71,6 +71,10 @@ export function answerLocally(r: AnswerRequest): AnswerDraft {
   // In the order they were said (per note), so the answer reads like the recording.
   chosen.sort((a, b) => (a.noteId === b.noteId ? a.startMs - b.startMs : 0))
   const terms = new Set(indexTerms(r.question))
-  const quotes = chosen.map((p) => `${p.label} “${quoteOf(p, terms)}”`)
+  // Who said it, after the quote: the name in use, else "Speaker A" in the answer's language.
+  const quotes = chosen.map((p) => {
+    const who = speakerDisplay(p, lang)
+    return `${p.label} “${quoteOf(p, terms)}”${who ? ` — ${who}` : ''}`
+  })
   return { answer: `${LEAD[r.scope][lang]} ${quotes.join(' ')}`, citedSegments: chosen.map((p) => p.segmentId) }
 }

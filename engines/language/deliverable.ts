@@ -90,7 +90,8 @@ export function deliverableLocally(r: DeliverableRequest): DeliverableDraft {
   const a = r.analysis
   const title = r.transcript.title
   const date = formatDate(r.date, l)
-  const participants = [...new Set(r.transcript.segments.map((s) => s.speaker).filter((x): x is string => !!x))].map((s) => speakerDisplay(s, l))
+  // Each speaker once, by the name in use ("Alice J., Speaker B"), in the order they first speak.
+  const participants = [...new Set(r.transcript.segments.map((s) => speakerDisplay(s, l)).filter(Boolean))]
   const action = (x: { text: string; assignee: string; deadline: string }) => {
     const who = x.assignee || w('noOwner', l)
     return x.deadline ? `${x.text} — ${who} (${x.deadline})` : `${x.text} — ${who}`

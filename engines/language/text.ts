@@ -1,7 +1,8 @@
 // Text handling shared by the local language engine: sentences that remember the segment they
 // come from (so every extracted item can be anchored at the segment's exact start), folding
 // that keeps character positions, and time labels.
-import type { SourceSegment } from '../../ports/languageEngine.ts'
+import type { SourceSegment, SpokenBy } from '../../ports/languageEngine.ts'
+import { isNamed } from '../../domain/language/content.ts'
 import { indexTerms } from '../../domain/search/terms.ts'
 
 export interface Sentence {
@@ -103,11 +104,10 @@ export function clip(text: string, max: number): string {
   return `${(space > max * 0.5 ? cut.slice(0, space) : cut).replace(/[,;:.\s]+$/, '')}…`
 }
 
-/** Display name of a speaker field (a diarization letter reads as "Speaker A"). */
-export function speakerDisplay(speaker: string | null, lang: string): string {
-  if (!speaker) return ''
-  if (/^[A-Z]{1,2}$/.test(speaker)) return `${SPEAKER_WORD[lang] ?? 'Speaker'} ${speaker}`
-  return speaker
+/** How a speaker reads in the engine's text: the name in use, else the letter as "Speaker A" in the language; '' for nobody. */
+export function speakerDisplay(x: SpokenBy | null, lang: string): string {
+  if (!x?.speaker) return ''
+  return isNamed(x) ? x.speaker : `${SPEAKER_WORD[lang] ?? 'Speaker'} ${x.speaker}`
 }
 
 const SPEAKER_WORD: Record<string, string> = { en: 'Speaker', es: 'Hablante', de: 'Sprecher', fr: 'Intervenant', it: 'Relatore', pt: 'Orador' }

@@ -12,7 +12,7 @@ export const getTranscriptTranslation = defineTool({
   title: 'Get a translation of the transcript',
   description:
     'The translation of a note’s transcript into `language` (es, en, de, fr, it or pt; default en), aligned with the transcript by segment `sequence`: ' +
-    '`status` (none when never requested, pending, running, ready, failed with errorCode), `progress`, `stale` with `staleSegments` (changed after translating), and `segments` (sequence, startMs, endMs, speakerLabel, translated text or null). ' +
+    '`status` (none when never requested, pending, running, ready, failed with errorCode), `progress`, `stale` with `staleSegments` (changed after translating), and `segments` (sequence, startMs, endMs, speakerLabel, speakerName (the name in use), translated text or null). ' +
     'Translations are requested in the app or with POST /v1/notes/{id}/transcript/translation. ' +
     `On the free plan only a preview comes back (${FREE_PLAN_PREVIEW_RULE}, of translated text): then \`truncated\` is true and \`truncation\` tells how much is shown and how to get the rest.`,
   input: GetTranscriptTranslationInput,

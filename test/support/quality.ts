@@ -16,7 +16,7 @@ export function transcriptOf(m: GoldMeeting, options: { speakers?: boolean } = {
     title: m.title,
     language: m.language,
     durationMs: m.lines.length * 9000,
-    segments: m.lines.map(([speaker, text], i) => ({ id: randomUUID(), sequence: i, startMs: i * 9000, endMs: i * 9000 + 8500, speaker: keep ? speaker : null, text })),
+    segments: m.lines.map(([speaker, text], i) => ({ id: randomUUID(), sequence: i, startMs: i * 9000, endMs: i * 9000 + 8500, speaker: keep ? speaker : null, speakerLabel: keep ? speaker : null, text })),
   }
 }
 

@@ -139,7 +139,7 @@ export interface Segment {
 export interface Transcript {
   noteId: string
   language: string | null
-  speakers: { label: string; name: string | null }[]
+  speakers: { label: string; name: string | null; nameStatus: 'confirmed' | 'suggested' | null; suggestedName: string | null; suggestedNameConfidence: number | null }[]
   segments: Segment[]
   /** Present when the plan gets a preview only (free plan). */
   truncation?: { shownSegments: number; totalSegments: number; rule?: string; getTheRest?: string }

@@ -6,6 +6,7 @@ import { when } from '../format.ts'
 const EVENTS = [
   { id: 'note.ready', label: 'A note is ready (note.ready)' },
   { id: 'note.failed', label: 'A note failed (note.failed)' },
+  { id: 'note.speakers_updated', label: 'Speakers of a note were named (note.speakers_updated)' },
 ]
 
 export function IntegrationsPage(p: { plan: Plan }) {
@@ -13,7 +14,7 @@ export function IntegrationsPage(p: { plan: Plan }) {
     <>
       <PageTitle>Integrations</PageTitle>
       <p>
-        Webhooks: the service POSTs to your endpoint when a transcription ends. Calls are signed the Standard Webhooks way (<code>webhook-id</code>,{' '}
+        Webhooks: the service POSTs to your endpoint when a transcription ends, and when the speakers of a note are named. Calls are signed the Standard Webhooks way (<code>webhook-id</code>,{' '}
         <code>webhook-timestamp</code>, <code>webhook-signature</code>, HMAC-SHA256 with the endpoint’s secret) and retried with backoff until your endpoint answers
         2xx.
       </p>

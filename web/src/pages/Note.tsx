@@ -103,6 +103,8 @@ export function NotePage(p: { noteId: string }) {
                   {transcript.data.speakers.map((s) => (
                     <li key={s.label}>
                       <span class={`dot spk-${speakerIndex(transcript.data!, s.label)}`} aria-hidden="true" /> {s.name ?? `Speaker ${s.label.replace(/^spk_/, '')}`}
+                      {/* An inferred name in use is not one the person confirmed: say so. */}
+                      {s.nameStatus === 'suggested' && <span class="small"> (suggested)</span>}
                     </li>
                   ))}
                 </ul>
