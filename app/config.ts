@@ -5,7 +5,7 @@ import { loadWebhookConfig, type WebhookConfig } from './webhookConfig.ts'
 import { loadS3Config, type S3Config } from './blobStore.ts'
 import { parseTrustProxy } from '../api/http/trustProxy.ts'
 import { SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
-import { DEFAULT_DIARIZATION_THRESHOLD } from '../engines/diarization/diarizer.ts'
+import { DEFAULT_DIARIZATION_THRESHOLD } from '../adapters/onnxruntime/diarizer.ts'
 import { DEFAULT_MAX_DURATION_SECONDS, PLANS, isPlan, type Plan } from '../domain/credits/plans.ts'
 import { MAX_LAG_POSITIONS } from '../projections/sync.ts'
 
@@ -72,8 +72,13 @@ export interface Config {
     speakerEmbeddingModel: string
     /** True when speakerEmbeddingModel is the default path (start fetches it when missing). */
     speakerModelIsDefault: boolean
-    /** DIARIZATION (on/off, default on): the local diarizer labels speakers when the speech engine does not. DIARIZATION_THRESHOLD: the cosine similarity at which two voices are one. */
-    diarization: { enabled: boolean; threshold: number }
+    /**
+     * DIARIZATION (on/off, default on): the local diarizer labels speakers when the speech engine
+     * does not. DIARIZATION_THRESHOLD: the cosine similarity of two speaker embeddings at which
+     * they are one voice. DIARIZATION_THREADS (default 2): onnxruntime's threads. The models
+     * and their runtime go to MODELS_DIR, run by ASR_PYTHON (default python3).
+     */
+    diarization: { enabled: boolean; threshold: number; threads: number; modelsDir: string; python: string }
     /** VOICE_MATCH_THRESHOLD: lowest cosine similarity that counts as resembling a profile. */
     voiceMatchThreshold: number
   }
@@ -190,6 +195,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       diarization: {
         enabled: onOff(env.DIARIZATION, true, 'DIARIZATION'),
         threshold: fraction(env.DIARIZATION_THRESHOLD, DEFAULT_DIARIZATION_THRESHOLD, 'DIARIZATION_THRESHOLD'),
+        threads: Math.max(1, int(env.DIARIZATION_THREADS, 2, 'DIARIZATION_THREADS')),
+        modelsDir,
+        python: env.ASR_PYTHON || 'python3',
       },
       voiceMatchThreshold: fraction(env.VOICE_MATCH_THRESHOLD, 0.75, 'VOICE_MATCH_THRESHOLD'),
     },

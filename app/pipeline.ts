@@ -20,10 +20,10 @@ import { whisperCppEngine } from '../adapters/whisper/whisperCpp.ts'
 import { fasterWhisperEngine } from '../adapters/ctranslate2/fasterWhisper.ts'
 import { openAiTranscriptionEngine } from '../adapters/openai/transcriptionEngine.ts'
 import { Sources } from '../workers/sources.ts'
-import { LocalDiarizer } from '../engines/diarization/diarizer.ts'
-import { LoudnessSpeechActivity } from '../engines/diarization/activity.ts'
-import type { SpeechActivity } from '../ports/diarizer.ts'
-import type { SpeakerModel } from './transcriptServices.ts'
+import { TurnDiarizer } from '../engines/diarization/diarizer.ts'
+import { LoudnessSpeechActivity, preferredActivity } from '../engines/diarization/activity.ts'
+import type { Diarizer, SpeechActivity } from '../ports/diarizer.ts'
+import { onnxDiarizer, type OnnxDiarizer } from '../adapters/onnxruntime/diarizer.ts'
 
 export interface Ingest {
   jobs: TranscriptionJobs
@@ -32,9 +32,14 @@ export interface Ingest {
   probe: MediaProbe
   sources: Sources
   engine: SpeechEngine
-  /** The local diarizer, when diarization is on and the speaker model is there. */
-  diarizer: LocalDiarizer | null
-  /** Loudness speech activity: audio with nothing to hear fails `no_speech` before recognition. */
+  /** The local diarizer, when diarization is on. */
+  diarizer: Diarizer | null
+  /** Its models (Silero VAD, segmentation-3.0, CAM++ on onnxruntime): fetched and loaded at start. */
+  diarizerModels: OnnxDiarizer
+  /**
+   * Speech activity before recognition (audio with nothing to hear fails `no_speech`, long audio
+   * is cut in its pauses): the trained VAD, or loudness while the VAD cannot run.
+   */
   activity: SpeechActivity
   resolver: HostResolver
 }
@@ -64,7 +69,7 @@ export function createEngine(config: Config, media: MediaTool): SpeechEngine {
 
 export function createIngest(
   config: Config,
-  deps: { handler: CommandHandler; credits: CreditCommands; probe: MediaProbe; resolver: HostResolver; speakerModel: SpeakerModel; clock: () => Date },
+  deps: { handler: CommandHandler; credits: CreditCommands; probe: MediaProbe; resolver: HostResolver; clock: () => Date; log?: (line: string) => void },
 ): Ingest {
   const p = config.pipeline
   const terms: LeaseTerms = { leaseMs: p.jobs.leaseMs, maxAttempts: p.jobs.maxAttempts, backoffMs: jittered(exponentialBackoff(p.jobs.backoffBaseMs, p.jobs.backoffMaxMs)) }
@@ -90,6 +95,8 @@ export function createIngest(
     maxFeedBytes: p.downloads.maxFeedBytes,
     maxTranscriptBytes: p.downloads.maxTranscriptBytes,
   })
+  const d = config.transcripts.diarization
+  const diarizerModels = onnxDiarizer({ modelsDir: d.modelsDir, python: d.python, threads: d.threads, tuning: { threshold: d.threshold } })
   return {
     jobs: new TranscriptionJobs(deps.handler, deps.credits, terms, deps.clock),
     http,
@@ -97,8 +104,9 @@ export function createIngest(
     probe: deps.probe,
     sources,
     engine: createEngine(config, media),
-    diarizer: config.transcripts.diarization.enabled && deps.speakerModel.embedder ? new LocalDiarizer(deps.speakerModel.embedder, { threshold: config.transcripts.diarization.threshold }) : null,
-    activity: new LoudnessSpeechActivity(),
+    diarizer: d.enabled ? new TurnDiarizer(diarizerModels) : null,
+    diarizerModels,
+    activity: preferredActivity(diarizerModels, new LoudnessSpeechActivity(), deps.log ?? ((line) => console.log(line))),
     resolver: deps.resolver,
   }
 }

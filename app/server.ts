@@ -103,6 +103,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
       // stopping worker hands its jobs back at once (workers/transcription.ts).
       await Promise.all([app?.close(), mcpApp?.close(), ...workers.map((w) => w.stop())])
       await services.ingest.engine.close?.()
+      await services.ingest.diarizerModels.close()
       // Released first: a standby waiting for a lease stops waiting, and another instance may
       // take over at once instead of after the lease's expiry.
       for (const l of leases) await l.release()

@@ -107,7 +107,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
   })
   const languageDeps = { handler, credits, notes: queries.notes, sync, engine: language, clock }
   const speakerModel = speakerEmbedderFrom(config.transcripts.speakerEmbeddingModel, config.transcripts.speakerModelIsDefault)
-  const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, speakerModel, clock })
+  const ingest = createIngest(config, { handler, credits, probe: deps.probe, resolver: deps.resolver, clock })
   const oauth = new OAuthCommands(handler, credits, { issuer: config.publicBaseUrl, resources: mcpResources(config) }, clock)
   const transcriptFeatures = createTranscriptServices(config, { handler, credits, queries, sync, blobs, chat, speakerModel, clock })
   // With MongoDB the API may run as several processes: limits count in the shared store.

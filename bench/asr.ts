@@ -140,9 +140,13 @@ async function startServiceProcesses(workerProcesses: number, threads: number, m
   const procs = [api]
   for (let i = 0; i < workerProcesses; i++) procs.push(startProcess({ ...common, ROLES: 'workers' }))
   // Warm: every engine has loaded its model before the clock starts.
-  for (const p of workerProcesses === 0 ? [api] : procs.slice(1)) await p.waitFor(/speech: +(faster-whisper .*|not available.*)/, 600_000).then((m) => {
-    if (/not available/.test(m[1]!)) throw new Error(m[1])
-  })
+  for (const p of workerProcesses === 0 ? [api] : procs.slice(1)) {
+    await p.waitFor(/speech: +(faster-whisper .*|not available.*)/, 600_000).then((m) => {
+      if (/not available/.test(m[1]!)) throw new Error(m[1])
+    })
+    // The diarizer's models (speech activity, and speakers unless DIARIZATION=off) loaded too.
+    await p.waitFor(/speakers: .* on onnxruntime|the diarizer is not available/, 600_000)
+  }
   return { base: `http://127.0.0.1:${port}`, key, procs, close: async () => void (await Promise.all(procs.map(stopProcess))) }
 }
 
@@ -234,8 +238,8 @@ async function main() {
   if (process.env.SKIP_WORKERS !== '1') await workers()
 
   async function single() {
-  // (c) faster-whisper itself, first and last, the best of each
-  for (const words of [false, true]) {
+  // (c) faster-whisper itself, first and last, the best of each (ONLY_SERVICE=1: skipped, with (d))
+  for (const words of process.env.ONLY_SERVICE === '1' ? [] : [false, true]) {
     const name = `(c) faster-whisper ${words ? 'with' : 'without'} word timestamps`
     const runs = [] as number[][]
     for (let i = 0; i < REPEAT; i++) {
@@ -287,7 +291,7 @@ async function main() {
   }
 
   // (d) whisper.cpp through @fugood/whisper.node on the same weights in ggml (short only)
-  if (!SKIP_WHISPER_CPP) {
+  if (!SKIP_WHISPER_CPP && process.env.ONLY_SERVICE !== '1') {
     const ggml = join(MODELS_DIR, `ggml-${MODEL}.bin`)
     if (!existsSync(ggml)) convertCt2ToGgml(ct2ModelDir(MODELS_DIR, MODEL), ggml)
     const engine = whisperCppEngine({ modelPath: ggml, threads: THREADS })
@@ -299,8 +303,8 @@ async function main() {
     record('(d) whisper.cpp via @fugood/whisper.node (old engine)', 'short', (performance.now() - t0) / 1000)
   }
 
-  const ref = results['(c) faster-whisper without word timestamps']!
-  const refWords = results['(c) faster-whisper with word timestamps']!
+  const ref = results['(c) faster-whisper without word timestamps'] ?? { short: NaN, long: NaN }
+  const refWords = results['(c) faster-whisper with word timestamps'] ?? { short: NaN, long: NaN }
   const direct = results['(b) engine direct (adapter)']!
   for (const [name, r] of Object.entries(results)) {
     rows.push([
@@ -320,6 +324,7 @@ async function main() {
   console.log(`service overhead over its engine: short ${(((a.short - direct.short) / direct.short) * 100).toFixed(1)} %, long ${(((a.long - direct.long) / direct.long) * 100).toFixed(1)} %`)
   const a0 = results['(a0) service, diarization off']
   if (a0) console.log(`with diarization off: short ${(((a0.short - direct.short) / direct.short) * 100).toFixed(1)} %, long ${(((a0.long - direct.long) / direct.long) * 100).toFixed(1)} %`)
+  if (a0) console.log(`diarization on against off: short ${(((a.short - a0.short) / a0.short) * 100).toFixed(1)} %, long ${(((a.long - a0.long) / a0.long) * 100).toFixed(1)} %`)
 
   }
 

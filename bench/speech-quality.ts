@@ -1,52 +1,62 @@
-// Speech quality on a corpus whose truth is known because it is assembled here:
+// Speech quality on a corpus whose truth is known because it is assembled here, in two parts:
+// `tuning` (the only one any setting was chosen on) and `heldout` (other sentences, voices and
+// seed). Each part has 12 dialogues and 6 word-timing clips:
 //
-// - dialogues in en, es, de, fr, pt and it of 2–5 distinct synthetic voices (espeak-ng variants,
-//   and flite's English voices when installed), each voice changed with sox (pitch in cents,
-//   tempo), turns of one or two sentences with pauses, a quarter of the turns overlapping the
-//   previous one by 0.8–1.6 s and every other dialogue under white noise (20 dB SNR); the turn
-//   boundaries are where the audio was placed;
-// - word-timing clips: a sentence synthesized one word at a time and joined with known gaps, so
-//   every word's start and end is known.
+// - six dialogues in en, es, de, fr, pt and it of 1–5 espeak-ng voices (each changed with sox:
+//   pitch in cents, tempo), every other one under white noise (20 dB SNR), the German one as a
+//   telephone call (sox: 8 kHz, μ-law, 300–3400 Hz);
+// - English dialogues with flite's voices, which are recordings of real people (slt and kal in
+//   tuning, awb and rms held out), left as recorded: two of them alone (clean, and as a telephone
+//   call), two with an espeak-ng voice under pink noise (15 dB), and two with short back-channel
+//   turns ("yes", "okay", "right", "mm-hmm") between the long ones;
+// - a meeting of four voices (two flite, two espeak-ng) with back-channels and overlaps: 3 minutes
+//   in tuning, over 10 minutes held out (LONG_SECONDS);
+// - word-timing clips: a sentence synthesized one word at a time and joined with known gaps.
 //
-// Each clip goes through what the service runs: the default local engine (faster-whisper,
-// Whisper base, int8, greedy; ASR_ENGINE=whisper for whisper.cpp on WHISPER_MODEL_PATH), non-speech
-// tags removed, the local diarizer. Printed per part (`tuning`, the only one
-// settings were chosen on, and `heldout`, other sentences, voices and seed): WER per language,
-// DER (missed, false alarm, confusion; 250 ms collar) of the whole system and of the diarizer
-// alone on the reference turns, speaker-count accuracy, word-boundary error (median, p90), and
-// the CPU cost of diarization per audio minute next to recognition's (the baseline, same run).
+// A quarter of the turns overlap the previous one by 0.8–1.6 s. Each clip goes through what the
+// service runs: the default local engine (faster-whisper, Whisper base, int8, greedy), non-speech
+// tags removed, word starts taken from the speech activity, the local diarizer (Silero VAD,
+// pyannote segmentation-3.0, CAM++, clustering). Printed per part: WER per language; DER with a
+// 250 ms collar and without (missed, false alarm, confusion) of the system (the transcript's
+// segments and speakers) and of the diarizer alone (its own turns, overlap included); speaker
+// count right; word attribution (each recognized word's speaker against the reference turn it
+// lies in, on all dialogues and on those of real-speaker voices only); the same with the true
+// count as a hint; word-boundary error; the CPU cost of diarization per audio minute next to
+// recognition's (the baseline, same run).
 //
 // Synthetic voices are easier than people: clean, steady, distinct, without accents, hesitations
 // or crosstalk. These figures are an upper bound for real meetings, and a regression check.
+// Recognition results are cached under bench/results/asr-cache (keyed by the clip's audio).
 //
-//   npx tsx bench/speech-quality.ts            WHISPER_MODEL (default base), MODELS_DIR (default .ci/models),
-//                                              ASR_ENGINE=whisper + WHISPER_MODEL_PATH (whisper.cpp, ggml),
-//   DIALOGUES=1 (per language and part)        SPEAKER_EMBEDDING_MODEL (default .ci/models/…pt), TUNE=1 (threshold sweep, tuning part only)
+//   npx tsx bench/speech-quality.ts        WHISPER_MODEL (default base), MODELS_DIR (default .ci/models),
+//   LONG_SECONDS=630 (the held-out meeting)   PARTS=tuning,heldout, TUNE=1 (sweep on the tuning part only), ASR=0,
+//   BENCH_WAV_DIR=dir (keep the clips), BENCH_DUMP=1 (and their truth and recognition as JSON; =only: nothing else)
 import { execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { whisperCppEngine } from '../adapters/whisper/whisperCpp.ts'
 import { fasterWhisperEngine } from '../adapters/ctranslate2/fasterWhisper.ts'
-import { loadGe2eEncoder } from '../adapters/ge2e/speakerEncoder.ts'
-import { fetchSpeakerModel, SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
-import { ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
+import { onnxDiarizer, DEFAULT_DIARIZATION_THRESHOLD, type OnnxDiarizer } from '../adapters/onnxruntime/diarizer.ts'
 import { readWav, wavFromPcm } from '../domain/audio/pcm.ts'
-import { LocalDiarizer, DEFAULT_DIARIZATION_THRESHOLD } from '../engines/diarization/diarizer.ts'
+import { TurnDiarizer } from '../engines/diarization/diarizer.ts'
 import { withoutNonSpeech } from '../domain/notes/nonSpeech.ts'
+import { startsFromSpeech } from '../domain/notes/speechTiming.ts'
 import type { RecognizedSegment } from '../ports/speechEngine.ts'
+import type { SpeakerTurns } from '../ports/diarizer.ts'
 import { LANGUAGES, TEXTS, type Lang } from './speechTexts.ts'
-import { boundaryErrors, diarizationError, wordErrors, type Der, type TimedWord, type Turn } from './speechMetrics.ts'
+import { boundaryErrors, diarizationError, wordAttribution, wordErrors, type Der, type TimedWord, type Turn } from './speechMetrics.ts'
 import { envInt, machine, machineLoad, percentile, table, tempDir } from './lib.ts'
 
 const SR = 16_000
-const WHISPER_CPP = process.env.ASR_ENGINE === 'whisper'
-const MODEL = WHISPER_CPP ? (process.env.WHISPER_MODEL_PATH ?? join('.ci', 'models', 'ggml-tiny.en.bin')) : (process.env.WHISPER_MODEL || 'base')
+const MODEL = process.env.WHISPER_MODEL || 'base'
 const MODELS_DIR = process.env.MODELS_DIR || join('.ci', 'models')
-const SPEAKER_MODEL = process.env.SPEAKER_EMBEDDING_MODEL ?? fetchSpeakerModel(join('.ci', 'models', SPEAKER_MODEL_FILE))
-const DIALOGUES = envInt('DIALOGUES', 1)
-/** ASR=0: no recognition (minutes of CPU with Whisper); only the diarizer on the reference turns is scored. */
+const LONG_SECONDS = envInt('LONG_SECONDS', 630)
 const ASR = process.env.ASR !== '0'
+const PARTS = (process.env.PARTS ?? 'tuning,heldout').split(',') as Part[]
+const CACHE = join('bench', 'results', 'asr-cache')
 const tmp = tempDir('speech')
+
+type Part = 'tuning' | 'heldout'
 
 // ---- voices -------------------------------------------------------------------------------------
 
@@ -55,27 +65,19 @@ interface Voice {
   synth: 'espeak' | 'flite'
   /** espeak-ng variant (`m3`, `f2`, ...) or flite voice. */
   voice: string
-  /** sox pitch shift (cents) and tempo factor. */
+  /** sox pitch shift (cents) and tempo factor; flite's voices stay as recorded. */
   cents: number
   tempo: number
 }
 
-const hasFlite = (() => {
-  try {
-    execFileSync('flite', ['-lv'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
-
-/** Voices of a part: the two parts share none. */
-const VOICES: Record<'tuning' | 'heldout', { espeak: string[]; flite: string[] }> = {
-  tuning: { espeak: ['m1', 'f3', 'm3', 'f1', 'm7', 'f5'], flite: ['kal16', 'slt'] },
+/** Voices of a part: the two parts share none. flite's are recordings of four different people. */
+const VOICES: Record<Part, { espeak: string[]; flite: string[] }> = {
+  tuning: { espeak: ['m1', 'f3', 'm3', 'f1', 'm7', 'f5'], flite: ['slt', 'kal16'] },
   heldout: { espeak: ['m2', 'f2', 'm4', 'f4', 'm6', 'klatt3'], flite: ['awb', 'rms'] },
 }
 const CENTS = [0, 350, -250, 600, -450]
 const TEMPI = [1, 1.12, 0.9, 1.2, 0.95]
+const BACKCHANNELS = ['Yes.', 'Okay.', 'Right.', 'Mm-hmm.', 'Sure.', 'I see.']
 
 /** A small seeded generator, so a part is the same corpus on every run. */
 function rng(seed: number) {
@@ -88,18 +90,12 @@ function rng(seed: number) {
   }
 }
 
-function pickVoices(part: 'tuning' | 'heldout', lang: Lang, n: number, rand: () => number): Voice[] {
-  const pool = VOICES[part]
-  const out: Voice[] = []
-  const espeak = [...pool.espeak].sort(() => rand() - 0.5)
-  const flite = lang === 'en' && hasFlite ? [...pool.flite] : []
-  for (let i = 0; i < n; i++) {
-    const useFlite = flite.length > 0 && i % 2 === 1
-    const voice = useFlite ? flite.shift()! : espeak[i % espeak.length]!
-    out.push({ name: `${useFlite ? 'flite' : 'espeak'}:${voice}/${CENTS[i]}c/${TEMPI[i]}x`, synth: useFlite ? 'flite' : 'espeak', voice, cents: CENTS[i]!, tempo: TEMPI[i]! })
-  }
-  return out
-}
+const espeakVoices = (part: Part, n: number, rand: () => number): Voice[] =>
+  [...VOICES[part].espeak]
+    .sort(() => rand() - 0.5)
+    .slice(0, n)
+    .map((v, i) => ({ name: `espeak:${v}/${CENTS[i]}c/${TEMPI[i]}x`, synth: 'espeak', voice: v, cents: CENTS[i]!, tempo: TEMPI[i]! }))
+const fliteVoices = (part: Part, n: number): Voice[] => VOICES[part].flite.slice(0, n).map((v) => ({ name: `flite:${v}`, synth: 'flite', voice: v, cents: 0, tempo: 1 }))
 
 let counter = 0
 /** 16 kHz mono samples of `text` in `voice`, leading and trailing silence trimmed. */
@@ -108,7 +104,8 @@ function say(lang: Lang, voice: Voice, text: string): Float32Array {
   const out = join(tmp.dir, `v-${counter++}.wav`)
   if (voice.synth === 'flite') execFileSync('flite', ['-voice', voice.voice, '-t', text, '-o', raw])
   else execFileSync('espeak-ng', ['-v', `${lang}+${voice.voice}`, '-w', raw, text])
-  execFileSync('sox', [raw, '-r', String(SR), '-c', '1', '-b', '16', out, 'pitch', String(voice.cents), 'tempo', String(voice.tempo)])
+  const effects = voice.cents === 0 && voice.tempo === 1 ? [] : ['pitch', String(voice.cents), 'tempo', String(voice.tempo)]
+  execFileSync('sox', ['-D', raw, '-r', String(SR), '-c', '1', '-b', '16', out, ...effects])
   const pcm = readWav(readFileSync(out))!.samples
   let a = 0
   let b = pcm.length
@@ -120,6 +117,7 @@ function say(lang: Lang, voice: Voice, text: string): Float32Array {
 // ---- corpus -------------------------------------------------------------------------------------
 
 interface Clip {
+  name: string
   lang: Lang
   kind: 'dialogue' | 'words'
   samples: Float32Array
@@ -127,21 +125,36 @@ interface Clip {
   turns: Turn[]
   speakers: number
   words: TimedWord[]
-  noisy: boolean
+  /** All voices are flite's (recordings of people). */
+  realVoices: boolean
 }
 
-function dialogue(part: 'tuning' | 'heldout', lang: Lang, speakers: number, noisy: boolean, rand: () => number): Clip {
-  const voices = pickVoices(part, lang, speakers, rand)
+interface DialogueSpec {
+  name: string
+  lang: Lang
+  voices: Voice[]
+  /** Turns to speak, or seconds to fill. */
+  turns?: number
+  seconds?: number
+  noise?: 'white' | 'pink'
+  snrDb?: number
+  phone?: boolean
+  backchannels?: boolean
+}
+
+function dialogue(part: Part, spec: DialogueSpec, rand: () => number): Clip {
+  const { voices, lang } = spec
+  const speakers = voices.length
   const sentences = TEXTS[part][lang]
-  const turnCount = Math.max(4, speakers + 2)
+  const turnCount = spec.turns ?? Infinity
   const pieces: { at: number; samples: Float32Array; speaker: number; text: string }[] = []
   let at = Math.round(0.4 * SR)
   let prev = -1
   let prevStart = 0
-  for (let i = 0; i < turnCount; i++) {
+  for (let i = 0; i < turnCount && (spec.seconds === undefined || at < spec.seconds * SR); i++) {
     // Everyone speaks at least once; then anyone but the last speaker.
     let speaker = i < speakers ? i : Math.floor(rand() * speakers)
-    if (speaker === prev) speaker = (speaker + 1) % speakers
+    if (speaker === prev && speakers > 1) speaker = (speaker + 1) % speakers
     const long = rand() < 0.35
     const text = Array.from({ length: long ? 2 : 1 }, () => sentences[Math.floor(rand() * sentences.length)]!).join(' ')
     const samples = say(lang, voices[speaker]!, text)
@@ -153,11 +166,25 @@ function dialogue(part: 'tuning' | 'heldout', lang: Lang, speakers: number, nois
     prevStart = start
     at = Math.max(at, start + samples.length)
     prev = speaker
+    // A listener's short answer in the pause after a turn.
+    if (spec.backchannels && speakers > 1 && rand() < 0.4) {
+      let who = Math.floor(rand() * speakers)
+      if (who === speaker) who = (who + 1) % speakers
+      const word = BACKCHANNELS[Math.floor(rand() * BACKCHANNELS.length)]!
+      const short = say(lang, voices[who]!, word)
+      const s = at + Math.round((0.2 + rand() * 0.3) * SR)
+      pieces.push({ at: s, samples: short, speaker: who, text: word })
+      at = s + short.length
+      prev = who
+      prevStart = s
+    }
   }
-  const mix = new Float32Array(at + Math.round(0.5 * SR))
+  let mix: Float32Array = new Float32Array(at + Math.round(0.5 * SR))
   for (const p of pieces) for (let i = 0; i < p.samples.length; i++) mix[p.at + i]! += p.samples[i]!
-  if (noisy) addNoise(mix, 20, rand)
+  if (spec.noise) addNoise(mix, spec.snrDb ?? 20, spec.noise, rand)
+  if (spec.phone) mix = telephone(mix)
   return {
+    name: spec.name,
     lang,
     kind: 'dialogue',
     samples: mix,
@@ -165,21 +192,45 @@ function dialogue(part: 'tuning' | 'heldout', lang: Lang, speakers: number, nois
     turns: pieces.map((p) => ({ startMs: (p.at / SR) * 1000, endMs: ((p.at + p.samples.length) / SR) * 1000, speaker: String(p.speaker) })),
     speakers,
     words: [],
-    noisy,
+    realVoices: voices.every((v) => v.synth === 'flite'),
   }
 }
 
-/** White noise at `snrDb` below the speech's RMS. */
-function addNoise(x: Float32Array, snrDb: number, rand: () => number) {
+/** Noise at `snrDb` below the speech's RMS: white, or pink (Paul Kellet's filter). */
+function addNoise(x: Float32Array, snrDb: number, kind: 'white' | 'pink', rand: () => number) {
   let ms = 0
   let n = 0
   for (const v of x) if (Math.abs(v) > 0.01) ((ms += v * v), n++)
-  const rms = Math.sqrt(ms / Math.max(1, n)) / 10 ** (snrDb / 20)
-  for (let i = 0; i < x.length; i++) x[i]! += (rand() * 2 - 1) * rms * Math.sqrt(3)
+  const noise = Float32Array.from({ length: x.length }, () => rand() * 2 - 1)
+  if (kind === 'pink') {
+    let b0 = 0
+    let b1 = 0
+    let b2 = 0
+    for (let i = 0; i < noise.length; i++) {
+      const w = noise[i]!
+      b0 = 0.99765 * b0 + w * 0.099046
+      b1 = 0.963 * b1 + w * 0.2965164
+      b2 = 0.57 * b2 + w * 1.0526913
+      noise[i] = b0 + b1 + b2 + w * 0.1848
+    }
+  }
+  const noiseRms = Math.sqrt(noise.reduce((a, v) => a + v * v, 0) / Math.max(1, noise.length))
+  const gain = Math.sqrt(ms / Math.max(1, n)) / 10 ** (snrDb / 20) / noiseRms
+  for (let i = 0; i < x.length; i++) x[i]! += noise[i]! * gain
 }
 
-function wordClip(part: 'tuning' | 'heldout', lang: Lang, rand: () => number): Clip {
-  const voice = pickVoices(part, lang, 1, rand)[0]!
+/** A telephone line: band-limited to 300–3400 Hz, 8 kHz μ-law, back to 16 kHz. */
+function telephone(x: Float32Array): Float32Array {
+  const a = join(tmp.dir, `phone-in-${counter}.wav`)
+  const b = join(tmp.dir, `phone-out-${counter++}.wav`)
+  wavOf(x, a)
+  execFileSync('sox', ['-D', a, '-r', '8000', '-e', 'u-law', join(tmp.dir, 'phone.wav'), 'sinc', '300-3400'])
+  execFileSync('sox', ['-D', join(tmp.dir, 'phone.wav'), '-r', String(SR), '-e', 'signed-integer', '-b', '16', b])
+  return readWav(readFileSync(b))!.samples.slice(0, x.length)
+}
+
+function wordClip(part: Part, lang: Lang, rand: () => number): Clip {
+  const voice = espeakVoices(part, 1, rand)[0]!
   const sentence = TEXTS[part][lang][Math.floor(rand() * 8)]!
   const tokens = sentence.split(/\s+/)
   const pieces: Float32Array[] = []
@@ -193,16 +244,34 @@ function wordClip(part: 'tuning' | 'heldout', lang: Lang, rand: () => number): C
   }
   const out = new Float32Array(at + Math.round(0.4 * SR))
   pieces.forEach((p, i) => out.set(p, Math.round((words[i]!.startMs / 1000) * SR)))
-  return { lang, kind: 'words', samples: out, text: sentence, turns: [{ startMs: words[0]!.startMs, endMs: words.at(-1)!.endMs, speaker: '0' }], speakers: 1, words, noisy: false }
+  return { name: `${lang} words`, lang, kind: 'words', samples: out, text: sentence, turns: [{ startMs: words[0]!.startMs, endMs: words.at(-1)!.endMs, speaker: '0' }], speakers: 1, words, realVoices: false }
 }
 
-function corpus(part: 'tuning' | 'heldout'): Clip[] {
+function corpus(part: Part): Clip[] {
   const rand = rng(part === 'tuning' ? 1 : 2)
   const clips: Clip[] = []
+  const counts = part === 'tuning' ? [2, 3, 4, 5, 1, 3] : [3, 5, 2, 4, 1, 2]
   LANGUAGES.forEach((lang, li) => {
-    for (let d = 0; d < DIALOGUES; d++) clips.push(dialogue(part, lang, 2 + ((li + d) % 4), (li + d) % 2 === 1, rand))
-    clips.push(wordClip(part, lang, rand))
+    const n = counts[li]!
+    const noisy = li % 2 === 1
+    const phone = lang === 'de'
+    clips.push(dialogue(part, { name: `${lang} ${n} espeak${noisy ? ' noise' : ''}${phone ? ' phone' : ''}`, lang, voices: espeakVoices(part, n, rand), turns: Math.max(4, n + 2), ...(noisy ? { noise: 'white' as const } : {}), phone }, rand))
   })
+  const [f1, f2] = fliteVoices(part, 2)
+  const e = () => espeakVoices(part, 1, rand)
+  const specs: DialogueSpec[] = [
+    { name: 'en 2 flite', lang: 'en', voices: [f1!, f2!], turns: 6 },
+    { name: 'en 2 flite phone', lang: 'en', voices: [f2!, f1!], turns: 6, phone: true },
+    { name: 'en 3 flite+espeak pink noise', lang: 'en', voices: [f1!, e()[0]!, f2!], turns: 7, noise: 'pink', snrDb: 15 },
+    { name: 'en 2 flite+espeak pink noise', lang: 'en', voices: [e()[0]!, f2!], turns: 6, noise: 'pink', snrDb: 15 },
+    { name: 'en 2 flite back-channels', lang: 'en', voices: [f1!, f2!], turns: 8, backchannels: true },
+    { name: 'en 3 flite+espeak back-channels', lang: 'en', voices: [f2!, f1!, e()[0]!], turns: 9, backchannels: true },
+  ]
+  for (const spec of specs) clips.push(dialogue(part, spec, rand))
+  const meeting = [f1!, ...espeakVoices(part, 2, rand), f2!]
+  const seconds = part === 'tuning' ? 180 : LONG_SECONDS
+  clips.push(dialogue(part, { name: `en meeting 4 voices ${Math.round(seconds / 60)} min`, lang: 'en', voices: meeting, seconds, backchannels: true }, rand))
+  LANGUAGES.forEach((lang) => clips.push(wordClip(part, lang, rand)))
   return clips
 }
 
@@ -215,23 +284,20 @@ function wavOf(samples: Float32Array, path: string) {
 // ---- run ----------------------------------------------------------------------------------------
 
 const threads = envInt('WHISPER_THREADS', 2)
-const engine = WHISPER_CPP
-  ? whisperCppEngine({ modelPath: MODEL, threads })
-  : fasterWhisperEngine({ model: MODEL, modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads, computeType: 'int8', beamSize: 1 })
-const encoder = loadGe2eEncoder(SPEAKER_MODEL, ffmpegPath())
+const engine = fasterWhisperEngine({ model: MODEL, modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads, computeType: 'int8', beamSize: 1 })
+const newModels = (tuning: Record<string, number> = {}) => onnxDiarizer({ modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads: envInt('DIARIZATION_THREADS', 2), tuning: { threshold: DEFAULT_DIARIZATION_THRESHOLD, ...tuning } })
 
 interface Result {
   clip: Clip
   wav: string
   recognized: RecognizedSegment[]
-  asrMs: number
-  /** CPU time of the process during recognition (all of whisper.cpp's threads). */
+  /** CPU time of recognition (this process and its children). */
   asrCpuMs: number
 }
 
 /**
- * CPU milliseconds (user + system) of this process and its live children (faster-whisper runs in
- * a Python child) since `from`, read from /proc: the children's time is not in process.cpuUsage.
+ * CPU milliseconds (user + system) of this process and its live children (faster-whisper and the
+ * diarizer run in Python children), read from /proc: the children's time is not in process.cpuUsage.
  */
 const CLK_TCK = 100
 function cpuNow(): number {
@@ -247,133 +313,182 @@ function cpuNow(): number {
   }
   return ms
 }
-const cpuSince = (from: number) => cpuNow() - from
 
 const turnsOf = (segments: readonly RecognizedSegment[]): Turn[] => segments.filter((s) => s.speaker !== null).map((s) => ({ startMs: s.startMs, endMs: s.endMs, speaker: s.speaker! }))
+const wordsOf = (segments: readonly RecognizedSegment[]): Turn[] => segments.flatMap((s) => (s.speaker === null ? [] : (s.words ?? []).map((w) => ({ startMs: w.startMs, endMs: w.endMs, speaker: s.speaker! }))))
 const addDer = (a: Der, b: Der): Der => ({ scoredMs: a.scoredMs + b.scoredMs, missedMs: a.missedMs + b.missedMs, falseAlarmMs: a.falseAlarmMs + b.falseAlarmMs, confusionMs: a.confusionMs + b.confusionMs })
 const ZERO: Der = { scoredMs: 0, missedMs: 0, falseAlarmMs: 0, confusionMs: 0 }
 const pct = (n: number, d: number) => (d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)} %`)
+const derOf = (d: Der) => pct(d.missedMs + d.falseAlarmMs + d.confusionMs, d.scoredMs)
 
-async function recognize(part: string, clips: Clip[]): Promise<Result[]> {
+async function recognize(part: Part, clips: Clip[]): Promise<Result[]> {
+  mkdirSync(CACHE, { recursive: true })
   const out: Result[] = []
   for (const [i, clip] of clips.entries()) {
-    const wav = join(tmp.dir, `${part}-${i}.wav`)
+    const wav = join(process.env.BENCH_WAV_DIR ?? tmp.dir, `${part}-${i}.wav`)
     wavOf(clip.samples, wav)
-    const t0 = performance.now()
-    const c0 = cpuNow()
-    const r = ASR ? await engine.transcribe({ wavPath: wav, durationSeconds: clip.samples.length / SR, language: null, workDir: tmp.dir }) : { segments: [] }
-    out.push({ clip, wav, recognized: withoutNonSpeech(r.segments), asrMs: performance.now() - t0, asrCpuMs: cpuSince(c0) })
-    process.stderr.write(`  ${part} ${i + 1}/${clips.length} ${clip.lang} ${clip.kind} ${(clip.samples.length / SR).toFixed(1)} s\n`)
+    const key = createHash('sha256').update(readFileSync(wav)).update(MODEL).digest('hex').slice(0, 20)
+    const cached = join(CACHE, `${key}.json`)
+    let recognized: RecognizedSegment[] = []
+    let asrCpuMs = 0
+    if (ASR && existsSync(cached)) ({ recognized, asrCpuMs } = JSON.parse(readFileSync(cached, 'utf8')) as { recognized: RecognizedSegment[]; asrCpuMs: number })
+    else if (ASR) {
+      const c0 = cpuNow()
+      const r = await engine.transcribe({ wavPath: wav, durationSeconds: clip.samples.length / SR, language: null, workDir: tmp.dir })
+      asrCpuMs = cpuNow() - c0
+      recognized = withoutNonSpeech(r.segments)
+      writeFileSync(cached, JSON.stringify({ recognized, asrCpuMs }))
+    }
+    out.push({ clip, wav, recognized, asrCpuMs })
+    // BENCH_DUMP: each clip's truth and recognition next to its WAV (BENCH_WAV_DIR), for scoring another diarizer on the same input.
+    if (process.env.BENCH_DUMP) writeFileSync(`${wav}.json`, JSON.stringify({ name: clip.name, kind: clip.kind, speakers: clip.speakers, realVoices: clip.realVoices, turns: clip.turns, recognized }))
+    process.stderr.write(`  ${part} ${i + 1}/${clips.length} ${clip.name} ${(clip.samples.length / SR).toFixed(1)} s\n`)
   }
   return out
 }
 
-async function score(part: string, results: Result[], threshold: number, print: boolean) {
-  const diarizer = new LocalDiarizer(encoder, { threshold })
-  let sys = ZERO
-  let oracle = ZERO
-  let countRight = 0
-  let dialogues = 0
-  let diarMs = 0
-  let refDiarMs = 0
-  let diarCpuMs = 0
-  let refDiarCpuMs = 0
-  let asrCpuMs = 0
-  let asrMs = 0
-  let audioMs = 0
+interface Score {
+  sys: Der
+  /** The system on the dialogues where recognition found any words (a note without words fails `no_speech`). */
+  sysHeard: Der
+  sysNoCollar: Der
+  alone: Der
+  aloneNoCollar: Der
+  hinted: Der
+  countRight: number
+  aloneCountRight: number
+  hintedCountRight: number
+  dialogues: number
+  words: { correct: number; scored: number }
+  realWords: { correct: number; scored: number }
+  hintedWords: { correct: number; scored: number }
+  diarCpuMs: number
+  asrCpuMs: number
+  audioMs: number
+}
+
+async function score(part: Part, results: Result[], models: OnnxDiarizer, print: boolean, hints = true): Promise<Score> {
+  const diarizer = new TurnDiarizer(models)
+  const s: Score = { sys: ZERO, sysHeard: ZERO, sysNoCollar: ZERO, alone: ZERO, aloneNoCollar: ZERO, hinted: ZERO, countRight: 0, aloneCountRight: 0, hintedCountRight: 0, dialogues: 0, words: { correct: 0, scored: 0 }, realWords: { correct: 0, scored: 0 }, hintedWords: { correct: 0, scored: 0 }, diarCpuMs: 0, asrCpuMs: 0, audioMs: 0 }
   const wer = new Map<Lang, { errors: number; words: number }>()
   const bounds: number[] = []
-  let wordsSeen = false
   const rows: (string | number)[][] = []
+  const add = (a: { correct: number; scored: number }, b: { correct: number; scored: number }) => ((a.correct += b.correct), (a.scored += b.scored))
   for (const r of results) {
     const { clip } = r
-    const hyp = r.recognized.map((s) => s.text).join(' ')
-    const w = wordErrors(clip.text, hyp)
+    const w = wordErrors(clip.text, r.recognized.map((x) => x.text).join(' '))
     const acc = wer.get(clip.lang) ?? { errors: 0, words: 0 }
     wer.set(clip.lang, { errors: acc.errors + w.errors, words: acc.words + w.words })
     if (clip.kind === 'words') {
-      const words = r.recognized.flatMap((s) => s.words ?? [])
-      if (words.length > 0) wordsSeen = true
-      bounds.push(...boundaryErrors(clip.words, words))
+      bounds.push(...boundaryErrors(clip.words, r.recognized.flatMap((x) => x.words ?? [])))
       continue
     }
-    dialogues++
-    audioMs += (clip.samples.length / SR) * 1000
-    asrMs += r.asrMs
-    asrCpuMs += r.asrCpuMs
-    const t0 = performance.now()
+    s.dialogues++
+    s.audioMs += (clip.samples.length / SR) * 1000
+    s.asrCpuMs += r.asrCpuMs
+    // What the pipeline does: the speech activity (the diarizer's VAD) first, word starts from it,
+    // then diarization; the diarizer's own turns are scored too (the same run).
     const c0 = cpuNow()
-    const d = await diarizer.diarize({ wavPath: r.wav, segments: r.recognized, speakers: null })
-    diarMs += performance.now() - t0
-    diarCpuMs += cpuSince(c0)
+    const speech = await models.detect(r.wav)
+    const segments = startsFromSpeech(r.recognized, speech)
+    const own: SpeakerTurns = await models.turns({ wavPath: r.wav, speakers: null })
+    const d = await new TurnDiarizer({ model: models.model, turns: async () => own }).diarize({ wavPath: r.wav, segments, speakers: null })
+    s.diarCpuMs += cpuNow() - c0
+    const ownTurns = own.turns.map((t) => ({ startMs: t.startMs, endMs: t.endMs, speaker: String(t.speaker) }))
+    const ownCount = new Set(own.turns.map((t) => t.speaker)).size
     const der = diarizationError(clip.turns, turnsOf(d.segments))
-    sys = addDer(sys, der)
-    // The diarizer alone: the reference turns as the recognized segments (no words).
-    const ref = clip.turns.map((t) => ({ startMs: t.startMs, endMs: t.endMs, text: 'x', speaker: null, confidence: null, words: null }))
-    const t1 = performance.now()
-    const c1 = cpuNow()
-    const o = await diarizer.diarize({ wavPath: r.wav, segments: ref, speakers: null })
-    refDiarMs += performance.now() - t1
-    refDiarCpuMs += cpuSince(c1)
-    const oDer = diarizationError(clip.turns, turnsOf(o.segments))
-    oracle = addDer(oracle, oDer)
-    if ((ASR ? d : o).speakerCount === clip.speakers) countRight++
-    rows.push([clip.lang, clip.speakers, ASR ? d.speakerCount : '–', o.speakerCount, clip.noisy ? 'yes' : 'no', (clip.samples.length / SR).toFixed(1), ASR ? pct(der.missedMs + der.falseAlarmMs + der.confusionMs, der.scoredMs) : '–', pct(oDer.missedMs + oDer.falseAlarmMs + oDer.confusionMs, oDer.scoredMs)])
+    const derNc = diarizationError(clip.turns, turnsOf(d.segments), 0)
+    const alone = diarizationError(clip.turns, ownTurns)
+    const aloneNc = diarizationError(clip.turns, ownTurns, 0)
+    const attribution = wordAttribution(clip.turns, wordsOf(d.segments), der.mapping)
+    const h = hints ? await diarizer.diarize({ wavPath: r.wav, segments, speakers: clip.speakers }) : d
+    const hDer = diarizationError(clip.turns, turnsOf(h.segments))
+    const hWords = wordAttribution(clip.turns, wordsOf(h.segments), hDer.mapping)
+    s.sys = addDer(s.sys, der)
+    if (r.recognized.length > 0) s.sysHeard = addDer(s.sysHeard, der)
+    s.sysNoCollar = addDer(s.sysNoCollar, derNc)
+    s.alone = addDer(s.alone, alone)
+    s.aloneNoCollar = addDer(s.aloneNoCollar, aloneNc)
+    s.hinted = addDer(s.hinted, hDer)
+    if (d.speakerCount === clip.speakers) s.countRight++
+    if (ownCount === clip.speakers) s.aloneCountRight++
+    if (h.speakerCount === clip.speakers) s.hintedCountRight++
+    add(s.words, attribution)
+    if (clip.realVoices) add(s.realWords, attribution)
+    add(s.hintedWords, hWords)
+    const conf = Object.values(d.confidence ?? {})
+    rows.push([
+      clip.name,
+      (clip.samples.length / SR).toFixed(0),
+      clip.speakers,
+      ASR ? d.speakerCount : '–',
+      ownCount,
+      ASR ? derOf(der) : '–',
+      ASR ? derOf(derNc) : '–',
+      ASR ? pct(der.confusionMs, der.scoredMs) : '–',
+      derOf(alone),
+      derOf(aloneNc),
+      ASR ? pct(attribution.correct, attribution.scored) : '–',
+      ASR ? `${h.speakerCount} / ${derOf(hDer)} / ${pct(hWords.correct, hWords.scored)}` : '–',
+      conf.length ? Math.min(...conf).toFixed(2) : '–',
+    ])
   }
-  const derOf = (d: Der) => pct(d.missedMs + d.falseAlarmMs + d.confusionMs, d.scoredMs)
   if (print) {
     console.log(`\n### ${part}\n`)
     if (ASR) {
-      table(['language', 'ref words', 'WER'], [...wer].map(([l, w]) => [l, w.words, pct(w.errors, w.words)]))
+      table(['language', 'ref words', 'WER'], [...wer].map(([l, x]) => [l, x.words, pct(x.errors, x.words)]))
       console.log()
     }
-    table(['lang', 'speakers', 'found', 'found (ref turns)', 'noise', 'seconds', 'DER', 'DER (ref turns)'], rows)
+    table(['clip', 's', 'speakers', 'found', 'found (alone)', 'DER', 'DER no collar', 'confusion', 'DER alone', 'alone no collar', 'words right', 'hinted: found / DER / words', 'min conf.'], rows)
     console.log()
+    const line = (name: string, d: Der, nc: Der | null) => [name, derOf(d), pct(d.missedMs, d.scoredMs), pct(d.falseAlarmMs, d.scoredMs), pct(d.confusionMs, d.scoredMs), nc ? derOf(nc) : '–']
     table(
-      ['DER (collar 250 ms)', 'total', 'missed', 'false alarm', 'confusion'],
+      ['DER (collar 250 ms)', 'total', 'missed', 'false alarm', 'confusion', 'total, no collar'],
       [
-        ...(ASR ? [['system (Whisper segments)', derOf(sys), pct(sys.missedMs, sys.scoredMs), pct(sys.falseAlarmMs, sys.scoredMs), pct(sys.confusionMs, sys.scoredMs)]] : []),
-        ['diarizer on reference turns', derOf(oracle), pct(oracle.missedMs, oracle.scoredMs), pct(oracle.falseAlarmMs, oracle.scoredMs), pct(oracle.confusionMs, oracle.scoredMs)],
+        ...(ASR ? [line('system (transcript segments)', s.sys, s.sysNoCollar), line('system, dialogues with words', s.sysHeard, null), line('system, true count as hint', s.hinted, null)] : []),
+        line('diarizer alone (its own turns)', s.alone, s.aloneNoCollar),
       ],
     )
-    console.log(`\nspeaker count right${ASR ? '' : ' (reference turns)'}: ${countRight}/${dialogues}`)
-    console.log(
-      !ASR
-        ? 'WER, system DER, word boundaries: not measured (ASR=0)'
-        : wordsSeen
-        ? `word-boundary error: median ${percentile(bounds, 50).toFixed(0)} ms, p90 ${percentile(bounds, 90).toFixed(0)} ms (${bounds.length / 2} matched words, start and end each)`
-        : 'word-boundary error: n/a (the engine gave no word timings)',
-    )
-    const minutes = audioMs / 60_000
+    console.log(`\nspeaker count right: system ${s.countRight}/${s.dialogues}, diarizer alone ${s.aloneCountRight}/${s.dialogues}, with the hint ${s.hintedCountRight}/${s.dialogues}`)
+    if (ASR) {
+      console.log(`word attribution: ${pct(s.words.correct, s.words.scored)} of ${s.words.scored} words; real-speaker voices only ${pct(s.realWords.correct, s.realWords.scored)} of ${s.realWords.scored}; with the hint ${pct(s.hintedWords.correct, s.hintedWords.scored)}`)
+      console.log(`word-boundary error: median ${percentile(bounds, 50).toFixed(0)} ms, p90 ${percentile(bounds, 90).toFixed(0)} ms (${bounds.length / 2} matched words, start and end each)`)
+    }
+    const minutes = s.audioMs / 60_000
     const perMin = (ms: number) => `${(ms / 1000 / minutes).toFixed(2)} s`
     console.log(
-      ASR
-        ? `cost per audio minute (CPU time; wall time in brackets): recognition ${perMin(asrCpuMs)} (${perMin(asrMs)}) — the baseline; diarization ${perMin(diarCpuMs)} (${perMin(diarMs)}) = ${((100 * diarCpuMs) / asrCpuMs).toFixed(1)} % of recognition's CPU time; on reference turns ${perMin(refDiarCpuMs)} (${perMin(refDiarMs)}); ${(audioMs / 1000).toFixed(0)} s of dialogue`
-        : `cost per audio minute (CPU time; wall time in brackets): diarization on reference turns ${perMin(refDiarCpuMs)} (${perMin(refDiarMs)}); recognition not run; ${(audioMs / 1000).toFixed(0)} s of dialogue`,
+      `cost per audio minute (CPU time): ${ASR ? `recognition ${perMin(s.asrCpuMs)} — the baseline; ` : ''}diarization (VAD, segmentation, embeddings, clustering, words) ${perMin(s.diarCpuMs)}${ASR ? ` = ${((100 * s.diarCpuMs) / s.asrCpuMs).toFixed(1)} % of recognition's` : ''}; ${(s.audioMs / 1000).toFixed(0)} s of dialogue`,
     )
   }
-  return { sys, oracle, countRight, dialogues }
+  return s
 }
 
 console.log(`# speech quality — ${new Date().toISOString()}`)
 console.log(`${machine()}; at start: ${machineLoad()}`)
-console.log(`recognition: ${WHISPER_CPP ? 'whisper.cpp' : 'faster-whisper int8 greedy'} ${MODEL}; diarizer: ${encoder.model}, threshold ${DEFAULT_DIARIZATION_THRESHOLD}; voices: espeak-ng${hasFlite ? ' + flite (English)' : ''}, sox pitch/tempo`)
-console.log('WER normalisation (jiwer default): NFKC, lower case, punctuation → space, spaces collapsed. DER: md-eval rules, 250 ms collar, overlap scored per speaker.')
+const defaults = newModels()
+console.log(`recognition: faster-whisper int8 greedy ${MODEL}; diarizer: ${defaults.model}, threshold ${DEFAULT_DIARIZATION_THRESHOLD}; voices: espeak-ng + flite, sox pitch/tempo/noise/telephone`)
+console.log('WER normalisation (jiwer default): NFKC, lower case, punctuation → space, spaces collapsed. DER: md-eval rules, 250 ms collar (and none), overlap scored per speaker.')
 console.log('Synthetic voices are easier than people: clean, steady and distinct. Read these as an upper bound.')
-for (const part of ['tuning', 'heldout'] as const) {
+for (const part of PARTS) {
   process.stderr.write(`building the ${part} corpus...\n`)
   const clips = corpus(part)
   const results = await recognize(part, clips)
-  await score(part, results, DEFAULT_DIARIZATION_THRESHOLD, true)
+  if (process.env.BENCH_DUMP === 'only') continue
+  await score(part, results, defaults, true)
   if (process.env.TUNE && part === 'tuning') {
-    console.log('\nthreshold sweep (tuning part only):')
+    console.log('\nsweep (tuning part only):')
     const rows: (string | number)[][] = []
-    for (const th of [0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]) {
-      const s = await score(part, results, th, false)
-      rows.push([th, ASR ? pct(s.sys.missedMs + s.sys.falseAlarmMs + s.sys.confusionMs, s.sys.scoredMs) : '–', pct(s.oracle.missedMs + s.oracle.falseAlarmMs + s.oracle.confusionMs, s.oracle.scoredMs), `${s.countRight}/${s.dialogues}`])
+    const grid: Record<string, number>[] = JSON.parse(process.env.TUNE_GRID ?? '[{"threshold":0.3},{"threshold":0.35},{"threshold":0.4},{"threshold":0.45},{"threshold":0.5},{"threshold":0.55},{"threshold":0.6}]')
+    for (const setting of grid) {
+      const models = newModels(setting)
+      const r = await score(part, results, models, false, false)
+      await models.close()
+      rows.push([JSON.stringify(setting), ASR ? derOf(r.sys) : '–', derOf(r.alone), `${r.countRight}/${r.dialogues}`, `${r.aloneCountRight}/${r.dialogues}`, ASR ? pct(r.words.correct, r.words.scored) : '–', ASR ? derOf(r.hinted) : '–'])
     }
-    table(['threshold', 'DER system', 'DER ref turns', 'count right'], rows)
+    table(['setting', 'DER system', 'DER alone', 'count right', 'count (alone)', 'words right', 'DER hinted'], rows.map((r) => [...r.slice(0, 6), 'not run']))
   }
 }
 console.log(`\nat end: ${machineLoad()}`)
 await engine.close?.()
+await defaults.close()
+tmp.cleanup()

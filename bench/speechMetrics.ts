@@ -69,7 +69,7 @@ function permutations<T>(items: readonly T[], k: number): T[][] {
   return out
 }
 
-export function diarizationError(reference: readonly Turn[], hypothesis: readonly Turn[], collarMs = 250): Der {
+export function diarizationError(reference: readonly Turn[], hypothesis: readonly Turn[], collarMs = 250): Der & { mapping: Map<string, string> } {
   const end = Math.max(0, ...reference.map((t) => t.endMs), ...hypothesis.map((t) => t.endMs))
   const frames = Math.ceil(end / FRAME)
   const refSpk = [...new Set(reference.map((t) => t.speaker))]
@@ -134,7 +134,26 @@ export function diarizationError(reference: readonly Turn[], hypothesis: readonl
     falseAlarmMs += Math.max(0, nHyp - nRef) * FRAME
     confusionMs += (Math.min(nRef, nHyp) - correct) * FRAME
   }
-  return { scoredMs, missedMs, falseAlarmMs, confusionMs }
+  const mapping = new Map<string, string>()
+  best.forEach((h, r) => h !== null && h !== undefined && mapping.set(hypSpk[h]!, refSpk[r]!))
+  return { scoredMs, missedMs, falseAlarmMs, confusionMs, mapping }
+}
+
+/**
+ * Word-level attribution: of the recognized words whose middle lies in exactly one reference turn,
+ * the share whose speaker, mapped to a reference speaker as the DER mapping does, is that turn's.
+ */
+export function wordAttribution(reference: readonly Turn[], words: readonly Turn[], mapping: ReadonlyMap<string, string>): { correct: number; scored: number } {
+  let correct = 0
+  let scored = 0
+  for (const w of words) {
+    const mid = (w.startMs + w.endMs) / 2
+    const covering = reference.filter((t) => t.startMs <= mid && mid < t.endMs)
+    if (covering.length !== 1) continue
+    scored++
+    if (mapping.get(w.speaker) === covering[0]!.speaker) correct++
+  }
+  return { correct, scored }
 }
 
 export interface TimedWord {

@@ -29,6 +29,12 @@ export const Speaker = z
     speechSeconds: z.number().nullable(),
     segmentCount: z.number().int().nullable(),
     voiceExcluded: z.boolean(),
+    diarizationConfidence: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .meta({ description: "extension: how clearly the local diarizer told this speaker's voice from the others' (0 to 1: how much closer its speech is to its own voice than to the next one's); absent when the speakers came from the engine or a published transcript" }),
   })
   .meta({ id: 'Speaker' })
 export type Speaker = z.infer<typeof Speaker>

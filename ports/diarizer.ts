@@ -17,12 +17,40 @@ export interface Diarization {
   /** The segments with `speaker` set (ids `1`, `2`, ... in order of first appearance). */
   segments: RecognizedSegment[]
   speakerCount: number
+  /**
+   * How clearly each speaker's voice stands apart from the others' (0 to 1), by speaker id, when
+   * the diarizer can tell; absent otherwise.
+   */
+  confidence?: Record<string, number>
 }
 
 export interface Diarizer {
   /** What runs it, e.g. `ge2e:resemblyzer-0.1.4-pretrained.pt`. */
   readonly model: string
   diarize(request: DiarizationRequest): Promise<Diarization>
+}
+
+/** One stretch of one speaker's voice; stretches of two speakers overlap where they talk at once. */
+export interface SpeakerTurn {
+  startMs: number
+  endMs: number
+  /** 0, 1, ... in order of first appearance. */
+  speaker: number
+}
+
+export interface SpeakerTurns {
+  turns: SpeakerTurn[]
+  /** Where anyone speaks. */
+  speech: TimeRange[]
+  /** By speaker index: how clearly the voice stands apart from the others' (0 to 1), or null. */
+  confidence: (number | null)[]
+}
+
+/** Who speaks when, from the audio alone: the model side of a diarizer. */
+export interface SpeakerSegmentation {
+  /** What runs it, e.g. `pyannote segmentation-3.0 + CAM++ + Silero VAD`. */
+  readonly model: string
+  turns(request: { wavPath: string; speakers: number | null; signal?: AbortSignal }): Promise<SpeakerTurns>
 }
 
 /** Where in a recording someone speaks (or anything loud enough to be speech). */

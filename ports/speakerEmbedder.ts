@@ -20,10 +20,3 @@ export interface SpeakerEmbedder {
   /** Null when the ranges hold too little voice to say anything. */
   embed(audioPath: string, ranges: readonly TimeRange[]): Promise<SpeakerEmbedding | null>
 }
-
-/** Vectors for many short windows of 16 kHz mono audio at once: how the diarizer uses the model. */
-export interface WindowEmbedder {
-  readonly model: string
-  /** One unit vector per window. */
-  embedWindows(windows: readonly Float32Array[]): Float32Array[]
-}

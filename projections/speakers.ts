@@ -144,7 +144,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
     case 'NoteTranscribed': {
       const segments = e.data.transcript.segments
       set.hasTranscript = true
-      set.stats = speakerStats(segments)
+      set.stats = speakerStats(segments, e.data.transcript.speakerConfidence)
       set.firstLabel = [...segments].sort((a, b) => a.sequence - b.sequence).find((s) => s.speakerLabel)?.speakerLabel ?? null
       set.speakers = evolveSpeakers(doc.speakers, e)
       const timeline: TimelineDoc = { _id: id, accountId: doc.accountId, turns: turnsOf(segments), revision: recorded.revision }

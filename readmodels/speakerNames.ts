@@ -10,7 +10,7 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { SPEAKERS, type SpeakersDoc } from '../projections/speakers.ts'
 import { VOICE_CONSENTS, type VoiceConsentDoc } from '../projections/voiceProfiles.ts'
 
-export type SpeakerViewWithStats = SpeakerView & { speechSeconds: number | null; segmentCount: number | null }
+export type SpeakerViewWithStats = SpeakerView & { speechSeconds: number | null; segmentCount: number | null; diarizationConfidence: number | null }
 
 /** Whether voice evidence may be shown: only while the owner's consent is in force. */
 async function voiceConsentInForce(docs: DocumentStore, accountId: string): Promise<boolean> {
@@ -25,7 +25,7 @@ function viewsOf(doc: SpeakersDoc, consent: boolean): Map<string, SpeakerViewWit
     return consent ? state : { ...state, voice: null }
   })
   const all = viewSpeakers(states)
-  return new Map(doc.stats.map((st, i) => [st.label, { ...all[i]!, speechSeconds: st.speechSeconds, segmentCount: st.segmentCount }]))
+  return new Map(doc.stats.map((st, i) => [st.label, { ...all[i]!, speechSeconds: st.speechSeconds, segmentCount: st.segmentCount, diarizationConfidence: st.confidence ?? null }]))
 }
 
 /** The speakers of the caller's notes by note id; a note that is not the caller's (or has no transcript yet) has none. */

@@ -40,6 +40,7 @@ const toSpeaker = (v: SpeakerViewWithStats): Speaker => ({
   speechSeconds: v.speechSeconds,
   segmentCount: v.segmentCount,
   voiceExcluded: v.voiceExcluded,
+  ...(v.diarizationConfidence !== null ? { diarizationConfidence: v.diarizationConfidence } : {}),
 })
 
 /** `limit`: the caller's plan's preview; evidence quoting a segment past it is left out. */

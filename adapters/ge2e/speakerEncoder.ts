@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { basename } from 'node:path'
-import type { SpeakerEmbedder, SpeakerEmbedding, TimeRange, WindowEmbedder } from '../../ports/speakerEmbedder.ts'
+import type { SpeakerEmbedder, SpeakerEmbedding, TimeRange } from '../../ports/speakerEmbedder.ts'
 import { readTorchCheckpoint, type Tensor } from './torchPickle.ts'
 import { Kernels, type Resident } from './kernels.ts'
 import { readWav, resample, type Pcm } from '../../domain/audio/pcm.ts'
@@ -112,7 +112,7 @@ const GATES = 4 * HIDDEN
 const BATCH = 48
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x))
 
-export class Ge2eEncoder implements SpeakerEmbedder, WindowEmbedder {
+export class Ge2eEncoder implements SpeakerEmbedder {
   readonly model: string
   private readonly k = new Kernels()
   private readonly layers: Layer[]
@@ -260,28 +260,6 @@ export class Ge2eEncoder implements SpeakerEmbedder, WindowEmbedder {
     const result: Float32Array[] = []
     for (let b = 0; b < B; b++) result.push(normalize(Float32Array.from(ev.subarray(b * HIDDEN, (b + 1) * HIDDEN), (v) => Math.max(0, v))))
     return result
-  }
-
-  /**
-   * One vector per window of 16 kHz audio (each raised to −30 dBFS as the encoder was trained):
-   * the diarizer's entry point. Windows of equal length share a batch.
-   */
-  embedWindows(windows: readonly Float32Array[]): Float32Array[] {
-    const out: Float32Array[] = new Array(windows.length)
-    const byFrames = new Map<number, number[]>()
-    const mels = windows.map((w, i) => {
-      const mel = this.melSpectrogram(normalizeVolume(w, -30))
-      const frames = mel.length / N_MELS
-      const group = byFrames.get(frames) ?? []
-      group.push(i)
-      byFrames.set(frames, group)
-      return mel
-    })
-    for (const [frames, idx] of byFrames) {
-      const vecs = this.embedPartials(idx.map((i) => mels[i]!), frames)
-      idx.forEach((i, k) => (out[i] = vecs[k]!))
-    }
-    return out
   }
 
   /** A whole utterance at 16 kHz: partial windows at 1.3 per second, averaged (Resemblyzer's recipe). */

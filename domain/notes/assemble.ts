@@ -21,6 +21,8 @@ export interface AssembleInput extends Pick<Transcript, 'language' | 'languagesD
   segments: readonly RawSegment[]
   /** True when `speaker` values are people's names (voice tags), kept as `speakerNames`. */
   speakersAreNames: boolean
+  /** The diarizer's confidence per speaker id (0 to 1), kept as `speakerConfidence` by label. */
+  speakerConfidence?: Record<string, number>
 }
 
 const ms = (n: number) => Math.max(0, Math.round(n))
@@ -53,5 +55,7 @@ export function assembleTranscript(input: AssembleInput): Transcript {
     segments,
   }
   if (input.speakersAreNames && names.size > 0) transcript.speakerNames = Object.fromEntries(names)
+  const confidence = [...names].filter(([, id]) => typeof input.speakerConfidence?.[id] === 'number').map(([label, id]) => [label, input.speakerConfidence![id]!] as const)
+  if (confidence.length > 0) transcript.speakerConfidence = Object.fromEntries(confidence)
   return transcript
 }

@@ -36,12 +36,19 @@ export interface Transcript {
    * label. Metadata for name suggestions, not confirmed names. Absent when the source names nobody.
    */
   speakerNames?: Record<string, string>
+  /**
+   * How clearly each diarized speaker's voice stands apart from the others' (0 to 1), by label,
+   * as the local diarizer measured it; absent when the speakers came from elsewhere.
+   */
+  speakerConfidence?: Record<string, number>
 }
 
 export interface SpeakerStats {
   label: string
   speechSeconds: number
   segmentCount: number
+  /** The diarizer's confidence in this speaker (Transcript.speakerConfidence), when it gave one. */
+  confidence?: number
 }
 
 export const fullTextOf = (segments: readonly Pick<TranscriptSegment, 'text'>[]): string =>
@@ -50,7 +57,7 @@ export const fullTextOf = (segments: readonly Pick<TranscriptSegment, 'text'>[])
     .filter(Boolean)
     .join(' ')
 
-export function speakerStats(segments: readonly TranscriptSegment[]): SpeakerStats[] {
+export function speakerStats(segments: readonly TranscriptSegment[], confidence?: Record<string, number>): SpeakerStats[] {
   const by = new Map<string, SpeakerStats>()
   for (const s of segments) {
     if (!s.speakerLabel) continue
@@ -59,5 +66,7 @@ export function speakerStats(segments: readonly TranscriptSegment[]): SpeakerSta
     st.segmentCount += 1
     by.set(s.speakerLabel, st)
   }
-  return [...by.values()].sort((a, b) => a.label.localeCompare(b.label)).map((s) => ({ ...s, speechSeconds: Math.round(s.speechSeconds * 1000) / 1000 }))
+  return [...by.values()]
+    .sort((a, b) => a.label.localeCompare(b.label))
+    .map((s) => ({ ...s, speechSeconds: Math.round(s.speechSeconds * 1000) / 1000, ...(typeof confidence?.[s.label] === 'number' ? { confidence: confidence[s.label] } : {}) }))
 }

@@ -1,8 +1,8 @@
 // Speech activity from loudness: 20 ms frames every 10 ms, a frame is active when it stands out
 // of the recording's own noise floor (its quietest tenth) and of an absolute floor, short gaps
-// are bridged and clicks dropped. It cannot tell speech from music or steady noise, and need
-// not: it finds where there is nothing to hear (the pipeline's no-speech check, before spending
-// recognition on silence) and where the diarizer should look; recognition decides what is said.
+// are bridged and clicks dropped. It cannot tell speech from music or steady noise: it is what
+// the pipeline's no-speech check falls back on while the trained VAD cannot run (no Python, the
+// models not fetched yet), so audio with nothing to hear still fails before recognition.
 import type { TimeRange } from '../../ports/speakerEmbedder.ts'
 import type { SpeechActivity } from '../../ports/diarizer.ts'
 import { readWavFile } from './wavFile.ts'
@@ -88,5 +88,25 @@ export class LoudnessSpeechActivity implements SpeechActivity {
 
   async detect(wavPath: string): Promise<TimeRange[]> {
     return speechRanges(await readWavFile(wavPath, 16_000), 16_000, this.options)
+  }
+}
+
+/**
+ * The trained VAD when it runs, else loudness: a failure of the first (its runtime missing, its
+ * process gone) is said once per reason and answered by the second.
+ */
+export function preferredActivity(primary: SpeechActivity, fallback: SpeechActivity, log: (line: string) => void): SpeechActivity {
+  let said = ''
+  return {
+    async detect(wavPath) {
+      try {
+        return await primary.detect(wavPath)
+      } catch (err) {
+        const why = (err as Error).message
+        if (why !== said) log(`speech activity: the trained VAD failed (${why}); loudness is used instead`)
+        said = why
+        return fallback.detect(wavPath)
+      }
+    },
   }
 }

@@ -39,8 +39,11 @@ function smooth(labels: (number | null)[], words: readonly RecognizedWord[]): (n
 
 const joinWords = (words: readonly RecognizedWord[]) => words.map((w) => w.text.trim()).filter(Boolean).join(' ')
 
-/** The segments with a speaker id each (`1`, `2`, ... in order of first appearance), split at changes. */
-export function labelSegments(segments: readonly RecognizedSegment[], spans: readonly LabelledSpan[]): RecognizedSegment[] {
+/**
+ * The segments with a speaker id each (`1`, `2`, ... in order of first appearance), split at
+ * changes; `ids` says which label became which id.
+ */
+export function labelSegments(segments: readonly RecognizedSegment[], spans: readonly LabelledSpan[]): { segments: RecognizedSegment[]; ids: Map<number, string> } {
   const out: { seg: RecognizedSegment; label: number | null }[] = []
   for (const seg of segments) {
     const words = seg.words?.filter((w) => w.text.trim() !== '') ?? []
@@ -66,9 +69,10 @@ export function labelSegments(segments: readonly RecognizedSegment[], spans: rea
     }
   }
   const ids = new Map<number, string>()
-  return out.map(({ seg, label }) => {
+  const labelled = out.map(({ seg, label }) => {
     if (label === null) return { ...seg, speaker: null }
     if (!ids.has(label)) ids.set(label, String(ids.size + 1))
     return { ...seg, speaker: ids.get(label)! }
   })
+  return { segments: labelled, ids }
 }

@@ -124,6 +124,7 @@ export async function testService(options: TestServiceOptions = {}): Promise<Tes
     async close() {
       for (const w of workers ?? []) await w.stop()
       await services.ingest.engine.close?.()
+      await services.ingest.diarizerModels.close()
       await app.close()
       for (const p of projections) await p.stop()
       await events.close()
