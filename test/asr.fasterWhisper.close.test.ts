@@ -9,6 +9,7 @@ import { fasterWhisperEngine } from '../adapters/ctranslate2/fasterWhisper.ts'
 import { ct2ModelDir, runtimeDir } from '../adapters/ctranslate2/provision.ts'
 import { isPipelineFailure } from '../ports/pipelineFailure.ts'
 import { tempDir } from './support/tmp.ts'
+import { alive } from './support/processes.ts'
 import { pollUntil } from './support/pollUntil.ts'
 import { testService } from './support/service.ts'
 import { wavBytes } from './support/media.ts'
@@ -30,14 +31,6 @@ const started = () =>
     const [pid, a, b] = l.split(' ')
     return { pid: Number(pid), what: a === '-c' ? 'check' : b === 'pip' ? 'pip' : /fasterWhisperWorker/.test(b ?? '') ? 'worker' : `${a} ${b}` }
   })
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 const running = () => started().filter((p) => p.what !== 'check' && alive(p.pid))
 // Whatever a failing run leaves behind.
 t.teardown(() => {

@@ -8,6 +8,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { readFile } from 'node:fs/promises'
 import { tempDir } from './support/tmp.ts'
+import { alive } from './support/processes.ts'
 import { freePorts } from './support/mcp.ts'
 import { startHttpServer } from './support/httpServer.ts'
 import { DIALOGUE, dialogue, startAsrServer } from './support/pipeline.ts'
@@ -84,14 +85,6 @@ const env = {
 /** Children of a process (the local engine's Python process, ffmpeg...). */
 const childrenOf = async (pid: number): Promise<number[]> =>
   new Promise((resolve) => execFile('ps', ['-o', 'pid=', '--ppid', String(pid)], (_, out) => resolve(String(out ?? '').split('\n').map((l) => Number(l.trim())).filter((n) => n > 0))))
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /**
  * npm start with a transcription of `path` running: SIGTERM, then a restart that completes it.
