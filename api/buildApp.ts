@@ -9,6 +9,7 @@ import { DomainError } from '../domain/errors.ts'
 import type { Application } from '../commands/application.ts'
 import { restAuthentication } from './http/authentication.ts'
 import { clientErrorHandler, errorHandling, frameworkErrors } from './http/errorHandling.ts'
+import { noSniff } from './http/securityHeaders.ts'
 import { emptyJsonIsNoBody } from './http/emptyJson.ts'
 import { storeFor } from './http/rateLimit.ts'
 import { fastifyTrustProxy } from './http/trustProxy.ts'
@@ -149,6 +150,7 @@ export function buildApp(application: Application, options: BuildAppOptions = {}
     trustProxy: fastifyTrustProxy(application.settings.trustProxy),
   })
   app.register(errorHandling)
+  app.register(noSniff)
   app.register(loadShedding, application.settings.loadShedding)
   app.register(crossOrigin, {
     paths: {

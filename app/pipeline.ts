@@ -13,7 +13,7 @@ import type { MediaTool } from '../ports/mediaTool.ts'
 import type { HttpFetcher } from '../ports/httpFetcher.ts'
 import type { SpeechEngine } from '../ports/speechEngine.ts'
 import { safeHttpFetcher } from '../adapters/net/safeHttp.ts'
-import { ffmpegMediaTool, ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
+import { ffmpegMediaTool } from '../adapters/ffmpeg/mediaTool.ts'
 import { fastXmlPodcastFeedParser } from '../adapters/xml/podcastFeed.ts'
 import { ytDlpVideoSite } from '../adapters/ytdlp/videoSite.ts'
 import { whisperCppEngine } from '../adapters/whisper/whisperCpp.ts'
@@ -68,8 +68,9 @@ export function createIngest(
 ): Ingest {
   const p = config.pipeline
   const terms: LeaseTerms = { leaseMs: p.jobs.leaseMs, maxAttempts: p.jobs.maxAttempts, backoffMs: jittered(exponentialBackoff(p.jobs.backoffBaseMs, p.jobs.backoffMaxMs)) }
+  const resolveTarget = targetResolver(deps.resolver, config.importAllowlist)
   const http = safeHttpFetcher({
-    resolveTarget: targetResolver(deps.resolver, config.importAllowlist),
+    resolveTarget,
     connectTimeoutMs: p.downloads.connectTimeoutMs,
     idleTimeoutMs: p.downloads.idleTimeoutMs,
     totalTimeoutMs: p.downloads.totalTimeoutMs,
@@ -84,7 +85,7 @@ export function createIngest(
   const sources = new Sources({
     http,
     feeds: fastXmlPodcastFeedParser,
-    videoSite: ytDlpVideoSite({ ...(p.ytDlpPath ? { binary: p.ytDlpPath } : {}), ffmpegPath: safeFfmpegPath() }),
+    videoSite: ytDlpVideoSite({ ...(p.ytDlpPath ? { binary: p.ytDlpPath } : {}), resolveTarget, http, connectTimeoutMs: p.downloads.connectTimeoutMs }),
     directoryBaseUrl: p.podcastDirectoryUrl,
     maxFeedBytes: p.downloads.maxFeedBytes,
     maxTranscriptBytes: p.downloads.maxTranscriptBytes,
@@ -99,13 +100,5 @@ export function createIngest(
     diarizer: config.transcripts.diarization.enabled && deps.speakerModel.embedder ? new LocalDiarizer(deps.speakerModel.embedder, { threshold: config.transcripts.diarization.threshold }) : null,
     activity: new LoudnessSpeechActivity(),
     resolver: deps.resolver,
-  }
-}
-
-function safeFfmpegPath(): string | undefined {
-  try {
-    return ffmpegPath()
-  } catch {
-    return undefined
   }
 }

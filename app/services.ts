@@ -149,6 +149,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       config: { importAllowlist: config.importAllowlist, uploadUrlTtlSeconds: config.uploadUrlTtlSeconds, maxDurationSeconds: config.maxDurationSeconds },
       contentKeys: deps.contentKeys ?? openContentKeys(config),
       deliverables: queries.deliverables,
+      voice: transcriptFeatures.voice,
       clock,
       // Crash tests only: dies like `kill -9` at the named point.
       fault: (point) => {

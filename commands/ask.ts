@@ -4,6 +4,7 @@
 // uses as [mm:ss] (one note) or [Note title | mm:ss] (library), and `citedSegments` are exactly
 // the quoted passages. A `sessionId` continues a conversation: the engine sees the earlier turns
 // and retrieval leans on their questions too.
+import { transcriptPreviewFor } from '../domain/transcripts/preview.ts'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { uuidFromName } from '../domain/ids.ts'
@@ -88,8 +89,12 @@ export class AskCommands {
     }
     // Nothing answered, nothing paid: a failure is refunded by the refund process manager.
     return this.deps.credits.settlePending(caller.accountId, [chargeId], async () => {
-      const hits = await this.deps.segments.search({ accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: PASSAGES })
-      const passages: Passage[] = (await this.deps.segments.texts(caller.accountId, hits)).map((s) => ({
+      // On the free plan the model reads (and quotes) only what the preview shows: more hits are
+      // asked for, those past the preview left out, so it still gets PASSAGES of them.
+      const preview = transcriptPreviewFor(caller.plan)
+      const hits = await this.deps.segments.search({ accountId: caller.accountId, ...(noteId ? { noteId } : {}), weights: queryWeights(question, history), limit: preview ? PASSAGES * 8 : PASSAGES })
+      const readable = (await this.deps.segments.texts(caller.accountId, hits, preview)).slice(0, PASSAGES)
+      const passages: Passage[] = readable.map((s) => ({
         ...s,
         label: noteId ? `[${mmss(s.startMs)}]` : `[${labelTitle(s.noteTitle)} | ${mmss(s.startMs)}]`,
       }))

@@ -7,6 +7,8 @@ import { join } from 'node:path'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { audioBlobOf, noteDecider, noteStream, ownedNote } from '../domain/notes/note.ts'
+import { noteTranscriptDecider } from '../domain/notes/noteTranscript.ts'
+import { cut, transcriptPreviewFor } from '../domain/transcripts/preview.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { MediaTool } from '../ports/mediaTool.ts'
 import type { CommandHandler } from './handleCommand.ts'
@@ -33,10 +35,25 @@ export class ClipCommands {
     private readonly deps: { handler: CommandHandler; credits: CreditCommands; blobs: BlobStore; media: MediaTool },
   ) {}
 
+  /** On the free plan the audio past the transcript's preview is no more reachable than its text. */
+  private async withinPreview(caller: Caller, r: { noteId: string; endMs: number }) {
+    const preview = transcriptPreviewFor(caller.plan)
+    if (!preview) return
+    const { state } = await this.deps.handler.load(noteStream.of(r.noteId), noteTranscriptDecider)
+    const segments = state.exists && state.transcript ? state.transcript.segments : []
+    const { shown, truncated } = cut(segments, preview)
+    if (!truncated) return
+    const untilMs = shown.filter((x, i) => x.text === segments[i]!.text).reduce((m, x) => Math.max(m, x.endMs), 0)
+    if (r.endMs > untilMs) {
+      throw new DomainError('invalid_request', `On the free plan clips are cut from the audio the transcript preview covers (${preview.rule}): up to ${untilMs} ms. ${preview.getTheRest}`, { maxEndMs: untilMs })
+    }
+  }
+
   async extract(caller: Caller, r: { noteId: string; startMs: number; endMs: number }): Promise<Clip> {
     const { state } = await this.deps.handler.load(noteStream.of(r.noteId), noteDecider)
     const note = ownedNote(state, caller.accountId)
     if (note.phase !== 'ready') throw new DomainError('note_not_ready', 'Clips are cut from ready notes; this one is not ready yet.')
+    await this.withinPreview(caller, r)
     const blobKey = audioBlobOf(note)
     if (!blobKey) {
       throw new DomainError(

@@ -24,6 +24,7 @@ import type { CreditCommands } from './credits.ts'
 import type { Caller } from './context.ts'
 import type { ContentKeyStore } from '../ports/contentKeys.ts'
 import type { DeliverableReads } from './reads.ts'
+import type { VoiceCommands } from './voice.ts'
 
 /** The id of a note about to be created; `newStream` when it was drawn fresh (not derived from an Idempotency-Key). */
 interface NewNote {
@@ -55,6 +56,8 @@ export interface NoteCommandsDeps {
   contentKeys: Pick<ContentKeyStore, 'shred' | 'issueId'>
   /** A note's deliverables, whose files go with it. */
   deliverables: Pick<DeliverableReads, 'list' | 'file'>
+  /** What the note gave the voice profiles goes with it (commands/voice.ts, forgetNote). */
+  voice?: Pick<VoiceCommands, 'forgetNote'>
   clock?: () => Date
   /** Fault injection for crash tests: called at named points (`crash-after-import-reserve`). */
   fault?: (point: string) => void
@@ -371,6 +374,8 @@ export class NoteCommands {
       if (file) blobKeys.add(file.blobKey)
     }
     const result = await this.run(caller, noteId, { type: 'DeleteNote', accountId: caller.accountId, now: this.now() })
+    // Before the key goes: the voice events that list this note's appearances are sealed with it.
+    await this.deps.voice?.forgetNote(caller.accountId, noteId, caller.requestId)
     await this.deps.contentKeys.shred(noteId)
     for (const key of blobKeys) await this.deps.blobs.delete(key)
     const unfinished = note.phase !== 'ready' && note.phase !== 'failed'

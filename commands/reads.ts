@@ -4,6 +4,7 @@
 // (export options, retrieval hits) are declared here, where both may import them.
 import type { SourceTranscript, Passage, AnalysisDraft } from '../domain/language/content.ts'
 import type { TranslationLanguage } from '../domain/languages.ts'
+import type { ContentLimit } from '../domain/transcripts/preview.ts'
 import type { RosterPerson } from '../domain/speakers/inference.ts'
 import type { DeliverableFile } from '../domain/deliverables/deliverable.ts'
 import type { TranscriptFormat, TranslationMode } from '../domain/transcripts/formats.ts'
@@ -64,7 +65,8 @@ export type SegmentText = Omit<Passage, 'label'>
 export interface SegmentReads {
   search(q: SegmentSearch): Promise<SegmentHit[]>
   /** The segments behind the hits, with their note's title; notes not ready (or not the caller's) are left out. */
-  texts(accountId: string, hits: readonly SegmentHit[]): Promise<SegmentText[]>
+  /** `limit`: the caller's plan's preview; a segment past it is left out, a cut one comes cut. */
+  texts(accountId: string, hits: readonly SegmentHit[], limit?: ContentLimit): Promise<SegmentText[]>
 }
 
 export interface DeliverableReads {
@@ -77,14 +79,7 @@ export interface DeliverableReads {
 // ---- transcripts ----------------------------------------------------------------------------------
 
 /** Cuts content for callers whose plan gets a preview only (the free plan: domain/transcripts/preview.ts). */
-export interface ContentLimit {
-  maxSegments?: number
-  /** Characters of segment text, summed over the segments shown. */
-  maxChars?: number
-  /** Said in `truncation` when it cut. */
-  rule?: string
-  getTheRest?: string
-}
+export type { ContentLimit }
 
 export interface TranscriptReadOptions {
   translation?: TranslationLanguage
@@ -109,7 +104,7 @@ export interface TranscriptReads {
   require(accountId: string, noteId: string, translation?: TranslationLanguage): Promise<unknown>
   export(accountId: string, noteId: string, options: ExportOptions): Promise<ExportedTranscript>
   translation(accountId: string, noteId: string, language: TranslationLanguage, limit: ContentLimit | undefined): Promise<TranslationState>
-  speakers(accountId: string, noteId: string): Promise<SpeakerList>
+  speakers(accountId: string, noteId: string, limit?: ContentLimit): Promise<SpeakerList>
   /** Earlier confirmations on the same source, by person (the note's own are left out). */
   roster(accountId: string, sourceKey: string | null, exceptNoteId: string): Promise<RosterPerson[]>
 }

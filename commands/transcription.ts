@@ -100,10 +100,30 @@ export class TranscriptionJobs {
     return this.asHolder(() => this.run(lease.noteId, { type: 'RecordAudio', workerId: lease.workerId, attempt: lease.attempt, ...audio, now: this.now() }, lease.workerId))
   }
 
-  complete(lease: Lease, transcript: Transcript, durationSeconds: number | null, language: string | null) {
+  /** `decodedSeconds`: the length of the audio that was decoded (its sample count), recorded for the auditor; null for a published transcript. */
+  complete(lease: Lease, transcript: Transcript, durationSeconds: number | null, language: string | null, decodedSeconds: number | null = null) {
     return this.asHolder(() =>
-      this.run(lease.noteId, { type: 'CompleteTranscription', workerId: lease.workerId, attempt: lease.attempt, transcript, durationSeconds, language, now: this.now() }, lease.workerId),
+      this.run(
+        lease.noteId,
+        { type: 'CompleteTranscription', workerId: lease.workerId, attempt: lease.attempt, transcript, durationSeconds, language, decodedSeconds, now: this.now() },
+        lease.workerId,
+      ),
     )
+  }
+
+  /**
+   * Counts an upload's minutes for the audio it really holds, when that is more than finalize
+   * counted from the file's header; quota_exceeded when the month has no room for the rest.
+   */
+  async reserveMinutes(note: ExistingNote, durationSeconds: number): Promise<void> {
+    const { state } = await this.credits.state(note.accountId)
+    const minutes = minutesFor(durationSeconds)
+    try {
+      await this.handler.handle(usageStream.of(note.accountId), { type: 'ReserveMinutes', noteId: note.noteId, minutes, quota: PLAN_LIMITS[state.plan].monthlyMinutes, now: this.now() }, usageDecider)
+    } catch (err) {
+      if (isDomainError(err) && err.code === 'quota_exceeded') throw new PipelineFailure('quota_exceeded', `This audio lasts ${shownSeconds(durationSeconds)} s (${minutes} minutes), more than its file said; ${err.message}`)
+      throw err
+    }
   }
 
   /** Records a failed attempt: retried later when `retriable` and attempts remain, otherwise the note fails. */

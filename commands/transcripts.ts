@@ -1,7 +1,7 @@
 // Transcript commands and charged reads: the export read (1 credit), replace-in-transcript,
 // translation requests, speaker renames, name suggestions and voice exclusion. REST routes
 // and MCP tools call these; the rules live in domain/notes/noteTranscript.ts.
-import { transcriptPreviewFor } from '../domain/transcripts/preview.ts'
+import { cut, transcriptPreviewFor } from '../domain/transcripts/preview.ts'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { noteStream } from '../domain/notes/note.ts'
@@ -64,17 +64,19 @@ export class TranscriptCommands {
 
   /** Find/replace over segment texts (REST extension, MCP replace_in_transcript). */
   async replace(caller: Caller, noteId: string, req: ReplaceInTranscriptRequest): Promise<ReplaceInTranscriptResponse> {
-    const r = await this.run(caller, noteId, { type: 'ReplaceInTranscript', accountId: caller.accountId, ...req }, ['notes', 'speakers', 'translations'])
+    const preview = transcriptPreviewFor(caller.plan)
+    const r = await this.run(caller, noteId, { type: 'ReplaceInTranscript', accountId: caller.accountId, ...req, ...(preview ? { preview } : {}) }, ['notes', 'speakers', 'translations'])
+    // `truncated` says the edit covered the preview only; it depends on the transcript, never on what `find` matched.
+    const beyond = preview && r.state.exists && r.state.transcript ? cut(r.state.transcript.segments, preview).truncated : false
     const e = r.events[0]
-    if (!e || e.type !== 'TranscriptTextReplaced') return { noteId, occurrences: 0, changedSegments: [], staleTranslations: [] }
+    if (!e || e.type !== 'TranscriptTextReplaced') return { noteId, occurrences: 0, changedSegments: [], staleTranslations: [], ...(beyond ? { truncated: true } : {}) }
     const changed = e.data.changes.map((c) => ({ sequence: c.sequence, before: c.before, after: c.after }))
-    const shown = await this.withinPreview(caller, noteId, changed)
     return {
       noteId,
       occurrences: e.data.occurrences,
-      changedSegments: shown,
+      changedSegments: await this.withinPreview(caller, noteId, changed),
       staleTranslations: e.data.staleTranslations as ReplaceInTranscriptResponse['staleTranslations'],
-      ...(shown.length < changed.length ? { truncated: true } : {}),
+      ...(beyond ? { truncated: true } : {}),
     }
   }
 
@@ -118,13 +120,13 @@ export class TranscriptCommands {
     const sourceKey = state.exists ? sourceKeyOf({ provider: state.provider, sourceUrl: state.sourceUrl, metadata: state.metadata }) : null
     await this.run(caller, noteId, { type: 'RenameSpeaker', accountId: caller.accountId, label, name, sourceKey }, ['speakers'])
     if (voiceExcluded !== undefined) await this.setVoiceExclusion(caller, noteId, label, voiceExcluded)
-    return this.deps.reads.speakers(caller.accountId, noteId)
+    return this.deps.reads.speakers(caller.accountId, noteId, transcriptPreviewFor(caller.plan))
   }
 
   /** 'Do not recognise this person' for one speaker of one note. */
   async setVoiceExclusion(caller: Caller, noteId: string, label: string, excluded: boolean): Promise<SpeakerList> {
     await this.run(caller, noteId, { type: 'SetSpeakerVoiceExclusion', accountId: caller.accountId, label, excluded }, ['speakers'])
-    return this.deps.reads.speakers(caller.accountId, noteId)
+    return this.deps.reads.speakers(caller.accountId, noteId, transcriptPreviewFor(caller.plan))
   }
 
   /**
@@ -149,7 +151,7 @@ export class TranscriptCommands {
       throw new DomainError('speaker_naming_failed', `Speaker names could not be inferred; nothing was changed. ${(err as Error).message}`)
     }
     await this.run(caller, noteId, { type: 'RecordNameSuggestions', accountId: caller.accountId, engine: this.deps.namer.engine, model: this.deps.namer.model, suggestions }, ['speakers'])
-    return this.deps.reads.speakers(caller.accountId, noteId)
+    return this.deps.reads.speakers(caller.accountId, noteId, transcriptPreviewFor(caller.plan))
   }
 
   /** For the pipeline: show or channel metadata of the note's source (feeds the roster key and the namer). */

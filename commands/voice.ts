@@ -173,6 +173,40 @@ export class VoiceCommands {
     if (position !== null) await this.deps.sync.waitFor('speakers', position)
   }
 
+  /**
+   * A note is being deleted (README, "Deleting a note"): what its audio and its confirmed names
+   * gave the voice profiles goes. Prints averaged over its audio are erased from the vault first,
+   * then `VoiceNoteForgotten` records it; a removed profile's voice matches on other notes are
+   * cleared (they quote its name). Runs while the note's key still opens the events that list
+   * its appearances, i.e. before the key is shredded. Idempotent.
+   */
+  async forgetNote(accountId: string, noteId: string, requestId?: string): Promise<void> {
+    const s = await this.state(accountId)
+    const decided = voiceDecider.decide({ type: 'ForgetNoteVoices', noteId, now: this.clock().toISOString() }, s)
+    const outcomes = decided.flatMap((e) => (e.type === 'VoiceNoteForgotten' ? e.data.profiles : []))
+    if (outcomes.length === 0) return
+    for (const { profileId } of outcomes) if (s.profiles[profileId]?.hasVoiceprint) await this.vault.delete(accountId, profileId)
+    const removed = outcomes.filter((o) => o.outcome === 'removed').map((o) => o.profileId)
+    const matchedElsewhere = new Map<string, string[]>()
+    for (const profileId of removed) {
+      for (const other of await this.deps.reads.notesMatchedTo(accountId, profileId)) if (other !== noteId) matchedElsewhere.set(other, [...(matchedElsewhere.get(other) ?? []), profileId])
+    }
+    await this.run(accountId, { type: 'ForgetNoteVoices', noteId }, requestId)
+    let position: number | null = null
+    for (const [other, profileIds] of matchedElsewhere) {
+      const { state: t } = await this.deps.handler.load(noteStream.of(other), noteTranscriptDecider)
+      if (!t.exists) continue
+      for (const [label, speaker] of Object.entries(t.speakers)) {
+        if (!speaker.voice || !profileIds.includes(speaker.voice.profileId)) continue
+        const r = await this.deps.handler.handle(noteStream.of(other), { type: 'RecordVoiceMatch', label, match: null, now: this.clock().toISOString() }, noteTranscriptDecider, {
+          metadata: requestId ? { requestId, accountId } : { actor: 'voice-worker' },
+        })
+        if (r.events.length > 0) position = r.position
+      }
+    }
+    if (position !== null) await this.deps.sync.waitFor('speakers', position)
+  }
+
   // ---- voice work (the voice worker calls these) -------------------------------------------
 
   /** Audio of a note and the speech ranges of one speaker, if both exist. */
@@ -226,7 +260,11 @@ export class VoiceCommands {
       }
       const match = best && best.similarity >= this.deps.matchThreshold ? best : null
       await this.deps.handler.handle(noteStream.of(noteId), { type: 'RecordVoiceMatch', label, match, now: this.clock().toISOString() }, noteTranscriptDecider, { metadata: { actor: 'voice-worker' } })
-      if (match) matched++
+      if (!match) continue
+      // The profile went with a deleted note while this voice was compared: the match quoting its name goes too.
+      if (!(await this.state(t.accountId)).profiles[match.profileId]) {
+        await this.deps.handler.handle(noteStream.of(noteId), { type: 'RecordVoiceMatch', label, match: null, now: this.clock().toISOString() }, noteTranscriptDecider, { metadata: { actor: 'voice-worker' } })
+      } else matched++
     }
     return matched
   }
@@ -247,11 +285,23 @@ export class VoiceCommands {
     try {
       await this.run(t.accountId, { type: 'EnrollVoiceprint', profileId, name, noteId, label, voiceSeconds: Math.round(e.voiceSeconds * 1000) / 1000, model: this.deps.embedder.model })
     } catch (err) {
+      // The note was deleted meanwhile (its key is gone): the print now holds its audio.
+      if (isDomainError(err) && err.code === 'not_found') return this.dropPrint(t.accountId, profileId)
       // Consent revoked meanwhile: the print just written must not survive.
       if (!existing?.hasVoiceprint) await this.vault.delete(t.accountId, profileId)
       if (isDomainError(err)) return false
       throw err
     }
+    // Deleted after the enrolment was recorded but before its forgetting could see it: the same.
+    const { state: after } = await this.deps.handler.load(noteStream.of(noteId), noteDecider)
+    if (!after.exists) return this.dropPrint(t.accountId, profileId)
     return true
+  }
+
+  /** Erases a print averaged over audio of a deleted note, and records it. */
+  private async dropPrint(accountId: string, profileId: string): Promise<false> {
+    await this.vault.delete(accountId, profileId)
+    await this.run(accountId, { type: 'DeleteVoiceprints', profileIds: [profileId], reason: 'note_deleted' })
+    return false
   }
 }

@@ -11,6 +11,7 @@ import { demoCaller, type Caller } from '../commands/context.ts'
 import { errorBody } from '../api/errors.ts'
 import { authenticateMcp, unauthorized, type McpAuth } from '../api/http/authentication.ts'
 import { clientErrorHandler, errorHandling, frameworkErrors, handleError } from '../api/http/errorHandling.ts'
+import { noSniff } from '../api/http/securityHeaders.ts'
 import { limitPerCredential, memoryStore, storeFor, type RateLimitStore } from '../api/http/rateLimit.ts'
 import { fastifyTrustProxy } from '../api/http/trustProxy.ts'
 import { loadShedding } from '../api/http/loadShedding.ts'
@@ -156,6 +157,7 @@ export function mcpBaseRoutes(application: Application) {
 export function buildMcpApp(application: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: fastifyTrustProxy(application.settings.mcp.trustProxy), frameworkErrors, clientErrorHandler })
   app.register(errorHandling)
+  app.register(noSniff)
   app.register(loadShedding, application.settings.loadShedding)
   app.register(crossOrigin, { paths: MCP_HOST_CROSS_ORIGIN, allowedOrigins: application.settings.mcp.allowedOrigins, ownOrigins: ownOrigins(application.settings) })
   const u = mcpUrls(application)

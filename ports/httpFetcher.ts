@@ -9,6 +9,8 @@ export interface FetchLimits {
   /** Skip the address check: for URLs from the operator's own configuration. */
   trusted?: boolean
   accept?: string
+  /** Extra request headers a media host may need (user-agent, referer, origin, accept-language only). */
+  headers?: Readonly<Record<string, string>>
 }
 
 export interface Downloaded {

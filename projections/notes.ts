@@ -6,6 +6,7 @@ import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { statusOf, type NoteEvent, type Phase } from '../domain/notes/note.ts'
 import { fullTextOf, speakerStats, type Transcript, type SpeakerStats } from '../domain/notes/transcript.ts'
 import { uniqueTokens } from '../domain/search/tokens.ts'
+import { cut, FREE_PLAN_PREVIEW } from '../domain/transcripts/preview.ts'
 import type { TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
 import { applyWithBulkCreates } from './bulkCreates.ts'
 import { replaceIfNewer } from './revisionGuard.ts'
@@ -46,6 +47,9 @@ export interface NoteDoc {
   /** Tokens of the transcript, kept apart so a title edit can rebuild `searchTokens`. */
   transcriptTokens: string[]
   searchTokens: string[]
+  /** The same for the free plan's preview of the transcript (domain/transcripts/preview.ts): what a free search may match. */
+  previewTranscriptTokens?: string[]
+  previewSearchTokens?: string[]
   revision: number
   /** JSON of `toNote(this)`, kept current by the projection, so lists serve it as it is. */
   view?: string
@@ -138,6 +142,8 @@ function createdNote(recorded: RecordedEvent): NoteDoc {
     audioDeletedAt: null,
     transcriptTokens: [],
     searchTokens: uniqueTokens(d.title),
+    previewTranscriptTokens: [],
+    previewSearchTokens: uniqueTokens(d.title),
     revision: recorded.revision,
   }
   created.view = JSON.stringify(toNote(created))
@@ -186,6 +192,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       const t = e.data.transcript
       const fullText = fullTextOf(t.segments)
       set.transcriptTokens = uniqueTokens(fullText)
+      set.previewTranscriptTokens = previewTokens(t.segments)
       const transcript: TranscriptDoc = { _id: id, accountId: doc.accountId, ...t, fullText, speakers: speakerStats(t.segments), revision: recorded.revision }
       // Guarded by revision: a late writer (another instance, see projections/lease.ts) never
       // replaces a newer transcript.
@@ -204,6 +211,7 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
       })
       const fullText = fullTextOf(segments)
       set.transcriptTokens = uniqueTokens(fullText)
+      set.previewTranscriptTokens = previewTokens(segments)
       await transcripts.updateOne({ _id: id, revision: t.revision }, { $set: { segments, fullText, revision: recorded.revision } })
       break
     }
@@ -243,7 +251,10 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
   }
   if (set.phase) set.status = statusOf(set.phase)
   if (set.title !== undefined || set.description !== undefined || set.transcriptTokens) {
-    set.searchTokens = uniqueTokens(set.title ?? doc.title, set.description !== undefined ? set.description : doc.description, ...(set.transcriptTokens ?? doc.transcriptTokens))
+    const title = set.title ?? doc.title
+    const description = set.description !== undefined ? set.description : doc.description
+    set.searchTokens = uniqueTokens(title, description, ...(set.transcriptTokens ?? doc.transcriptTokens))
+    set.previewSearchTokens = uniqueTokens(title, description, ...(set.previewTranscriptTokens ?? doc.previewTranscriptTokens ?? []))
   }
   set.view = JSON.stringify(toNote({ ...doc, ...set }))
   // The revision read above is in the filter: if another instance moved the note on since (a
@@ -251,3 +262,6 @@ async function applyNoteEvent(recorded: RecordedEvent, docs: DocumentStore) {
   // putting back an older state. MongoDB applies the filter and the update atomically.
   await notes.updateOne({ _id: id, revision: doc.revision }, { $set: set })
 }
+
+/** The tokens of the part of a transcript the free plan's preview shows. */
+const previewTokens = (segments: readonly { text: string }[]) => uniqueTokens(fullTextOf(cut(segments, FREE_PLAN_PREVIEW).shown as Transcript['segments']))

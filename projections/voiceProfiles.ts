@@ -5,7 +5,7 @@ import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { evolveVoice, voiceDecider, type VoiceEvent, type VoiceState } from '../domain/voice/voiceProfiles.ts'
 import type { Projection } from './runner.ts'
-import { replaceRead } from './revisionGuard.ts'
+import { atRevisionRead, replaceRead } from './revisionGuard.ts'
 import { voiceStream } from '../domain/voice/voiceProfiles.ts'
 
 export const VOICE_CONSENTS = 'voice_consents'
@@ -31,6 +31,7 @@ export interface VoiceProfileDoc {
   voiceSeconds: number
   hasVoiceprint: boolean
   voiceExcluded: boolean
+  originNoteId?: string | null
   createdAt: string
   /** Revision of the account's voice stream last applied to this profile (the guard of its writes). */
   revision?: number
@@ -56,7 +57,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   const consent = await consents.findOne({ _id: accountId })
   if (consent && consent.revision >= recorded.revision) return
   // Fold this one event over the stored state of the profiles it touches.
-  const touched = 'profileId' in e.data ? [e.data.profileId] : 'profileIds' in e.data ? e.data.profileIds : []
+  const touched = 'profileId' in e.data ? [e.data.profileId] : 'profileIds' in e.data ? e.data.profileIds : 'profiles' in e.data ? e.data.profiles.map((p) => p.profileId) : []
   const stored = touched.length ? await profiles.find({ _id: { $in: touched } }) : []
   const before: VoiceState = {
     consent: consent
@@ -65,16 +66,19 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
     profiles: Object.fromEntries(
       stored.map((p) => [
         p._id,
-        { profileId: p._id, name: p.name, appearances: p.appearances, voiceSeconds: p.voiceSeconds, hasVoiceprint: p.hasVoiceprint, voiceExcluded: p.voiceExcluded },
+        { profileId: p._id, name: p.name, appearances: p.appearances, voiceSeconds: p.voiceSeconds, hasVoiceprint: p.hasVoiceprint, voiceExcluded: p.voiceExcluded, originNoteId: p.originNoteId ?? null },
       ]),
     ),
   }
-  if (e.type === 'VoiceprintEnrolled' && !before.profiles[e.data.profileId]) return
   const after = evolveVoice(before, e)
   for (const id of touched) {
     const p = after.profiles[id]
-    if (!p) continue
     const prev = stored.find((s) => s._id === id)
+    // Removed with the note it came from (VoiceNoteForgotten): its name leaves the read model.
+    if (!p) {
+      if (prev) await profiles.deleteOne(atRevisionRead(prev))
+      continue
+    }
     // Each write over what was read only (projections/revisionGuard.ts): a late instance, which
     // read an older profile or consent, changes nothing.
     await replaceRead(profiles, prev ?? null, {
@@ -85,6 +89,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
       voiceSeconds: p.voiceSeconds,
       hasVoiceprint: p.hasVoiceprint,
       voiceExcluded: p.voiceExcluded,
+      originNoteId: p.originNoteId ?? null,
       createdAt: prev?.createdAt ?? e.data.at,
       revision: recorded.revision,
     })

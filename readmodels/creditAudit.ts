@@ -6,6 +6,7 @@ import { auditLedger, openHolds, type AuditResult } from '../domain/credits/audi
 import { ownerNotesToCheck } from '../domain/credits/holds.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import { creditsStream, type CreditEvent } from '../domain/credits/ledger.ts'
+import { PRICES } from '../domain/credits/prices.ts'
 import type { Anchor } from '../domain/credits/chain.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type EventStore } from '../ports/eventStore.ts'
@@ -34,7 +35,7 @@ export async function auditAccountLedger(deps: CreditAuditDeps, accountId: strin
     events,
     { lines: await ledgerEntries(deps.docs, accountId), balance: (await creditAccount(deps.docs, accountId))?.balance ?? null },
     { now, leaseMs: deps.holdLeaseMs, noteExists: (id) => existing.has(id) },
-    { accountId, anchors },
+    { accountId, anchors, decodedSeconds: await decodedLengths(deps.events, events.map((e) => e.event)) },
   )
   return { accountId, auditedAt: now, ...result }
 }
@@ -42,3 +43,20 @@ export async function auditAccountLedger(deps: CreditAuditDeps, accountId: strin
 /** The audit as the dashboard calls it. */
 export const creditAudit = (deps: CreditAuditDeps) => ({ account: (accountId: string) => auditAccountLedger(deps, accountId) })
 export type CreditAudit = ReturnType<typeof creditAudit>
+
+/**
+ * The decoded length each captured import's note records (NoteReady.decodedSeconds), so the
+ * price rule can hold the capture against the audio rather than the file's header. A deleted
+ * note's events are shredded and say nothing: its capture is checked against the price table only.
+ */
+async function decodedLengths(store: EventStore, ledger: readonly CreditEvent[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>()
+  for (const e of ledger) {
+    if (e.type !== 'CreditsCaptured' || e.data.operation !== PRICES.import.operation || !e.data.noteId || out.has(e.data.noteId)) continue
+    const read = await store.readStream(noteStream.of(e.data.noteId))
+    const ready = [...read.events].reverse().find((x) => x.type === 'NoteReady')
+    const seconds = (ready?.data as { decodedSeconds?: unknown } | undefined)?.decodedSeconds
+    if (typeof seconds === 'number') out.set(e.data.noteId, seconds)
+  }
+  return out
+}

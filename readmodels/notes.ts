@@ -12,8 +12,7 @@ import type { ListNotesQuery, Note, NoteDetail, NoteList } from '../contract/not
  * (`{ _id: noteId, accountId, outline, attemptedAt, generated }`).
  */
 import { ANALYSES, OUTLINES } from '../projections/analysis.ts'
-import { cut, type CutCounts } from './transcripts.ts'
-import type { ContentLimit } from '../commands/reads.ts'
+import { cut, type ContentLimit, type CutCounts } from '../domain/transcripts/preview.ts'
 import { fullTextOf } from '../domain/notes/transcript.ts'
 export { ANALYSES, OUTLINES }
 
@@ -31,7 +30,8 @@ interface NotePage {
 }
 
 /** The page of notes a list query selects; `projection` says which fields come back. */
-async function findNotePage(docs: DocumentStore, accountId: string, q: ListNotesQuery, projection: Record<string, 1>): Promise<NotePage> {
+/** `limit`: the caller's plan's preview; a search then matches only what the preview shows of a transcript. */
+async function findNotePage(docs: DocumentStore, accountId: string, q: ListNotesQuery, projection: Record<string, 1>, limit?: ContentLimit): Promise<NotePage> {
   const notes = docs.collection<NoteDoc>(NOTES)
   const filter: Filter = { accountId }
   if (q.status) filter.status = q.status
@@ -40,7 +40,7 @@ async function findNotePage(docs: DocumentStore, accountId: string, q: ListNotes
   if (q.tags && q.tags.length > 0) filter.tags = { $all: q.tags }
   if (q.origin && q.origin.length > 0) filter.origin = { $in: q.origin }
   const words = tokenize(q.q)
-  if (words.length > 0) filter.searchTokens = { $all: [...new Set(words)] }
+  if (words.length > 0) filter[limit ? 'previewSearchTokens' : 'searchTokens'] = { $all: [...new Set(words)] }
   if (q.cursor) {
     const at = await notes.findOne({ _id: q.cursor, accountId }, { projection: { createdAt: 1 } })
     if (!at) throw new DomainError('invalid_query', 'cursor is not a nextCursor of yours; start again without it.')
@@ -53,8 +53,8 @@ async function findNotePage(docs: DocumentStore, accountId: string, q: ListNotes
   return { docs: shown, nextCursor: hasMore ? shown[shown.length - 1]!._id : null, hasMore }
 }
 
-export async function listNotes(docs: DocumentStore, accountId: string, q: ListNotesQuery): Promise<NoteList> {
-  const page = await findNotePage(docs, accountId, q, LIST_FIELDS)
+export async function listNotes(docs: DocumentStore, accountId: string, q: ListNotesQuery, limit?: ContentLimit): Promise<NoteList> {
+  const page = await findNotePage(docs, accountId, q, LIST_FIELDS, limit)
   return { notes: page.docs.map(toNote), nextCursor: page.nextCursor, hasMore: page.hasMore }
 }
 
@@ -63,8 +63,8 @@ export async function listNotes(docs: DocumentStore, accountId: string, q: ListN
  * projection keeps each note's JSON ready), so a page costs neither copying documents nor
  * serialising them. Notes written before views existed are rendered from their fields.
  */
-export async function listNotesJson(docs: DocumentStore, accountId: string, q: ListNotesQuery): Promise<string> {
-  const page = await findNotePage(docs, accountId, q, VIEW_FIELD)
+export async function listNotesJson(docs: DocumentStore, accountId: string, q: ListNotesQuery, limit?: ContentLimit): Promise<string> {
+  const page = await findNotePage(docs, accountId, q, VIEW_FIELD, limit)
   const views = await Promise.all(
     page.docs.map(async (d) => d.view ?? JSON.stringify(toNote((await docs.collection<NoteDoc>(NOTES).findOne({ _id: d._id }))!))),
   )

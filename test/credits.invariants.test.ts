@@ -176,3 +176,18 @@ t.test('canonical JSON and the price table', async (t) => {
   t.match(priceMismatch('import', 120, NOW), /positive multiple of 50/)
   t.match(priceMismatch('transcript', 2, NOW), /asks 1$/)
 })
+
+t.test("price: an import's capture is held against the decoded length its note records (issue 26, item 3)", async (t) => {
+  const h = honest() // n2's import captured 150 (3 started minutes), r9
+  t.same(check(h, { decodedSeconds: new Map([['n2', 152.7]]) }).violations, [], '152.7 s decoded: 150 is right')
+  const lied = check(h, { decodedSeconds: new Map([['n2', 1.4]]) }).violations
+  t.match(lied, [{ rule: 'price', revision: 9, message: /captures 150 for note n2, whose decoded audio lasts 1\.4 s: 50 per started minute asks 50/ }])
+  // The issue's lying MP3 as it was billed: 50 captured for audio that decodes 152.7 s.
+  const ledger = recorder(ledgerDecider)
+  ledger.run({ type: 'OpenCreditAccount', accountId: 'acc', plan: 'pro', now: NOW })
+  ledger.run({ type: 'ReserveCredits', reservationId: 'h9', operation: 'import', amount: 50, noteId: 'n9', now: NOW })
+  ledger.run({ type: 'CaptureReservation', reservationId: 'h9', cost: 50, now: NOW })
+  const billed = ledger.events.map((event, revision) => ({ revision, event }))
+  t.same(check(billed).violations, [], 'without the decoded length, 50 is a price of the table')
+  t.match(check(billed, { decodedSeconds: new Map([['n9', 152.7]]) }).violations, [{ rule: 'price', revision: 3, message: /decoded audio lasts 152\.7 s: 50 per started minute asks 150/ }])
+})

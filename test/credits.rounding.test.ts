@@ -33,7 +33,8 @@ t.test('a 2:00 MP3 that measures 120.0x s: the note shows 120 s and the import a
   t.teardown(s.close)
 
   const measured = (await s.services.ingest.probe.probe(mp3))!.durationSeconds
-  t.ok(measured > 120 && measured < 120.5, `the file measures ${measured} s: padded past 2:00, within the tolerance`)
+  // ffmpeg 8 trims the encoder's delay and padding (LAME's gapless info): 120.000 s; older builds said 120.0x.
+  t.ok(measured >= 120 && measured < 120.5, `the file measures ${measured} s: 2:00, any padding within the tolerance`)
 
   const a = await s.account('pro')
   const noteId = await createImport(s, a.headers, { audioUrl: web.url('/two.mp3') })

@@ -11,6 +11,8 @@ import { isPipelineFailure } from '../ports/pipelineFailure.ts'
 import type { HostResolver } from '../ports/hostResolver.ts'
 import { startHttpServer } from './support/httpServer.ts'
 import { tempDir } from './support/tmp.ts'
+import { Sources } from '../workers/sources.ts'
+import { fastXmlPodcastFeedParser } from '../adapters/xml/podcastFeed.ts'
 
 const tmp = tempDir('safehttp-')
 t.teardown(tmp.remove)
@@ -24,6 +26,11 @@ const web = await startHttpServer({
   '/loop': { status: 302, headers: { location: '/loop' } },
   '/missing': { status: 404 },
   '/busy': { status: 503 },
+  '/to-garbage': { status: 302, headers: { location: 'http://[::1/x.mp3' } },
+  '/feed.rss': {
+    headers: { 'content-type': 'application/rss+xml' },
+    body: '<?xml version="1.0"?><rss version="2.0"><channel><title>Show</title><item><title>Ep</title><guid>e</guid><enclosure url="http://[bad/ep.mp3" type="audio/mpeg" length="9"/></item></channel></rss>',
+  },
 })
 t.teardown(web.close)
 
@@ -93,4 +100,11 @@ t.test('webhook calls: posted with the headers, never redirected, private addres
   t.equal(web.hits.at(-1)!.headers['webhook-id'], 'msg_1')
   t.match(await post.post(web.url('/to-ok'), '{}', {}, 1000), { statusCode: 301 }, 'a redirect is an answer, not followed')
   t.match(await post.post(`http://private.test:${port}/hook`, '{}', {}, 1000), { statusCode: null, error: /non-public/ })
+})
+
+t.test("a redirect whose Location, or a feed enclosure that is no URL, fails source_url_invalid: the source's fault, not retried", async (t) => {
+  t.same(await failure(http.download(`http://127.0.0.1:${port}/to-garbage`, join(tmp.dir, 'g'), { maxBytes: 1000 })), { errorCode: 'source_url_invalid', retriable: false })
+  const sources = new Sources({ http, feeds: fastXmlPodcastFeedParser, videoSite: null as never, directoryBaseUrl: '', maxFeedBytes: 100_000, maxTranscriptBytes: 0 })
+  const ctx = { workDir: tmp.dir, maxBytes: 1000, signal: new AbortController().signal, progress: () => {} }
+  t.same(await failure(sources.fetch('podcast-rss', `http://127.0.0.1:${port}/feed.rss`, ctx)), { errorCode: 'source_url_invalid', retriable: false })
 })

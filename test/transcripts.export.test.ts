@@ -10,7 +10,7 @@ import { readyNote, eventually } from './support/transcripts.ts'
 import { startOpenAiServer, chatCompletion } from './support/openaiServer.ts'
 import type { Transcript } from '../domain/notes/transcript.ts'
 import { ledgerEntries } from '../readmodels/ledger.ts'
-import { clock, stamp } from '../domain/transcripts/formats.ts'
+import { clock, renderText, stamp, TEXT_FORMATS } from '../domain/transcripts/formats.ts'
 import { TranscriptCommands } from '../commands/transcripts.ts'
 import { getTranscript, getTranslation } from '../readmodels/transcripts.ts'
 import { readQueries } from '../readmodels/queries.ts'
@@ -70,6 +70,27 @@ t.test('clock and stamp formats', async (t) => {
   t.equal(stamp(0), '[00:00]')
   t.equal(stamp(65_999), '[01:05]')
   t.equal(stamp(3_725_400), '[62:05]')
+})
+
+t.test('hostile titles, names and text: no raw HTML in md, srt and vtt, no bidirectional or control characters anywhere (issue 26, item 6)', async (t) => {
+  const input = {
+    title: '<script>alert(1)</script> Minutes \u202Etxt.exe',
+    segments: [
+      { sequence: 0, startMs: 0, endMs: 1000, speakerLabel: 'A', speakerName: '<img src=x onerror=alert(1)>\u2066Bob\u2069\u0007', text: 'We <b>ship</b> & \u202Edaolnwod\u202C it.' },
+    ],
+  }
+  for (const format of TEXT_FORMATS) {
+    const out = renderText(format, input)
+    t.notMatch(out, /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u0007]/, `${format}: no bidi or control character`)
+    t.match(out, /Bob/, `${format}: the name is still there`)
+    if (format !== 'txt') {
+      t.notMatch(out.replace(/^<v [^>]*>/gm, ''), /<(script|img|b)\b/i, `${format}: no tag a viewer would run`)
+      t.match(out, format === 'vtt' ? /&lt;b&gt;ship&lt;\/b&gt; &amp;/ : /&lt;b>ship&lt;\/b> &/, `${format}: shown as written`)
+    }
+  }
+  t.match(renderText('md', input), /^# &lt;script>alert\(1\)&lt;\/script> Minutes txt\.exe\n/)
+  t.match(renderText('md', { ...input, title: 'Tom &amp; Jerry &#60;3' }), /^# Tom &amp;amp; Jerry &amp;#60;3\n/, 'an entity is shown, not decoded')
+  t.match(renderText('txt', input), /^&?<img src=x onerror=alert\(1\)>Bob: We <b>ship<\/b> & daolnwod it\.\n$/, 'txt (text/plain, nosniff) keeps the characters as they are, without the controls')
 })
 
 t.test('exports', async (t) => {

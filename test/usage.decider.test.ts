@@ -20,6 +20,15 @@ t.test('minutes: reserved up to the quota, then quota_exceeded with remaining an
   usage.given([reserved('a', 50, 50)]).when(reserve('b', 10)).then(t, [reserved('b', 10, 60)])
 })
 
+t.test('minutes: a note whose audio holds more than its header said takes only the difference (issue 26, item 3)', async (t) => {
+  usage.given([reserved('a', 1, 1)]).when(reserve('a', 3)).then(t, [reserved('a', 2, 3)])
+  usage.given([reserved('a', 1, 1), reserved('a', 2, 3)]).when(reserve('a', 3)).thenNothingHappened(t, 'a retry takes nothing more')
+  usage.given([reserved('a', 1, 1), reserved('a', 2, 3)]).when({ type: 'ReleaseMinutes', noteId: 'a', reason: 'failed', now: NOV }).then(t, [
+    { type: 'MinutesReleased', data: { noteId: 'a', minutes: 3, cycle: '2026-11', reason: 'failed', usedAfter: 0, at: NOV } },
+  ])
+  usage.given([reserved('a', 1, 1), reserved('b', 58, 59)]).when(reserve('a', 3)).thenThrows(t, 'quota_exceeded', undefined, { remaining: 1, needed: 2 })
+})
+
 t.test('minutes: a new month starts from zero; releases give minutes back in the same month only', async (t) => {
   usage.given([reserved('a', 60, 60)]).when(reserve('b', 60, DEC)).then(t, [{ type: 'MinutesReserved', data: { noteId: 'b', minutes: 60, cycle: '2026-12', usedAfter: 60, at: DEC } }])
   const release = (now: string): UsageCommand => ({ type: 'ReleaseMinutes', noteId: 'a', reason: 'failed', now })

@@ -4,7 +4,6 @@
 import t from 'tap'
 import { readFile } from 'node:fs/promises'
 import { ytDlpVideoSite } from '../adapters/ytdlp/videoSite.ts'
-import { ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
 import { parseVtt } from '../domain/notes/captions.ts'
 import { isPipelineFailure } from '../ports/pipelineFailure.ts'
 import { startHttpServer } from './support/httpServer.ts'
@@ -12,19 +11,20 @@ import { tempDir } from './support/tmp.ts'
 import { dialogue } from './support/pipeline.ts'
 import { mp4WithSubtitles } from './support/speech.ts'
 import { Sources } from '../workers/sources.ts'
+import { policedVideoSite, VIDEO_HOST } from './support/videoHost.ts'
 
 const tmp = tempDir('ytdlp-')
 t.teardown(tmp.remove)
 
 t.test('without yt-dlp the adapter says so, and the provider fails videosite_unavailable', async (t) => {
-  const missing = ytDlpVideoSite({ binary: '/nonexistent/yt-dlp' })
+  const missing = ytDlpVideoSite({ binary: '/nonexistent/yt-dlp', resolveTarget: async () => ({ ok: false, unresolvable: true, reason: 'unused' }), http: null as never })
   t.equal(await missing.available(), null)
   const err = await missing.fetch('https://www.youtube.com/watch?v=x', tmp.dir, { maxBytes: 1000 }).catch((e: unknown) => e)
   t.ok(isPipelineFailure(err) && err.errorCode === 'videosite_unavailable')
 })
 
 t.test('with yt-dlp, a page with a video and captions gives the media, the captions and the title', async (t) => {
-  const site = ytDlpVideoSite({ ffmpegPath: ffmpegPath() })
+  const site = policedVideoSite()
   const version = await site.available()
   t.ok(version, 'yt-dlp is installed (.ci/run installs it)')
   const mp3 = await dialogue(tmp.dir)
@@ -42,7 +42,8 @@ t.test('with yt-dlp, a page with a video and captions gives the media, the capti
   t.teardown(web.close)
   const work = tempDir('ytdlp-work-')
   t.teardown(work.remove)
-  const out = await site.fetch(web.url('/watch'), work.dir, { maxBytes: 50_000_000 })
+  const page = `http://${VIDEO_HOST}:${web.port}/watch`
+  const out = await site.fetch(page, work.dir, { maxBytes: 50_000_000 })
   t.ok(out.mediaPath.includes('media.'), out.mediaPath)
   t.ok((await readFile(out.mediaPath)).length > 1000)
   t.match(out.title, /Weekly planning/)
@@ -54,7 +55,7 @@ t.test('with yt-dlp, a page with a video and captions gives the media, the capti
   const work2 = tempDir('ytdlp-work-')
   t.teardown(work2.remove)
   const stages: string[] = []
-  const fetched = await sources.fetch('videosite', web.url('/watch'), { workDir: work2.dir, maxBytes: 50_000_000, signal: new AbortController().signal, progress: (s) => stages.push(s) })
+  const fetched = await sources.fetch('videosite', page, { workDir: work2.dir, maxBytes: 50_000_000, signal: new AbortController().signal, progress: (s) => stages.push(s) })
   t.match(fetched, { published: { provider: 'videosite-subtitles', language: 'en' }, meta: { title: /Weekly planning/ } })
   t.equal(fetched.published!.cues.length, 2)
   t.ok(fetched.mediaPath)

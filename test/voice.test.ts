@@ -36,8 +36,8 @@ t.test('consent decider', async (t) => {
   const enrol = (profileId: string, name: string, noteId = 'n'): VoiceCommand => ({ type: 'EnrollVoiceprint', profileId, name, noteId, label: 'B', voiceSeconds: 2, model: 'm', now })
   voice.given([]).when(enrol('p2', 'Ann')).thenThrows(t, 'conflict', /consent/) // no enrolment without consent
   voice.given([granted]).when(enrol('p2', 'Ann')).then(t, [
-    { type: 'VoiceProfileCreated', data: { profileId: 'p2', name: 'Ann', at: now } },
-    { type: 'VoiceprintEnrolled', data: { profileId: 'p2', noteId: 'n', label: 'B', voiceSeconds: 2, model: 'm', at: now } },
+    { type: 'VoiceProfileCreated', data: { profileId: 'p2', name: 'Ann', noteId: 'n', at: now } },
+    { type: 'VoiceprintEnrolled', data: { profileId: 'p2', noteId: 'n', label: 'B', voiceSeconds: 2, model: 'm', name: 'Ann', at: now } },
   ])
   voice.given([granted, ...profile]).when(enrol('p9', 'peter', 'n2')).thenMatches(t, [{ type: 'VoiceprintEnrolled', data: { profileId: 'p1', noteId: 'n2' } }], 'a known name enrols on its profile')
   voice.given([granted, ...profile]).when({ ...enrol('p1', 'Peter', 'n1'), label: 'A' } as VoiceCommand).thenNothingHappened(t, 'the same appearance twice')
@@ -50,6 +50,40 @@ t.test('consent decider', async (t) => {
   voice.given([granted, ...profile, ...excluded]).when(exclude).thenNothingHappened(t)
   voice.given([granted, ...profile, ...excluded]).when(enrol('p1', 'Peter', 'n3')).thenThrows(t, 'conflict', /do not recognise/)
   voice.given([granted]).when(exclude).thenThrows(t, 'not_found')
+})
+
+t.test('deleting a note: what its audio and names gave the profiles goes (issue 26, item 4)', async (t) => {
+  const now = '2026-02-01T00:00:00.000Z'
+  const voice = DeciderSpecification.for(voiceDecider)
+  const granted: VoiceEvent = { type: 'VoiceConsentGranted', data: { consentVersion: CURRENT_CONSENT_VERSION, via: 'dashboard', at: now } }
+  const enrolled = (profileId: string, noteId: string, label: string, name: string): VoiceEvent => ({ type: 'VoiceprintEnrolled', data: { profileId, noteId, label, voiceSeconds: 3, model: 'm', name, at: now } })
+  const history: VoiceEvent[] = [
+    granted,
+    { type: 'VoiceProfileCreated', data: { profileId: 'only', name: 'Olga', noteId: 'gone', at: now } },
+    enrolled('only', 'gone', 'A', 'Olga'),
+    { type: 'VoiceProfileCreated', data: { profileId: 'both', name: 'Boris', noteId: 'gone', at: now } },
+    enrolled('both', 'gone', 'B', 'Boris'),
+    enrolled('both', 'kept', 'A', 'Boris'),
+    { type: 'VoiceProfileCreated', data: { profileId: 'other', name: 'Otto', noteId: 'kept', at: now } },
+    enrolled('other', 'kept', 'B', 'Otto'),
+  ]
+  const forget: VoiceCommand = { type: 'ForgetNoteVoices', noteId: 'gone', now }
+  voice.given(history).when(forget).then(t, [
+    {
+      type: 'VoiceNoteForgotten',
+      data: { deletedNoteId: 'gone', profiles: [{ profileId: 'only', outcome: 'removed' }, { profileId: 'both', outcome: 'print_deleted' }], at: now },
+    },
+  ])
+  const after = voice.given([...history, ...voice.given(history).when(forget).events()]).state()
+  t.same(Object.keys(after.profiles).sort(), ['both', 'other'], 'a profile only the deleted note made goes whole')
+  t.match(after.profiles.both, { name: 'Boris', appearances: ['kept:A'], hasVoiceprint: false, voiceSeconds: 0 }, 'one also named elsewhere keeps the name, not the averaged print')
+  t.match(after.profiles.other, { appearances: ['kept:B'], hasVoiceprint: true })
+  voice.given([...history, ...voice.given(history).when(forget).events()]).when(forget).thenNothingHappened(t, 'forgetting again changes nothing')
+  // Replayed after the note's key is shredded: its events read as nothing, and the state is the same.
+  const shredded = history.filter((e) => !('noteId' in e.data && e.data.noteId === 'gone'))
+  const replayed = voice.given([...shredded, ...voice.given(history).when(forget).events()]).state()
+  t.same(Object.keys(replayed.profiles).sort(), ['both', 'other'])
+  t.match(replayed.profiles.both, { name: 'Boris', appearances: ['kept:A'], hasVoiceprint: false })
 })
 
 t.test('consent over REST, without a model', async (t) => {

@@ -140,7 +140,7 @@ export class Sources {
     const published = await this.publishedTranscript(episode, feed, feedUrl, ctx)
     if (published && (episode.durationSeconds !== null || !episode.enclosure)) return { mediaPath: null, published, meta }
     if (!episode.enclosure) throw new PipelineFailure('feed_invalid', 'The episode has no audio enclosure.')
-    const { path, kind } = await this.download(new URL(episode.enclosure.url, feedUrl).href, ctx, 'episode')
+    const { path, kind } = await this.download(enclosureUrl(episode.enclosure.url, feedUrl), ctx, 'episode')
     if (kind !== 'media') throw new PipelineFailure('unsupported_media', "The episode's enclosure is not audio or video we can read.")
     return { mediaPath: path, published, meta }
   }
@@ -220,6 +220,15 @@ export class Sources {
         ...(v.durationSeconds !== null ? { durationSeconds: v.durationSeconds } : {}),
       },
     }
+  }
+}
+
+/** The episode's audio link, resolved against the feed's; one that is no URL is the feed's fault. */
+function enclosureUrl(raw: string, feedUrl: string): string {
+  try {
+    return new URL(raw, feedUrl).href
+  } catch {
+    throw new PipelineFailure('source_url_invalid', `The episode's enclosure URL ${JSON.stringify(raw.slice(0, 200))} is not a URL.`)
   }
 }
 

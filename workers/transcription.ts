@@ -263,11 +263,16 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
     return deps.blobs.withLocalFile(note.received.blobKey, (path) => process(lease, note, { mediaPath: path, published: null, meta: {} }, ctx))
   }
 
-  /** An import longer than the plan allows fails before its hold grows (uploads are refused at finalize). */
-  async function refuseTooLong(note: ExistingNote, durationSeconds: number) {
+  /** The longest audio the note's account may have transcribed. */
+  async function planMaxSeconds(note: ExistingNote): Promise<{ plan: Plan; maxSeconds: number }> {
     const { state } = await deps.credits.state(note.accountId)
-    const maxSeconds = (deps.config.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS)[state.plan]
-    if (shownSeconds(durationSeconds) > maxSeconds) throw new PipelineFailure('duration_limit_exceeded', durationLimitMessage(state.plan, durationSeconds, maxSeconds))
+    return { plan: state.plan, maxSeconds: (deps.config.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS)[state.plan] }
+  }
+
+  /** Audio longer than the plan allows fails before its hold grows (uploads are refused at finalize by their probed length). */
+  async function refuseTooLong(note: ExistingNote, durationSeconds: number) {
+    const { plan, maxSeconds } = await planMaxSeconds(note)
+    if (shownSeconds(durationSeconds) > maxSeconds) throw new PipelineFailure('duration_limit_exceeded', durationLimitMessage(plan, durationSeconds, maxSeconds))
   }
 
   async function planMaxBytes(note: ExistingNote, fallback: number): Promise<number> {
@@ -316,7 +321,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
     }
     check()
     const lastCue = published?.cues.reduce((m, c) => Math.max(m, c.endMs), 0) ?? 0
-    const duration = info && info.durationSeconds > 0 ? info.durationSeconds : (source.meta.durationSeconds ?? (lastCue > 0 ? lastCue / 1000 : null))
+    let duration = info && info.durationSeconds > 0 ? info.durationSeconds : (source.meta.durationSeconds ?? (lastCue > 0 ? lastCue / 1000 : null))
     if (duration === null) throw new PipelineFailure('unsupported_media', 'The duration of the audio cannot be determined.')
 
     // The title the source gives replaces only a title we made up from the link.
@@ -339,6 +344,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
     let provider: string | null
     let model: string | null
     let speakersAreNames = false
+    let decodedSeconds: number | null = null
     if (published) {
       segments = published.cues.map((c) => ({ startMs: c.startMs, endMs: c.endMs, text: c.text, speaker: c.speaker, confidence: null, words: null }))
       // A feed that names no language: the text tells (null when it does not say clearly).
@@ -349,8 +355,23 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
       speakersAreNames = true
     } else {
       const wav = join(ctx.workDir, 'speech.wav')
-      await deps.media.toSpeechWav(source.mediaPath!, wav, { signal: ctx.signal, onProgress: (s) => ctx.progress('decoding', (s / duration) * 100) })
+      // Decoded as the probe read it, and no further than the plan allows (a second past it tells).
+      const { maxSeconds } = await planMaxSeconds(note)
+      const probed = duration
+      const decoded = await deps.media.toSpeechWav(source.mediaPath!, wav, { format: info?.formatName ?? null, maxSeconds: maxSeconds + 1, signal: ctx.signal, onProgress: (s) => ctx.progress('decoding', (s / probed) * 100) })
       check()
+      // The header may lie (an MP3 whose Xing/Info frame count is too small): the samples decide
+      // the length, and with it the price, the minutes, the plan's limit and the chunking.
+      duration = decoded.durationSeconds
+      decodedSeconds = decoded.durationSeconds
+      if (shownSeconds(decoded.durationSeconds) !== shownSeconds(probed)) {
+        log(`[transcription ${workerId}] note ${note.noteId}: the file says ${probed.toFixed(1)} s, its audio lasts ${duration.toFixed(1)} s: priced by the audio`)
+        await deps.jobs.describe(lease, { durationSeconds: duration })
+        await refuseTooLong(note, duration)
+        await deps.jobs.hold(note, duration)
+        if (note.sourceType === 'upload') await deps.jobs.reserveMinutes(note, duration)
+        check()
+      }
       let speech: Span[] | null = null
       if (deps.activity) {
         speech = await deps.activity.detect(wav)
@@ -399,7 +420,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
     // Captured just before the note becomes ready: a crash in between leaves a captured price on
     // a note that is retried (capture is idempotent) or fails (settle refunds it).
     await deps.jobs.capture(note, duration, { published: published !== null })
-    await deps.jobs.complete(lease, transcript, shownSeconds(duration), language)
+    await deps.jobs.complete(lease, transcript, shownSeconds(duration), language, decodedSeconds)
   }
 
   /** One recognition at the engine, in a turn of this job's account. */
@@ -465,7 +486,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
     for (const t of tracks) {
       const out = join(ctx.workDir, `subs-${t.index}.vtt`)
       try {
-        await deps.media.extractSubtitles(mediaPath, t.index, out, { signal: ctx.signal })
+        await deps.media.extractSubtitles(mediaPath, t.index, out, { format: info.formatName, signal: ctx.signal })
         const cues = parseVtt(await readFile(out, 'utf8'))
         if (cues.length > 0) return { cues, language: lang(t.language === 'und' ? null : t.language), provider: 'subtitle-track' }
       } catch (err) {

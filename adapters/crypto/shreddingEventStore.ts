@@ -10,7 +10,9 @@
 // What is sealed, under which note's key:
 // - `note-<id>` and `analysis-<id>` streams: everything but `NoteDeleted` (which must stay
 //   readable, and carries no content), under `<id>`;
-// - `deliverable-*` and `ask-*` events whose data names one `noteId`, under that note.
+// - `deliverable-*`, `ask-*` and `voice-*` events whose data names one `noteId`, under that note
+//   (a voice profile created from a speaker name typed in a note, a voiceprint enrolled from its
+//   audio: deleting the note shreds the name and the appearance).
 // A question over the whole library (`ask`, `noteId: null`) quotes several notes and is not
 // sealed; nor are webhook deliveries (title and ids only) — the README says so.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
@@ -19,7 +21,7 @@ import { categoryOf, type EventStore, type EventToAppend, type RecordedEvent } f
 import type { ContentKey, ContentKeyStore } from '../../ports/contentKeys.ts'
 
 const STREAM_KEYED = new Set(['note', 'analysis'])
-const DATA_KEYED = new Set(['deliverable', 'ask'])
+const DATA_KEYED = new Set(['deliverable', 'ask', 'voice'])
 const PLAIN_TYPES = new Set(['NoteDeleted'])
 /** What a sealed event whose key was destroyed reads as. */
 export const SHREDDED_TYPE = 'ContentShredded'

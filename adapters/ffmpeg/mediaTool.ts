@@ -1,26 +1,14 @@
-// The media-tool port over ffmpeg. The binary comes from the npm registry:
-// @ffmpeg-installer/ffmpeg ships a static Linux/macOS/Windows build inside a platform package
-// (libmp3lame, aac, opus, pcm, webvtt, mov_text and subrip included), so `npm ci` installs it
-// with no other download and no apt step. FFMPEG_PATH overrides it (e.g. a system ffmpeg). The
-// only file that imports the package.
+// The media-tool port over ffmpeg (the build of adapters/ffmpeg/binaries.ts, the one ffprobe is
+// from). User media is opened with userMediaInput: the file protocol only, the container
+// demuxers only, the probe's demuxer forced. The toSpeechWav answer is measured on the decoded
+// samples, so a file whose header lies about its length is measured for what it holds.
 import { spawn } from 'node:child_process'
-import { accessSync, chmodSync, constants } from 'node:fs'
-import { createRequire } from 'node:module'
+import { open } from 'node:fs/promises'
 import type { MediaTool } from '../../ports/mediaTool.ts'
+import { pcm16MonoLayout } from '../../domain/audio/pcm.ts'
+import { ffmpegPath, userMediaInput } from './binaries.ts'
 
-const require = createRequire(import.meta.url)
-
-export function ffmpegPath(): string {
-  if (process.env.FFMPEG_PATH) return process.env.FFMPEG_PATH
-  const path = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path
-  try {
-    accessSync(path, constants.X_OK)
-  } catch {
-    // The package's postinstall (chmod) did not run, e.g. under --ignore-scripts.
-    chmodSync(path, 0o755)
-  }
-  return path
-}
+export { ffmpegPath }
 
 export class FfmpegError extends Error {
   override readonly name = 'FfmpegError'
@@ -54,22 +42,39 @@ function run(binary: string, args: string[], o: { signal?: AbortSignal; onTime?:
 
 export function ffmpegMediaTool(binary = ffmpegPath(), timeoutMs = 60 * 60_000): MediaTool {
   return {
-    toSpeechWav(input, output, options = {}) {
-      return run(binary, ['-i', input, '-map', '0:a:0', '-vn', '-sn', '-dn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav', output], {
+    async toSpeechWav(input, output, options = {}) {
+      const limit = options.maxSeconds ? ['-t', options.maxSeconds.toFixed(3)] : []
+      await run(binary, [...userMediaInput(input, options.format), '-map', '0:a:0', '-vn', '-sn', '-dn', ...limit, '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav', output], {
         timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onProgress ? { onTime: options.onProgress } : {}),
       })
+      return { durationSeconds: await wavSeconds(output) }
     },
     extractSubtitles(input, streamIndex, output, options = {}) {
-      return run(binary, ['-i', input, '-map', `0:${streamIndex}`, '-c:s', 'webvtt', '-f', 'webvtt', output], { timeoutMs, ...(options.signal ? { signal: options.signal } : {}) })
+      return run(binary, [...userMediaInput(input, options.format), '-map', `0:${streamIndex}`, '-c:s', 'webvtt', '-f', 'webvtt', output], { timeoutMs, ...(options.signal ? { signal: options.signal } : {}) })
     },
     encodeSlice(input, output, slice, options = {}) {
       return run(
         binary,
-        ['-ss', slice.startSeconds.toFixed(3), '-t', slice.seconds.toFixed(3), '-i', input, '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', `${slice.kbps}k`, '-f', 'mp3', output],
+        ['-ss', slice.startSeconds.toFixed(3), '-t', slice.seconds.toFixed(3), ...userMediaInput(input, options.format), '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', `${slice.kbps}k`, '-f', 'mp3', output],
         { timeoutMs, ...(options.signal ? { signal: options.signal } : {}) },
       )
     },
+  }
+}
+
+/** The length of a 16-bit mono WAV that ffmpeg wrote, from its sample count. */
+async function wavSeconds(path: string): Promise<number> {
+  const handle = await open(path, 'r')
+  try {
+    const head = Buffer.alloc(4096)
+    const { bytesRead } = await handle.read(head, 0, head.length, 0)
+    const layout = pcm16MonoLayout(head.subarray(0, bytesRead))
+    if (!layout) throw new FfmpegError('ffmpeg wrote no 16-bit mono WAV')
+    const { size } = await handle.stat()
+    return Math.max(0, size - layout.dataOffset) / 2 / layout.sampleRate
+  } finally {
+    await handle.close()
   }
 }

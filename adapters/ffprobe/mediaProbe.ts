@@ -1,30 +1,27 @@
-// The media-probe port over ffprobe. The binary comes from the npm registry
-// (@ffprobe-installer/ffprobe ships it inside a platform package, so `npm install` needs no
-// other download); FFPROBE_PATH overrides it, e.g. with a system ffprobe. The only file that
-// imports the package.
+// The media-probe port over ffprobe, of the same build as the ffmpeg that decodes
+// (adapters/ffmpeg/binaries.ts), opening the file as ffmpeg will (userMediaInput): the file
+// protocol and the container demuxers only, so a playlist, manifest or concat list (which would
+// name other files) is no media. Its `formatName` is the demuxer ffmpeg is then forced to use.
 import { execFile } from 'node:child_process'
-import { createRequire } from 'node:module'
 import type { MediaInfo, MediaProbe } from '../../ports/mediaProbe.ts'
+import { ffprobePath, userMediaInput } from '../ffmpeg/binaries.ts'
 
-const require = createRequire(import.meta.url)
-
-export function ffprobePath(): string {
-  if (process.env.FFPROBE_PATH) return process.env.FFPROBE_PATH
-  return (require('@ffprobe-installer/ffprobe') as { path: string }).path
-}
+export { ffprobePath }
 
 interface ProbeOutput {
   format?: { duration?: string; format_name?: string }
   streams?: { index: number; codec_type?: string; codec_name?: string; sample_rate?: string; channels?: number; duration?: string; tags?: { language?: string } }[]
 }
 
-export function ffprobeMediaProbe(binary = ffprobePath(), timeoutMs = 30_000): MediaProbe {
+/** `binary` defaults to the fetched build, looked up at the first probe (a process that never probes needs none). */
+export function ffprobeMediaProbe(binary?: string, timeoutMs = 30_000): MediaProbe {
   return {
     probe(path) {
+      const bin = binary ?? ffprobePath()
       return new Promise((resolve) => {
         execFile(
-          binary,
-          ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path],
+          bin,
+          ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', ...userMediaInput(path)],
           { timeout: timeoutMs, maxBuffer: 8 * 1024 * 1024 },
           (err, stdout) => {
             if (err) return resolve(null)

@@ -8,7 +8,8 @@
 // speaker's diarized speech.
 //
 // Audio: WAV (PCM 8/16/24/32-bit or float) is read directly; anything else is decoded with
-// the project's ffmpeg (the one the pipeline decodes with).
+// the project's ffmpeg (the one the pipeline decodes with), opened as user media is
+// (adapters/ffmpeg/binaries.ts: local file, container demuxers only).
 import { readFileSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { basename } from 'node:path'
@@ -16,6 +17,7 @@ import type { SpeakerEmbedder, SpeakerEmbedding, TimeRange, WindowEmbedder } fro
 import { readTorchCheckpoint, type Tensor } from './torchPickle.ts'
 import { Kernels, type Resident } from './kernels.ts'
 import { readWav, resample, type Pcm } from '../../domain/audio/pcm.ts'
+import { userMediaInput } from '../ffmpeg/binaries.ts'
 
 const SR = 16_000
 const N_FFT = 400
@@ -29,7 +31,7 @@ const LAYERS = 3
 
 function decodeWithFfmpeg(path: string, bin: string): Promise<Pcm> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['-v', 'error', '-i', path, '-ac', '1', '-ar', String(SR), '-f', 's16le', '-'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(bin, ['-v', 'error', ...userMediaInput(path), '-ac', '1', '-ar', String(SR), '-f', 's16le', '-'], { stdio: ['ignore', 'pipe', 'pipe'] })
     const out: Buffer[] = []
     let err = ''
     child.stdout.on('data', (d: Buffer) => out.push(d))

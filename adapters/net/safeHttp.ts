@@ -39,6 +39,19 @@ async function pinnedAddress(options: SafeHttpOptions, url: URL, trusted: boolea
   return { address, family: isIP(address) === 6 ? 6 : 4 }
 }
 
+/** Where a redirect leads; a Location that is no URL is the source's fault, not a passing one. */
+function redirectTarget(location: string, from: URL): URL {
+  try {
+    return new URL(location, from)
+  } catch {
+    throw new PipelineFailure('source_url_invalid', `${from.host} redirects to ${JSON.stringify(location.slice(0, 200))}, which is not a URL.`)
+  }
+}
+
+const PASSED_HEADERS = new Set(['user-agent', 'referer', 'origin', 'accept-language'])
+const passedHeaders = (h: Readonly<Record<string, string>> | undefined) =>
+  Object.fromEntries(Object.entries(h ?? {}).filter(([k, v]) => PASSED_HEADERS.has(k.toLowerCase()) && !/[\r\n]/.test(v)).map(([k, v]) => [k.toLowerCase(), v]))
+
 /** A `lookup` that answers with the address that was checked, in both of Node's callback shapes. */
 function pinnedLookup(pinned: { address: string; family: 4 | 6 }): LookupFunction {
   return ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
@@ -61,7 +74,7 @@ export function safeHttpFetcher(options: SafeHttpOptions): HttpFetcher {
         method: 'GET',
         lookup,
         signal,
-        headers: { 'user-agent': options.userAgent ?? 'notes-service-importer/1.0', accept: limits.accept ?? '*/*', 'accept-encoding': 'identity' },
+        headers: { 'user-agent': options.userAgent ?? 'notes-service-importer/1.0', ...passedHeaders(limits.headers), accept: limits.accept ?? '*/*', 'accept-encoding': 'identity' },
       })
       const connectTimer = setTimeout(() => req.destroy(new PipelineFailure('download_failed', `No answer from ${url.host} within ${options.connectTimeoutMs} ms.`, true)), options.connectTimeoutMs)
       req.on('response', (res) => {
@@ -95,7 +108,7 @@ export function safeHttpFetcher(options: SafeHttpOptions): HttpFetcher {
       if (status >= 300 && status < 400 && res.headers.location) {
         res.resume()
         if (redirects >= maxRedirects) throw new PipelineFailure('download_failed', `More than ${maxRedirects} redirects from ${raw.slice(0, 200)}.`)
-        url = new URL(res.headers.location, url)
+        url = redirectTarget(res.headers.location, url)
         continue
       }
       if (status >= 200 && status < 300) return { res, finalUrl: url.href }

@@ -164,7 +164,7 @@ export function dashboardRoutes(app: Application): RouteDef[] {
       invalidCode: 'invalid_query',
       response: { status: 200, schema: NoteList, description: 'A page of notes.' },
       errors: ['invalid_query'],
-      handle: ({ caller, query }) => app.queries.notes.list(caller.accountId, query),
+      handle: ({ caller, query }) => app.queries.notes.list(caller.accountId, query, transcriptPreviewFor(caller.plan)),
     }),
     defineRoute({
       ...common,

@@ -43,3 +43,15 @@ export const dashboardSecurityHeaders = fp(
   },
   { name: 'notes-dashboard-security-headers' },
 )
+
+/**
+ * `X-Content-Type-Options: nosniff` on every answer of the REST and MCP servers: a browser
+ * renders an export, an error body or a file as the type it is served with, never guesses HTML
+ * from its bytes (a transcript line holding markup stays text).
+ */
+export const noSniff = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onRequest', async (_req, reply) => void reply.header('x-content-type-options', 'nosniff'))
+  },
+  { name: 'notes-nosniff' },
+)

@@ -55,7 +55,7 @@ export const notesRoutes = (app: Application): RouteDef[] => [
     errors: ['invalid_query'],
     async handle({ caller, query, reply }) {
       reply.type('application/json; charset=utf-8')
-      return app.queries.notes.listJson(caller.accountId, query)
+      return app.queries.notes.listJson(caller.accountId, query, transcriptPreviewFor(caller.plan))
     },
   }),
   defineRoute({

@@ -160,7 +160,7 @@ export const transcriptRoutes = (app: Application): RouteDef[] => {
       invalidCode: 'invalid_request',
       response: { status: 200, schema: SpeakerList, description: 'The speakers.' },
       errors: ['not_found'],
-      handle: ({ caller, params }) => app.queries.transcripts.speakers(caller.accountId, params.id),
+      handle: ({ caller, params }) => app.queries.transcripts.speakers(caller.accountId, params.id, transcriptPreviewFor(caller.plan)),
     }),
     defineRoute({
       operationId: 'getSpeakerTimeline',

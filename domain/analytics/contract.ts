@@ -155,10 +155,11 @@ export const EVENT_FIELDS = {
   // voice-<accountId>: consent and enrolment facts; profile names and speaker labels are personal.
   VoiceConsentGranted: { consentVersion: 'public', via: 'public', at: 'public' },
   VoiceConsentRevoked: { via: 'public', at: 'public' },
-  VoiceProfileCreated: { profileId: 'public', at: 'public', name: 'personal' },
-  VoiceprintEnrolled: { profileId: 'public', noteId: 'public', voiceSeconds: 'public', model: 'public', at: 'public', label: 'personal' },
+  VoiceProfileCreated: { profileId: 'public', noteId: 'public', at: 'public', name: 'personal' },
+  VoiceprintEnrolled: { profileId: 'public', noteId: 'public', voiceSeconds: 'public', model: 'public', at: 'public', label: 'personal', name: 'personal' },
   VoiceProfileExclusionChanged: { profileId: 'public', excluded: 'public', at: 'public' },
   VoiceprintsDeleted: { profileIds: 'public', reason: 'public', at: 'public' },
+  VoiceNoteForgotten: { deletedNoteId: 'public', profiles: 'public', at: 'public' },
 } as const satisfies EventFields
 
 export type PublishedType = keyof typeof EVENT_FIELDS
@@ -183,7 +184,7 @@ export const TOPICS: Readonly<Record<string, readonly PublishedType[]>> = {
   oauthconsent: ['OAuthConsentGiven', 'OAuthConsentWithdrawn'],
   webhook: ['WebhookEndpointCreated', 'WebhookSecretRotated', 'WebhookEndpointDeleted'],
   webhookdelivery: ['WebhookDeliveryScheduled', 'WebhookDeliveryAttemptStarted', 'WebhookDeliveryAttempted'],
-  voice: ['VoiceConsentGranted', 'VoiceConsentRevoked', 'VoiceProfileCreated', 'VoiceprintEnrolled', 'VoiceProfileExclusionChanged', 'VoiceprintsDeleted'],
+  voice: ['VoiceConsentGranted', 'VoiceConsentRevoked', 'VoiceProfileCreated', 'VoiceprintEnrolled', 'VoiceProfileExclusionChanged', 'VoiceprintsDeleted', 'VoiceNoteForgotten'],
 }
 
 /** The published part of an event's metadata. */

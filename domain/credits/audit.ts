@@ -56,11 +56,11 @@ export function auditLedger(
   events: { id: string; revision: number; event: CreditEvent }[],
   readModel: { lines: ReadModelLine[]; balance: number | null },
   holds?: HoldCheck,
-  opts: { accountId?: string; anchors?: readonly Anchor[] } = {},
+  opts: { accountId?: string; anchors?: readonly Anchor[]; decodedSeconds?: ReadonlyMap<string, number> } = {},
 ): AuditResult {
   const problems: string[] = []
   const stream = creditsStream.of(opts.accountId ?? 'unknown')
-  const { violations, chain } = checkLedgerInvariants(stream, events, { holds, anchors: opts.anchors })
+  const { violations, chain } = checkLedgerInvariants(stream, events, { holds, anchors: opts.anchors, decodedSeconds: opts.decodedSeconds })
   problems.push(...violations.map(violationLine))
   const statement: StatementLine[] = []
   let balance = 0

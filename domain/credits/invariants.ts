@@ -10,7 +10,8 @@
 //   grant-once-per-cycle      one CreditCycleStarted per calendar month, months in order
 //   grant-per-plan            the grant is the plan's monthly credits; what expires is the balance
 //   plan-change               the adjustment is the difference of the two plans' credits
-//   price                     a charge or capture costs what the price table in force then asks
+//   price                     a charge or capture costs what the price table in force then asks;
+//                             an import's capture costs what the decoded length its note records asks
 //   revision-gap              revisions run 0, 1, 2, ... with none missing
 //   hold-lease                every reservation (and pending charge) is settled or still within its lease
 //   balance-arithmetic        each balanceAfter is the previous balance plus the event's amount
@@ -18,7 +19,8 @@
 //   hash-chain                the tamper-evident chain (chain.ts) holds; anchors still match
 import { capturedChargeId, evolveLedger, initialLedgerState, balanceDelta, type CreditEvent } from './ledger.ts'
 import { MONTHLY_CREDITS, type Plan } from './plans.ts'
-import { priceMismatch } from './prices.ts'
+import { priceMismatch, PRICES } from './prices.ts'
+import { minutesFor } from '../usage/usage.ts'
 import { orphanHolds, orphanReason } from './holds.ts'
 import { checkAnchors, verifyChain, type Anchor, type ChainReport } from './chain.ts'
 
@@ -56,6 +58,15 @@ export interface InvariantOptions {
   holds?: { now: string; leaseMs: number; noteExists: (noteId: string) => boolean }
   /** Head hashes the operator kept outside the system. */
   anchors?: readonly Anchor[]
+  /** The length of the decoded audio each note's events record (NoteReady.decodedSeconds), by note id. */
+  decodedSeconds?: ReadonlyMap<string, number>
+}
+
+/** Why an import's capture disagrees with the decoded length of its note's audio, or null. */
+export function decodedPriceMismatch(cost: number, noteId: string, decodedSeconds: number): string | null {
+  const asked = PRICES.import.credits * minutesFor(decodedSeconds)
+  if (cost === asked) return null
+  return `captures ${cost} for note ${noteId}, whose decoded audio lasts ${decodedSeconds.toFixed(1)} s: ${PRICES.import.credits} per started minute asks ${asked}`
 }
 
 export interface InvariantReport {
@@ -150,6 +161,9 @@ export function checkLedgerInvariants(stream: string, events: readonly { revisio
         if (e.data.pending) pending.set(id, { revision, at: e.data.at })
         const wrong = priceMismatch(e.data.operation, e.data.cost, e.data.at)
         if (wrong) v('price', revision, wrong)
+        const decoded = e.data.noteId !== null && e.data.operation === PRICES.import.operation ? opts.decodedSeconds?.get(e.data.noteId) : undefined
+        const lying = decoded !== undefined ? decodedPriceMismatch(e.data.cost, e.data.noteId!, decoded) : null
+        if (lying) v('price', revision, lying)
         break
       }
       case 'CreditsReleased': {

@@ -71,7 +71,8 @@ export type NoteEdited = DomainEvent<
 /** The note's audio was deleted at the end of the retention window (the transcript stays). */
 export type NoteAudioDeleted = DomainEvent<'NoteAudioDeleted', { blobKey: string; reason: string; at: string }>
 export type NoteTranscribed = DomainEvent<'NoteTranscribed', { transcript: Transcript; at: string }>
-export type NoteReady = DomainEvent<'NoteReady', { durationSeconds: number | null; language: string | null; at: string }>
+/** `decodedSeconds`: the length of the decoded audio (its sample count), which the import was priced by; absent for a published transcript. */
+export type NoteReady = DomainEvent<'NoteReady', { durationSeconds: number | null; language: string | null; decodedSeconds?: number; at: string }>
 export type NoteFailed = DomainEvent<'NoteFailed', { errorCode: string; message: string; at: string }>
 /**
  * The owner deleted the note. Carries no content: it stays readable after the note's content key

@@ -7,6 +7,7 @@
 // claimed it) → ready or failed. `stale` is not a status: a ready translation whose transcript
 // changed afterwards lists the changed segments in `staleSegments`; their translations are gone
 // ("missing again") until a new request translates just those.
+import { cut, type ContentLimit } from '../transcripts/preview.ts'
 import { createHash } from 'node:crypto'
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
@@ -92,7 +93,8 @@ export const TRANSCRIPT_EVENT_TYPES: readonly TranscriptEvent['type'][] = [
 
 type Now = { now: string }
 export type TranscriptCommand =
-  | ({ type: 'ReplaceInTranscript'; accountId: string; find: string; replace: string; caseSensitive: boolean; wholeWord: boolean } & Now)
+  /** `preview`: the caller's plan shows only a preview, and only what it shows in full is edited and counted. */
+  | ({ type: 'ReplaceInTranscript'; accountId: string; find: string; replace: string; caseSensitive: boolean; wholeWord: boolean; preview?: ContentLimit } & Now)
   | ({ type: 'RecordSourceMetadata'; metadata: SourceMetadata } & Now)
   | ({ type: 'RenameSpeaker'; accountId: string; label: string; name: string; sourceKey: string | null } & Now)
   | ({ type: 'RecordNameSuggestions'; accountId: string; engine: string; model: string | null; suggestions: NameSuggestion[] } & Now)
@@ -355,7 +357,10 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
     case 'ReplaceInTranscript': {
       const note = editableTranscript(s, c.accountId)
       if (c.find.length === 0) throw new DomainError('invalid_request', '`find` must not be empty.')
-      const changes = planReplacement(note.transcript.segments, c)
+      // A find-and-replace must not tell what the caller cannot read (how often a word occurs past the preview).
+      const segments = note.transcript.segments
+      const visible = c.preview ? cut(segments, c.preview).shown.filter((x, i) => x.text === segments[i]!.text) : segments
+      const changes = planReplacement(visible, c)
       if (changes.length === 0) return []
       const changed = changes.map((ch) => ch.sequence)
       const staleTranslations = Object.values(note.translations)

@@ -63,7 +63,7 @@ export function decideTranscription(c: TranscriptionCommand, note: Existing): Jo
       holder(note, c)
       return [
         { type: 'NoteTranscribed', data: { transcript: c.transcript, at: c.now } },
-        { type: 'NoteReady', data: { durationSeconds: c.durationSeconds, language: c.language, at: c.now } },
+        { type: 'NoteReady', data: { durationSeconds: c.durationSeconds, language: c.language, ...(c.decodedSeconds != null ? { decodedSeconds: c.decodedSeconds } : {}), at: c.now } },
       ]
     }
     case 'FailTranscription': {

@@ -19,6 +19,7 @@ export const NOTE_ERROR_CODES = {
   download_failed: { retriable: true, meaning: 'the source could not be downloaded (network error, timeout, server error)' },
   source_not_found: { retriable: false, meaning: 'the link answered 404/410 or similar: nothing to import' },
   source_blocked: { retriable: false, meaning: 'the link (or a redirect) leads to a non-public address' },
+  source_url_invalid: { retriable: false, meaning: "a redirect's Location or a feed's enclosure is not a URL that can be followed" },
   source_too_large: { retriable: false, meaning: 'the file is larger than the plan allows' },
   duration_limit_exceeded: { retriable: false, meaning: 'the audio is longer than the plan allows (PLAN_MAX_DURATION_MINUTES); nothing was charged, the hold was released' },
   unsupported_media: { retriable: false, meaning: 'the bytes are not audio or video we can read (sniffed, not trusted from the name)' },
@@ -39,7 +40,7 @@ export const NOTE_ERROR_CODES = {
   upload_expired: { retriable: false, meaning: 'an upload note was never PUT and finalized within the upload URL\'s lifetime' },
   unsupported_media_type: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: not audio or video we can read' },
   file_too_large: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: larger than the plan or the declared size allows' },
-  quota_exceeded: { retriable: false, meaning: 'the upload URL expired after a finalize refused the upload: the monthly minutes were used up' },
+  quota_exceeded: { retriable: false, meaning: 'the monthly minutes were used up: a finalize refused the upload and its URL expired, or the audio holds more minutes than its file said and the month has no room for them' },
   invalid_request: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: not the declared size' },
 } as const satisfies Record<string, { retriable: boolean; meaning: string }>
 export type NoteErrorCode = keyof typeof NOTE_ERROR_CODES
@@ -54,6 +55,7 @@ const FAULTS: Record<NoteErrorCode, FailureFault> = {
   download_failed: 'source',
   source_not_found: 'source',
   source_blocked: 'source',
+  source_url_invalid: 'source',
   source_too_large: 'source',
   unsupported_media: 'source',
   no_audio: 'audio',
@@ -177,7 +179,7 @@ export type TranscriptionCommand =
   | { type: 'ReportProgress'; workerId: string; attempt: number; stage: PipelineStage; percent: number | null; terms: LeaseTerms; now: string }
   | { type: 'DescribeSource'; workerId: string; attempt: number; title?: string; description?: string | null; recordedAt?: string | null; durationSeconds?: number | null; now: string }
   | { type: 'RecordAudio'; workerId: string; attempt: number; blobKey: string; sizeBytes: number; contentType: string; now: string }
-  | { type: 'CompleteTranscription'; workerId: string; attempt: number; transcript: import('./transcript.ts').Transcript; durationSeconds: number | null; language: string | null; now: string }
+  | { type: 'CompleteTranscription'; workerId: string; attempt: number; transcript: import('./transcript.ts').Transcript; durationSeconds: number | null; language: string | null; decodedSeconds?: number | null; now: string }
   | { type: 'FailTranscription'; workerId: string; attempt: number; errorCode: string; message: string; retriable: boolean; terms: LeaseTerms; now: string }
   | { type: 'ReleaseTranscription'; workerId: string; attempt: number; reason: string; now: string }
   | { type: 'SettleTranscription'; credits: TranscriptionSettled['data']['credits']; creditsReturned: number; minutesReleased: boolean; now: string }

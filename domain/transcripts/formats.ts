@@ -5,6 +5,8 @@
 // - A translation, when asked for, either replaces the text (`translation`) or follows it
 //   (`both`); a segment with no translation (yet) keeps its original text alone.
 // - Line breaks inside a segment's text become spaces, so one segment is one line.
+// - Control and bidirectional characters are removed; vtt writes `&<>` as entities, md and srt
+//   every `<` that would open a tag and every `&` that would start an entity.
 
 export type TranslationMode = 'translation' | 'both'
 
@@ -38,10 +40,23 @@ export const CONTENT_TYPES: Readonly<Record<TranscriptFormat, string>> = {
   vtt: 'text/vtt',
 }
 
-const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim()
+// Bidirectional controls (embeddings, overrides, isolates and the marks: U+202A-U+202E,
+// U+2066-U+2069, U+200E, U+200F, U+061C) make a line display other than what it holds (a name
+// that reads as someone else's, text that runs backwards), and other control characters have no
+// place in a transcript: every export removes them from titles, names and text alike.
+const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g
+const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').replace(CONTROLS, '').trim()
+// WebVTT requires `&`, `<` and `>` as entities. Markdown renders raw HTML, and subtitle players
+// read SubRip's <i>, <b>, <font> tags: in md and srt a `<` that would open a tag (or a comment, or
+// a declaration) and an `&` that would start an entity are written as entities, so a title, a
+// name or a text is shown as written, never run; "3 < 5 & 5 > 3" stays as it is.
+const htmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+const markupEscape = (s: string) => s.replace(/&(?=#?[A-Za-z0-9]+;)/g, '&amp;').replace(/<(?=[A-Za-z/!?])/g, '&lt;')
 
-export const speakerShown = (s: Pick<ExportSegment, 'speakerLabel' | 'speakerName'>): string | null =>
-  s.speakerName ?? (s.speakerLabel ? `Speaker ${s.speakerLabel}` : null)
+export const speakerShown = (s: Pick<ExportSegment, 'speakerLabel' | 'speakerName'>): string | null => {
+  const shown = s.speakerName ?? (s.speakerLabel ? `Speaker ${s.speakerLabel}` : null)
+  return shown === null ? null : oneLine(shown)
+}
 
 /** The lines a segment shows: the text, the translation, or both (original first). */
 function lines(s: ExportSegment, input: ExportInput): { main: string; under: string | null } {
@@ -90,38 +105,36 @@ export function toSrt(input: ExportInput): string {
     .map((s, i) => {
       const who = speakerShown(s)
       const { main, under } = lines(s, input)
-      const text = [who ? `${who}: ${main}` : main, ...(under === null ? [] : [under])].join('\n')
+      const text = markupEscape([who ? `${who}: ${main}` : main, ...(under === null ? [] : [under])].join('\n'))
       return `${i + 1}\n${clock(s.startMs, ',')} --> ${clock(s.endMs, ',')}\n${text}\n`
     })
     .join('\n')
 }
 
-const vttEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-
 export function toVtt(input: ExportInput): string {
   const cues = input.segments.map((s) => {
     const who = speakerShown(s)
     const { main, under } = lines(s, input)
-    const voice = who ? `<v ${vttEscape(who)}>` : ''
-    const text = [`${voice}${vttEscape(main)}`, ...(under === null ? [] : [vttEscape(under)])].join('\n')
+    const voice = who ? `<v ${htmlEscape(who)}>` : ''
+    const text = [`${voice}${htmlEscape(main)}`, ...(under === null ? [] : [htmlEscape(under)])].join('\n')
     return `${clock(s.startMs, '.')} --> ${clock(s.endMs, '.')}\n${text}\n`
   })
   return ['WEBVTT\n', ...cues].join('\n')
 }
 
 export function toMarkdown(input: ExportInput): string {
-  const out: string[] = [`# ${oneLine(input.title)}`, '']
+  const out: string[] = [`# ${markupEscape(oneLine(input.title))}`, '']
   let current: string | null | undefined
   for (const s of input.segments) {
     const who = speakerShown(s)
     // A heading each time the speaker changes.
     if (who !== current) {
-      if (who) out.push(`## ${who}`, '')
+      if (who) out.push(`## ${markupEscape(who)}`, '')
       current = who
     }
     const { main, under } = lines(s, input)
-    out.push(`${stamp(s.startMs)} ${main}`, '')
-    if (under !== null) out.push(`> ${under}`, '')
+    out.push(`${stamp(s.startMs)} ${markupEscape(main)}`, '')
+    if (under !== null) out.push(`> ${markupEscape(under)}`, '')
   }
   return `${out.join('\n').replace(/\n+$/, '')}\n`
 }

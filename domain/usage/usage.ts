@@ -44,7 +44,8 @@ export const usageDecider: Decider<UsageCommand, UsageEvent, UsageState> = {
     switch (e.type) {
       case 'MinutesReserved': {
         const c = inCycle(s, e.data.cycle)
-        return { ...c, minutesUsed: e.data.usedAfter, minutesByNote: { ...c.minutesByNote, [e.data.noteId]: e.data.minutes } }
+        // A second reservation for a note adds to the first (its audio held more than its header said).
+        return { ...c, minutesUsed: e.data.usedAfter, minutesByNote: { ...c.minutesByNote, [e.data.noteId]: (c.minutesByNote[e.data.noteId] ?? 0) + e.data.minutes } }
       }
       case 'MinutesReleased': {
         const c = inCycle(s, e.data.cycle)
@@ -62,15 +63,17 @@ export const usageDecider: Decider<UsageCommand, UsageEvent, UsageState> = {
       case 'ReserveMinutes': {
         const cycle = cycleOf(at)
         const s = inCycle(s0, cycle)
-        if (s.minutesByNote[c.noteId] !== undefined) return []
+        // The note holds at least `minutes` afterwards: what it holds already is not taken twice.
+        const more = c.minutes - (s.minutesByNote[c.noteId] ?? 0)
+        if (more <= 0) return []
         const remaining = Math.max(0, c.quota - s.minutesUsed)
-        if (c.minutes > remaining) {
-          throw new DomainError('quota_exceeded', `This upload needs ${c.minutes} minutes of the monthly quota and ${remaining} are left.`, {
+        if (more > remaining) {
+          throw new DomainError('quota_exceeded', `This upload needs ${more} more minutes of the monthly quota and ${remaining} are left.`, {
             remaining,
-            needed: c.minutes,
+            needed: more,
           })
         }
-        return [{ type: 'MinutesReserved', data: { noteId: c.noteId, minutes: c.minutes, cycle, usedAfter: s.minutesUsed + c.minutes, at } }]
+        return [{ type: 'MinutesReserved', data: { noteId: c.noteId, minutes: more, cycle, usedAfter: s.minutesUsed + more, at } }]
       }
       case 'ReleaseMinutes': {
         const cycle = cycleOf(at)

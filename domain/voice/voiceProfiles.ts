@@ -8,6 +8,15 @@
 // an older consent text than CURRENT_CONSENT_VERSION: it must be accepted again in the app or
 // web, and nothing is analysed meanwhile). A grant comes only from the dashboard, never through
 // an API key.
+//
+// Deleting a note (issue 26, item 4): a profile's name and appearances were typed for, or taken
+// from, notes. The events that carry them name their note (`noteId`), so the event store seals
+// them with that note's content key and deleting the note shreds them. `ForgetNoteVoices` then
+// decides what is left: a profile every appearance of which came from the deleted note goes
+// whole (`removed`); one that also appears in other notes keeps its name (given there too) and
+// loses its voiceprint, which was averaged over the deleted audio (`print_deleted`; it is
+// enrolled again when a name is confirmed); one without a print only loses that note's
+// appearances (`trimmed`).
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import { streamKind } from '../streams.ts'
@@ -22,13 +31,19 @@ export type ConsentStatus = 'granted' | 'revoked' | 'never' | 'outdated'
 type At = { at: string }
 export type VoiceConsentGranted = DomainEvent<'VoiceConsentGranted', { consentVersion: string; via: 'dashboard' } & At>
 export type VoiceConsentRevoked = DomainEvent<'VoiceConsentRevoked', { via: string } & At>
-export type VoiceProfileCreated = DomainEvent<'VoiceProfileCreated', { profileId: string; name: string } & At>
-export type VoiceprintEnrolled = DomainEvent<'VoiceprintEnrolled', { profileId: string; noteId: string; label: string; voiceSeconds: number; model: string } & At>
+/** `noteId`: the note whose confirmed speaker name created the profile (sealed under its key). */
+export type VoiceProfileCreated = DomainEvent<'VoiceProfileCreated', { profileId: string; name: string; noteId?: string } & At>
+/** `name`: the name confirmed in that note, so the profile survives the shredding of the note that created it. */
+export type VoiceprintEnrolled = DomainEvent<'VoiceprintEnrolled', { profileId: string; noteId: string; label: string; voiceSeconds: number; model: string; name?: string } & At>
 export type VoiceProfileExclusionChanged = DomainEvent<'VoiceProfileExclusionChanged', { profileId: string; excluded: boolean } & At>
 /** Records that the vault erased these profiles' voiceprints. */
-export type VoiceprintsDeleted = DomainEvent<'VoiceprintsDeleted', { profileIds: string[]; reason: 'consent_revoked' | 'profile_excluded' } & At>
+export type VoiceprintsDeleted = DomainEvent<'VoiceprintsDeleted', { profileIds: string[]; reason: 'consent_revoked' | 'profile_excluded' | 'note_deleted' } & At>
 
-export type VoiceEvent = VoiceConsentGranted | VoiceConsentRevoked | VoiceProfileCreated | VoiceprintEnrolled | VoiceProfileExclusionChanged | VoiceprintsDeleted
+export type ForgottenOutcome = 'removed' | 'print_deleted' | 'trimmed'
+/** A note was deleted: what became of the profiles it contributed to. Names no note in `noteId` (its key is gone). */
+export type VoiceNoteForgotten = DomainEvent<'VoiceNoteForgotten', { deletedNoteId: string; profiles: { profileId: string; outcome: ForgottenOutcome }[] } & At>
+
+export type VoiceEvent = VoiceConsentGranted | VoiceConsentRevoked | VoiceProfileCreated | VoiceprintEnrolled | VoiceProfileExclusionChanged | VoiceprintsDeleted | VoiceNoteForgotten
 
 export const VOICE_EVENT_TYPES: readonly VoiceEvent['type'][] = [
   'VoiceConsentGranted',
@@ -37,6 +52,7 @@ export const VOICE_EVENT_TYPES: readonly VoiceEvent['type'][] = [
   'VoiceprintEnrolled',
   'VoiceProfileExclusionChanged',
   'VoiceprintsDeleted',
+  'VoiceNoteForgotten',
 ]
 
 export type Via = 'rest' | 'mcp' | 'dashboard' | 'admin'
@@ -46,6 +62,9 @@ export type VoiceCommand =
   | { type: 'RevokeVoiceConsent'; via: Via; deletedProfileIds: string[]; now: string }
   | { type: 'EnrollVoiceprint'; profileId: string; name: string; noteId: string; label: string; voiceSeconds: number; model: string; now: string }
   | { type: 'SetProfileVoiceExclusion'; profileId: string; excluded: boolean; now: string }
+  | { type: 'ForgetNoteVoices'; noteId: string; now: string }
+  /** A print was merged with the audio of a note deleted meanwhile: the vault erased it. */
+  | { type: 'DeleteVoiceprints'; profileIds: string[]; reason: 'note_deleted'; now: string }
 
 export interface VoiceProfileState {
   profileId: string
@@ -54,6 +73,8 @@ export interface VoiceProfileState {
   voiceSeconds: number
   hasVoiceprint: boolean
   voiceExcluded: boolean
+  /** The note whose confirmed name created the profile (null: unknown, or that note was deleted). */
+  originNoteId?: string | null
 }
 
 export interface VoiceState {
@@ -72,6 +93,8 @@ export const findProfileByName = (s: VoiceState, name: string) =>
 
 export function evolveVoice(s: VoiceState, e: VoiceEvent): VoiceState {
   const profile = (id: string) => s.profiles[id]!
+  // The profile's creation may have been shredded with its note: events about it then change nothing.
+  if (('profileId' in e.data && e.type !== 'VoiceProfileCreated' && e.type !== 'VoiceprintEnrolled' && !s.profiles[e.data.profileId])) return s
   switch (e.type) {
     case 'VoiceConsentGranted':
       return { ...s, consent: { status: 'granted', consentVersion: e.data.consentVersion, grantedAt: e.data.at, revokedAt: null } }
@@ -80,10 +103,11 @@ export function evolveVoice(s: VoiceState, e: VoiceEvent): VoiceState {
     case 'VoiceProfileCreated':
       return {
         ...s,
-        profiles: { ...s.profiles, [e.data.profileId]: { profileId: e.data.profileId, name: e.data.name, appearances: [], voiceSeconds: 0, hasVoiceprint: false, voiceExcluded: false } },
+        profiles: { ...s.profiles, [e.data.profileId]: newProfile(e.data.profileId, e.data.name, e.data.noteId ?? null) },
       }
     case 'VoiceprintEnrolled': {
-      const p = profile(e.data.profileId)
+      if (!s.profiles[e.data.profileId] && !e.data.name) return s
+      const p = s.profiles[e.data.profileId] ?? newProfile(e.data.profileId, e.data.name!, null)
       const appearance = `${e.data.noteId}:${e.data.label}`
       return {
         ...s,
@@ -105,7 +129,46 @@ export function evolveVoice(s: VoiceState, e: VoiceEvent): VoiceState {
       for (const id of e.data.profileIds) if (profiles[id]) profiles[id] = { ...profiles[id]!, hasVoiceprint: false, voiceSeconds: 0 }
       return { ...s, profiles }
     }
+    case 'VoiceNoteForgotten': {
+      const profiles = { ...s.profiles }
+      const fromIt = (a: string) => a.startsWith(`${e.data.deletedNoteId}:`)
+      for (const { profileId, outcome } of e.data.profiles) {
+        const p = profiles[profileId]
+        if (!p) continue
+        if (outcome === 'removed') delete profiles[profileId]
+        else
+          profiles[profileId] = {
+            ...p,
+            appearances: p.appearances.filter((a) => !fromIt(a)),
+            originNoteId: p.originNoteId === e.data.deletedNoteId ? null : (p.originNoteId ?? null),
+            ...(outcome === 'print_deleted' ? { hasVoiceprint: false, voiceSeconds: 0 } : {}),
+          }
+      }
+      return { ...s, profiles }
+    }
   }
+}
+
+const newProfile = (profileId: string, name: string, originNoteId: string | null): VoiceProfileState => ({
+  profileId,
+  name,
+  appearances: [],
+  voiceSeconds: 0,
+  hasVoiceprint: false,
+  voiceExcluded: false,
+  originNoteId,
+})
+
+/** What deleting `noteId` leaves of each profile it contributed to (see the head of this file). */
+function forgetNote(s: VoiceState, noteId: string): { profileId: string; outcome: ForgottenOutcome }[] {
+  const out: { profileId: string; outcome: ForgottenOutcome }[] = []
+  for (const p of Object.values(s.profiles)) {
+    const fromIt = p.appearances.filter((a) => a.startsWith(`${noteId}:`)).length
+    if (fromIt === 0 && p.originNoteId !== noteId) continue
+    const outcome: ForgottenOutcome = fromIt === p.appearances.length ? 'removed' : p.hasVoiceprint ? 'print_deleted' : 'trimmed'
+    out.push({ profileId: p.profileId, outcome })
+  }
+  return out
 }
 
 export function decideVoice(c: VoiceCommand, s: VoiceState): VoiceEvent[] {
@@ -132,11 +195,19 @@ export function decideVoice(c: VoiceCommand, s: VoiceState): VoiceEvent[] {
       if (existing?.voiceExcluded) throw new DomainError('conflict', `${existing.name} is marked 'do not recognise this person'.`)
       const events: VoiceEvent[] = []
       const profileId = existing?.profileId ?? c.profileId
-      if (!existing) events.push({ type: 'VoiceProfileCreated', data: { profileId, name: c.name, at: c.now } })
+      if (!existing) events.push({ type: 'VoiceProfileCreated', data: { profileId, name: c.name, noteId: c.noteId, at: c.now } })
       // The same appearance twice changes nothing, unless its print was deleted meanwhile.
       if (existing?.hasVoiceprint && existing.appearances.includes(`${c.noteId}:${c.label}`)) return events
-      events.push({ type: 'VoiceprintEnrolled', data: { profileId, noteId: c.noteId, label: c.label, voiceSeconds: c.voiceSeconds, model: c.model, at: c.now } })
+      events.push({ type: 'VoiceprintEnrolled', data: { profileId, noteId: c.noteId, label: c.label, voiceSeconds: c.voiceSeconds, model: c.model, name: existing?.name ?? c.name, at: c.now } })
       return events
+    }
+    case 'DeleteVoiceprints': {
+      const profileIds = c.profileIds.filter((id) => s.profiles[id]?.hasVoiceprint)
+      return profileIds.length > 0 ? [{ type: 'VoiceprintsDeleted', data: { profileIds, reason: c.reason, at: c.now } }] : []
+    }
+    case 'ForgetNoteVoices': {
+      const profiles = forgetNote(s, c.noteId)
+      return profiles.length > 0 ? [{ type: 'VoiceNoteForgotten', data: { deletedNoteId: c.noteId, profiles, at: c.now } }] : []
     }
     case 'SetProfileVoiceExclusion': {
       const p = s.profiles[c.profileId]

@@ -3,6 +3,7 @@ import { NoteList } from '../../contract/notes.ts'
 import { ListRecentNotesInput } from '../../contract/mcp.ts'
 
 import { defineTool } from '../tool.ts'
+import { transcriptPreviewFor } from '../../domain/transcripts/preview.ts'
 
 export const listRecentNotes = defineTool({
   name: 'list_recent_notes',
@@ -14,5 +15,5 @@ export const listRecentNotes = defineTool({
   output: NoteList,
   readOnly: true,
   idempotent: true,
-  handle: ({ app, caller }, args) => app.queries.notes.list(caller.accountId, args),
+  handle: ({ app, caller }, args) => app.queries.notes.list(caller.accountId, args, transcriptPreviewFor(caller.plan)),
 })
