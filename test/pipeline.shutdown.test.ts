@@ -13,7 +13,7 @@ import { freePorts } from './support/mcp.ts'
 import { startHttpServer } from './support/httpServer.ts'
 import { DIALOGUE, dialogue, startAsrServer } from './support/pipeline.ts'
 import { speech } from './support/speech.ts'
-import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { fetchTinyModel } from '../scripts/whisperModel.ts'
 import { embeddedEnv } from './support/embeddedEnv.ts'
 
@@ -176,22 +176,20 @@ t.test('given the local engine without a model, then npm start warns that no spe
 })
 
 t.test('given npm start fetching the speech runtime on its first start, when SIGTERM arrives, then it exits leaving no pip running, no half-installed runtime, and no missing-model warning', async (t) => {
-  // python3 stands in: the version check answers, pip runs until it is killed.
+  // python3 stands in: the version check answers, pip runs until it is killed (and says its pid).
   const python = join(tmp.dir, 'python3')
-  writeFileSync(python, '#!/bin/sh\n[ "$1" = -c ] && { echo 3.11.7; exit 0; }\nexec sleep 300\n')
+  const pips = join(tmp.dir, 'pips.log')
+  writeFileSync(python, `#!/bin/sh\n[ "$1" = -c ] && { echo 3.11.7; exit 0; }\necho $$ >> '${pips}'\nexec sleep 300\n`)
   chmodSync(python, 0o755)
   const [p, m] = await freePorts(2)
   const { ASR_BASE_URL: _, ...rest } = env
   const dataDir = join(tmp.dir, 'data-fetch')
   const c = await start({ ...rest, DATA_DIR: dataDir, PORT: String(p), MCP_PORT: String(m), ASR_ENGINE: 'faster-whisper', ASR_PYTHON: python, SEED_DEMO: '0' }, /speech engine: installing/)
-  const [pip] = await until('pip running', async () => {
-    const pids = await childrenOf(c.proc.pid!)
-    return pids.length > 0 ? pids : null
-  })
-  t.teardown(() => void (alive(pip!) && process.kill(pip!, 'SIGKILL')))
+  const pip = await until('pip running', async () => existsSync(pips) && Number(readFileSync(pips, 'utf8').trim()))
+  t.teardown(() => void (alive(pip) && process.kill(pip, 'SIGKILL')))
   c.proc.kill('SIGTERM')
   t.equal(await c.exited, 0)
-  t.notOk(alive(pip!), 'pip ended with the service')
+  t.notOk(alive(pip), 'pip ended with the service')
   t.same(readdirSync(join(dataDir, 'models')).filter((f) => f.includes('.partial-')), [], 'no half-installed runtime is left')
   t.notMatch(c.out(), /WARNING: no speech model/, 'a shutdown is not a missing model')
 })
