@@ -60,7 +60,7 @@ export class OperationLimits {
   async hit(limit: OperationLimit, credential: string): Promise<void> {
     const r = this.counters ? await this.hitShared(limit, credential) : this.hitLocal(limit, credential)
     if (!r.ok) {
-      throw new DomainError('rate_limit_exceeded', `This operation allows ${limit.max} calls per ${limit.windowSeconds} s per API key (or OAuth grant); retry in ${r.retryAfter} s.`, {
+      throw new DomainError('rate_limit_exceeded', `This operation allows ${limit.max} calls per ${limit.windowSeconds} s per API key (or OAuth grant, or dashboard sign-in); retry in ${r.retryAfter} s.`, {
         retryAfter: r.retryAfter,
       })
     }

@@ -113,3 +113,29 @@ export const AuthorizedClient = z.object({
 export const AuthorizedClientList = z.object({ clients: z.array(AuthorizedClient) })
 export type AuthorizedClientList = z.infer<typeof AuthorizedClientList>
 export const ClientParams = z.object({ clientId: Uuid })
+
+// ---- what the pages need to know before acting ------------------------------------------------------
+
+const AdviceSchema = z.object({ sentence: z.string(), next: z.string() })
+
+/**
+ * The tables a page shows before and after an action, from the same modules the REST contract and
+ * MCP read: prices (`x-service-credits` of /v1/openapi.json), templates, languages, formats, and
+ * what each error code means with what to do next (domain/advice.ts, also MCP's `next`).
+ */
+export const DashboardReference = z.object({
+  prices: z.array(
+    z.object({ operation: z.string(), endpoint: z.string(), credits: z.number().int(), per: z.string(), note: z.string().optional() }),
+  ),
+  analysisTemplates: z.array(z.string()),
+  deliverableTemplates: z.record(z.string(), z.array(z.string())),
+  deliverableLocales: z.array(z.string()),
+  translationLanguages: z.array(z.object({ code: z.string(), name: z.string() })),
+  transcriptFormats: z.array(z.string()),
+  advice: z.object({
+    noteFailures: z.record(z.string(), AdviceSchema).meta({ description: 'a failed note’s errorCode' }),
+    unknownFailure: AdviceSchema.meta({ description: 'a failed note whose errorCode is not in noteFailures' }),
+    refusals: z.record(z.string(), AdviceSchema).meta({ description: 'an answer’s error code (402, 409, 413, 429, ...)' }),
+  }),
+})
+export type DashboardReference = z.infer<typeof DashboardReference>

@@ -11,7 +11,8 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Application } from '../commands/application.ts'
 import type { Caller } from '../commands/context.ts'
-import { isDomainError } from '../domain/errors.ts'
+import { isDomainError, type ErrorCode } from '../domain/errors.ts'
+import { REFUSAL_ADVICE } from '../domain/advice.ts'
 import { TOOL_COSTS, costLine } from '../domain/mcp/tools.ts'
 import { errorBody, unavailable } from '../api/errors.ts'
 import { TOOLS } from './tools/index.ts'
@@ -48,9 +49,15 @@ export function rootObject<T extends z.ZodObject>(schema: T): z.ZodObject<T['sha
   return z.object(schema.shape)
 }
 
+const nextStep = (code: ErrorCode) => {
+  const advice = REFUSAL_ADVICE[code]
+  return advice ? { next: advice.next } : {}
+}
+
 export function toolError(thrown: unknown, log: McpServerOptions['log']): CallToolResult {
   const err = unavailable(thrown) ?? thrown
-  const body = isDomainError(err) ? errorBody(err.code, err.message, err.extra) : errorBody('internal_error', 'The tool failed on our side.')
+  // The same advice the dashboard shows for this code (domain/advice.ts), as the agent's next step.
+  const body = isDomainError(err) ? errorBody(err.code, err.message, { ...err.extra, ...nextStep(err.code) }) : errorBody('internal_error', 'The tool failed on our side.')
   if (!isDomainError(err)) log(err, 'MCP tool failed')
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }
 }

@@ -7,12 +7,13 @@
 // re-accept the biometric consent, revoke the AI client, sign out. On every page: a screenshot
 // (.ci/screenshots/dashboard/<page>.png), a keyboard-only walk (every stop a real control with a
 // visible focus ring, navigation reachable in order) and no console error.
-import t, { type Test } from 'tap'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import t from 'tap'
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
-import { chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
+import { BrowserPage, launchChromium } from './support/browser.ts'
 import { mcpTestService } from './support/mcp.ts'
 import { tempDir } from './support/tmp.ts'
 import { startHttpServer } from './support/httpServer.ts'
@@ -23,10 +24,7 @@ import { buildWeb } from '../scripts/build-web.ts'
 import { verify } from '../domain/webhooks/signing.ts'
 import { CURRENT_CONSENT_VERSION } from '../domain/voice/voiceProfiles.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
 const SHOTS = resolve('.ci/screenshots/dashboard')
-if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (scripts/system-deps.sh does)`)
-mkdirSync(SHOTS, { recursive: true })
 await buildWeb()
 
 const tmp = tempDir('dashboard-browser-')
@@ -67,134 +65,18 @@ const account = await s.account('power')
 const email = 'pat@example.com'
 await s.services.persons.register({ accountId: account.accountId, email, password: PASSWORD, name: 'Pat Example' })
 
-const userDataDir = join(tmp.dir, 'chromium-profile')
-const browser = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1280, height: 900 },
-  acceptDownloads: true,
-})
+const browser = await launchChromium(join(tmp.dir, 'chromium-profile'))
 t.teardown(() => browser.close())
 await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
 const page: Page = browser.pages()[0] ?? (await browser.newPage())
 page.setDefaultTimeout(20_000)
-
-// ---- what is checked on every page --------------------------------------------------------------
-
-const consoleErrors: string[] = []
-page.on('console', (m) => {
-  // Only the service's own pages count (the AI client's callback page is someone else's).
-  if (m.type() === 'error' && (m.location().url.startsWith(base) || !m.location().url)) consoleErrors.push(`${m.text()} (${m.location().url})`)
-})
-page.on('pageerror', (err) => consoleErrors.push(`uncaught: ${err.message}`))
-
-interface Stop {
-  n: number
-  tag: string
-  role: string | null
-  type: string | null
-  label: string
-  focusRing: boolean
-  native: boolean
-}
-
-/** Tabs through the whole page from the top, as a keyboard-only user; returns every stop. */
-async function tabStops(max = 90): Promise<Stop[]> {
-  await page.evaluate(() => {
-    // Start the sequential focus navigation at the top of the document.
-    document.body.tabIndex = -1
-    document.body.focus()
-    document.body.removeAttribute('tabindex')
-    window.scrollTo(0, 0)
-  })
-  const stops: Stop[] = []
-  for (let i = 0; i < max; i++) {
-    await page.keyboard.press('Tab')
-    const stop = await page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null
-      if (!el || el === document.body || el === document.documentElement) return null
-      const w = window as unknown as { __ids?: WeakMap<Element, number>; __next?: number }
-      w.__ids ??= new WeakMap()
-      if (!w.__ids.has(el)) w.__ids.set(el, (w.__next = (w.__next ?? 0) + 1))
-      const cs = getComputedStyle(el)
-      const labelFor = el.id ? document.querySelector(`label[for="${CSS.escape(el.id)}"]`)?.textContent : null
-      const label = (el.getAttribute('aria-label') ?? labelFor ?? (el as HTMLInputElement).labels?.[0]?.textContent ?? el.textContent ?? '').trim().replace(/\s+/g, ' ')
-      const tag = el.tagName.toLowerCase()
-      const native = ['a', 'button', 'input', 'select', 'textarea', 'summary', 'audio'].includes(tag) && (tag !== 'a' || el.hasAttribute('href'))
-      return { n: w.__ids.get(el)!, tag, role: el.getAttribute('role'), type: el.getAttribute('type'), label: label.slice(0, 80), focusRing: cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 2, native }
-    })
-    if (!stop) {
-      if (stops.length > 0) break
-      continue
-    }
-    if (stops.length > 0 && stop.n === stops[0]!.n) break
-    // The audio element's own controls are several stops on one element.
-    if (stops.at(-1)?.n === stop.n && stop.tag === 'audio') continue
-    stops.push(stop)
-  }
-  return stops
-}
-
-const NAV = ['Notes', 'API keys', 'Plan and credits', 'Integrations', 'Voice consent', 'AI clients']
-
-/** The page works from the keyboard: a visible focus ring on every stop, only real controls, the navigation in order, and the page's own controls reachable. */
-async function keyboardCheck(t: Test, name: string, mustReach: (string | RegExp)[], o: { shell?: boolean } = {}) {
-  const stops = await tabStops()
-  t.ok(stops.length > 0, `${name}: the keyboard reaches controls`)
-  const bad = stops.filter((x) => !x.native)
-  t.same(bad, [], `${name}: every stop is a link, button or form control (no clickable div)`)
-  const ringless = stops.filter((x) => !x.focusRing && x.tag !== 'audio')
-  t.same(ringless, [], `${name}: every stop shows a focus ring`)
-  if (o.shell !== false) {
-    t.same(stops.slice(0, 2).map((x) => x.label), ['Skip to content', 'Sign out'], `${name}: skip link first, then the header`)
-    t.same(stops.slice(2, 2 + NAV.length).map((x) => x.label), NAV, `${name}: the navigation in order`)
-  }
-  for (const want of mustReach) t.ok(stops.some((x) => (typeof want === 'string' ? x.label === want : want.test(x.label))), `${name}: reaches ${want}`)
-  return stops
-}
-
-/** Screenshot, and no console error since the last check. */
-async function pageDone(t: Test, name: string) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
-  t.same(consoleErrors.splice(0), [], `${name}: no console error`)
-}
-
-/** Goes to a dashboard page with the keyboard only: Tab to its link in the navigation, Enter. */
-async function openByKeyboard(label: string) {
-  await page.evaluate(() => {
-    document.body.tabIndex = -1
-    document.body.focus()
-    document.body.removeAttribute('tabindex')
-  })
-  for (let i = 0; i < 12; i++) {
-    await page.keyboard.press('Tab')
-    const text = await page.evaluate(() => (document.activeElement?.closest('nav') ? document.activeElement.textContent?.trim() : null))
-    if (text === label) {
-      await page.keyboard.press('Enter')
-      await page.waitForFunction((l) => document.activeElement?.id === 'page-title' && document.activeElement.textContent?.includes(l), label === 'Voice consent' ? 'Voice consent' : label)
-      return
-    }
-  }
-  throw new Error(`the navigation link ${label} is not reachable with Tab`)
-}
-
-/** Tabs (forward) until the control named `label` has focus. */
-async function tabTo(label: string | RegExp, max = 90) {
-  for (let i = 0; i < max; i++) {
-    await page.keyboard.press('Tab')
-    const now = await page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null
-      if (!el || el === document.body) return null
-      const labelFor = el.id ? document.querySelector(`label[for="${CSS.escape(el.id)}"]`)?.textContent : null
-      return (el.getAttribute('aria-label') ?? labelFor ?? (el as HTMLInputElement).labels?.[0]?.textContent ?? el.textContent ?? '').trim().replace(/\s+/g, ' ')
-    })
-    if (now !== null && (typeof label === 'string' ? now === label : label.test(now))) return
-  }
-  throw new Error(`no control ${label} reachable with Tab`)
-}
-
-const text = (selector: string) => page.locator(selector).innerText()
+const b = new BrowserPage(page, base, SHOTS)
+const consoleErrors = b.consoleErrors
+const keyboardCheck = b.keyboardCheck.bind(b)
+const pageDone = b.pageDone.bind(b)
+const openByKeyboard = b.openByKeyboard.bind(b)
+const tabTo = b.tabTo.bind(b)
+const text = b.text.bind(b)
 const b64 = (n: number) => randomBytes(n).toString('base64url')
 
 // ---- the walk ------------------------------------------------------------------------------------
@@ -270,7 +152,7 @@ t.test('an AI client asks for access: sign in from its consent screen, approve, 
 
 t.test('API keys: create one with the keyboard, copy it, use it on /v1, see its last use', async (t) => {
   await page.goto(`${base}/app/`)
-  await page.waitForSelector('#notes')
+  await page.waitForSelector('#notes-empty')
   await openByKeyboard('API keys')
   t.equal(new URL(page.url()).pathname, '/app/keys')
   await tabTo('Name of the new key')
@@ -355,7 +237,10 @@ t.test('a note: the transcript with speakers; a click on a segment seeks the pla
   const now = await page.$eval('#player', (a) => (a as HTMLAudioElement).currentTime)
   t.ok(now >= start - 0.05 && now < start + 2, `the player is at ${now} s, the segment starts at ${start} s`)
   await page.waitForSelector('button.segment[aria-current="true"]')
-  t.equal(await segments.nth(2).getAttribute('aria-current'), 'true', 'the segment is marked as playing')
+  // The seek's own events have been handled: give the render a turn, then look.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
+  const marks = await page.$$eval('button.segment', (els) => els.map((b) => `${(b as HTMLElement).dataset.startMs}:${b.getAttribute('aria-current')}`))
+  t.equal(await segments.nth(2).getAttribute('aria-current'), 'true', `the segment is marked as playing (start ms:aria-current ${marks.join(', ')})`)
   await page.$eval('#player', (a) => (a as HTMLAudioElement).pause())
   // The same with the keyboard: focus the first segment, Enter.
   await segments.nth(0).focus()

@@ -9,7 +9,10 @@ import { mcpTestService, structured } from './support/mcp.ts'
 import { tempDir } from './support/tmp.ts'
 import { startHttpServer } from './support/httpServer.ts'
 import { createImport, dialogue, waitForNote } from './support/pipeline.ts'
-import { failureAdvice, faultOf, NOTE_ERROR_CODES } from '../domain/notes/transcriptionJob.ts'
+import { faultOf, NOTE_ERROR_CODES } from '../domain/notes/transcriptionJob.ts'
+import { noteFailureAdvice } from '../domain/advice.ts'
+
+const failureAdvice = (code: string) => noteFailureAdvice(code).next
 import { Note } from '../contract/notes.ts'
 
 const tmp = tempDir('pipeline-errmsg-')

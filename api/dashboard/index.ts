@@ -2,7 +2,6 @@
 // JSON endpoints at /app/api, sign-in and sign-out. Registered by api/buildApp.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { fastifyCookie } from '../http/cookies.ts'
-import { randomUUID } from 'node:crypto'
 import type { Application } from '../../commands/application.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { normalizeEmail } from '../../domain/accounts/person.ts'
@@ -11,10 +10,11 @@ import { SignInRequest, type SessionInfo } from '../../contract/dashboard.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import { registerRoute } from '../route.ts'
 import { emptyJsonIsNoBody } from '../http/emptyJson.ts'
+import { requestIdOf } from '../http/authentication.ts'
 import { countedLimits, counter, storeFor } from '../http/rateLimit.ts'
 import { personCredential } from '../../commands/operationLimits.ts'
 import { dashboardSessionsOf } from './session.ts'
-import { DASHBOARD_API, dashboardRoutes } from './routes.ts'
+import { DASHBOARD_API, dashboardRoutes, referenceRoute } from './routes.ts'
 import { sendBlobWithRanges } from './audio.ts'
 import { staticDashboard } from './static.ts'
 
@@ -73,6 +73,8 @@ export function dashboard(application: Application) {
         return reply.code(201).send({ signedIn: true, ...sessionInfo(auth) })
       })
 
+      registerRoute(open, referenceRoute)
+
       open.delete(`${DASHBOARD_API}/session`, async (req, reply) => {
         const auth = await sessions.authenticate(req)
         sessions.checkCsrf(req, auth)
@@ -92,8 +94,9 @@ export function dashboard(application: Application) {
           throw new DomainError('not_signed_in', why)
         }
         sessions.checkCsrf(req, auth)
+        if (req.routeOptions.config.route?.price) sessions.checkSameSite(req)
         req.person = auth
-        req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: null, requestId: String(req.id ?? randomUUID()), via: 'dashboard' }
+        req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: null, requestId: requestIdOf(req, auth.accountId), via: 'dashboard' }
       })
       // An operation's own limit (10 suggestions an hour) holds on the dashboard too, per person.
       signedIn.addHook('preParsing', async (req) => {
@@ -118,6 +121,10 @@ export function dashboard(application: Application) {
       })
     })
 
-    app.register(staticDashboard())
+    // The page uploads from the browser to the presigned URL: the blob store's origin may take its
+    // requests (an S3 bucket elsewhere; the local store is this origin). Signing needs no network.
+    const probe = await application.blobs.presignPut('uploads/origin-probe', { contentType: 'audio/wav', maxBytes: 1, exactBytes: 1, expiresInSeconds: 60 })
+    const uploadOrigin = new URL(probe.url).origin
+    app.register(staticDashboard(undefined, { connectOrigins: uploadOrigin === new URL(application.settings.publicBaseUrl).origin ? [] : [uploadOrigin] }))
   }
 }

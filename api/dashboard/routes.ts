@@ -10,8 +10,13 @@ import { defineRoute, mountedAt, type RouteDef } from '../route.ts'
 import { AccountStatus } from '../../contract/account.ts'
 import { ListNotesQuery, NoteIdParams, NoteList } from '../../contract/notes.ts'
 import { Transcript, VoiceProfileParams, VoiceProfilePatch, VoiceProfiles } from '../../contract/transcripts.ts'
-import { webhookRoutes } from '../routes/webhooks.ts'
-import { transcriptRoutes } from '../routes/transcripts.ts'
+import { featureRoutes } from '../routes/index.ts'
+import { PRICES } from '../../domain/credits/prices.ts'
+import { ADVICE } from '../../domain/advice.ts'
+import { TEMPLATES } from '../../contract/analysis.ts'
+import { DELIVERABLE_LOCALES, DELIVERABLE_TEMPLATES } from '../../domain/deliverables/templates.ts'
+import { LANGUAGE_NAMES, TRANSLATION_LANGUAGES } from '../../domain/languages.ts'
+import { TRANSCRIPT_FORMATS } from '../../domain/transcripts/formats.ts'
 import {
   AcceptConsentRequest,
   ApiKeyList,
@@ -23,6 +28,7 @@ import {
   CreditsView,
   CycleQuery,
   DashboardNoteDetail,
+  DashboardReference,
   IssuedApiKey,
   RevokedKey,
   VoiceConsentScreen,
@@ -34,10 +40,72 @@ export const DASHBOARD_API = '/app/api'
 
 const common = { extension: true, invalidCode: 'invalid_request' as const }
 
-/** The speaker routes of the REST API the note page uses (GET speakers and timeline, suggest, PATCH). */
-const SPEAKER_ROUTES = new Set(['listSpeakers', 'getSpeakerTimeline', 'suggestSpeakerNames', 'renameSpeaker'])
+/**
+ * REST operations a person does on the dashboard as well, by operationId: mounted under /app/api
+ * with the session instead of an API key, never written twice.
+ */
+export const REST_ON_DASHBOARD = [
+  'createNote',
+  'finalizeNote',
+  'updateNote',
+  'deleteNote',
+  'listFolders',
+  'createFolder',
+  'renameFolder',
+  'deleteFolder',
+  'replaceInTranscript',
+  'getTranscriptTranslation',
+  'requestTranscriptTranslation',
+  'listSpeakers',
+  'getSpeakerTimeline',
+  'suggestSpeakerNames',
+  'renameSpeaker',
+  'getAnalyses',
+  'generateAnalyses',
+  'getOutline',
+  'askNote',
+  'createDeliverable',
+  'listDeliverables',
+  'downloadDeliverable',
+  // integrations (webhooks)
+  'createWebhook',
+  'listWebhooks',
+  'deleteWebhook',
+  'rotateWebhookSecret',
+  'listWebhookDeliveries',
+  'sendWebhookTest',
+] as const
+
+const REFERENCE: DashboardReference = {
+  prices: Object.values(PRICES),
+  analysisTemplates: [...TEMPLATES],
+  deliverableTemplates: Object.fromEntries(Object.entries(DELIVERABLE_TEMPLATES).map(([k, v]) => [k, [...v]])),
+  deliverableLocales: [...DELIVERABLE_LOCALES],
+  translationLanguages: TRANSLATION_LANGUAGES.map((code) => ({ code, name: LANGUAGE_NAMES[code] })),
+  transcriptFormats: [...TRANSCRIPT_FORMATS],
+  advice: ADVICE,
+}
+
+/** Open to anyone, the sign-in page too: the same tables /v1/openapi.json publishes. */
+export const referenceRoute = defineRoute({
+  ...common,
+  operationId: 'dashboardReference',
+  method: 'GET',
+  path: `${DASHBOARD_API}/reference`,
+  tag: 'dashboard',
+  summary: 'Prices (x-service-credits), templates, languages, export formats, and what each error code means with what to do next',
+  response: { status: 200, schema: DashboardReference, description: 'The tables.' },
+  errors: [],
+  handle: async () => REFERENCE,
+})
 
 export function dashboardRoutes(app: Application): RouteDef[] {
+  const byId = new Map(featureRoutes(app).map((r) => [r.operationId, r]))
+  const rest = (operationId: string) => {
+    const r = byId.get(operationId)
+    if (!r) throw new Error(`no REST route ${operationId} to mount on the dashboard`)
+    return r
+  }
   const voice = app.voice
   const credits = async (accountId: string, cycle: string | undefined) => {
     const status = await app.status.status({ accountId })
@@ -184,22 +252,6 @@ export function dashboardRoutes(app: Application): RouteDef[] {
     }),
     defineRoute({
       ...common,
-      operationId: 'dashboardDeleteNote',
-      method: 'DELETE',
-      path: `${DASHBOARD_API}/notes/:id`,
-      tag: 'dashboard',
-      summary: 'Delete a note and all its content for good (DELETE /v1/notes/{id})',
-      params: NoteIdParams,
-      notFound: true,
-      response: { status: 200, schema: z.object({ deleted: z.literal(true), noteId: z.uuid() }), description: 'Deleted.' },
-      errors: ['not_found'],
-      async handle({ caller, params }) {
-        await app.notes.delete(caller, params.id)
-        return { deleted: true as const, noteId: params.id }
-      },
-    }),
-    defineRoute({
-      ...common,
       operationId: 'dashboardGetTranscript',
       method: 'GET',
       path: `${DASHBOARD_API}/notes/:id/transcript`,
@@ -212,15 +264,10 @@ export function dashboardRoutes(app: Application): RouteDef[] {
       handle: ({ caller, params }) => app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
     }),
 
-    // ---- speakers: the REST route definitions themselves, under the session (names in use,
-    // `nameStatus` and the suggestion with its confidence; accepting a suggestion is the PATCH
-    // with the suggested name) ----
-    ...transcriptRoutes(app)
-      .filter((r) => SPEAKER_ROUTES.has(r.operationId))
-      .map((r) => mountedAt(r, '/v1', DASHBOARD_API)),
-
-    // ---- integrations (webhooks): the REST route definitions themselves, under the session ----
-    ...webhookRoutes(app).map((r) => mountedAt(r, '/v1', DASHBOARD_API)),
+    // ---- the REST routes themselves, under the session (same schemas, handlers, prices) ----------
+    ...REST_ON_DASHBOARD.map((id) => mountedAt(rest(id), '/v1', DASHBOARD_API)),
+    // The charged export read (1 credit, as GET /v1/notes/{id}/transcript), beside the free view above.
+    { ...mountedAt(rest('getTranscript'), '/v1', DASHBOARD_API), operationId: 'dashboardExportTranscript', path: `${DASHBOARD_API}/notes/:id/transcript/export` },
 
     // ---- biometric consent and voice profiles --------------------------------------------------
     defineRoute({

@@ -92,10 +92,7 @@ export class DashboardSessions {
   /** Refuses a state-changing request from another site, or without the token of this session (or of the sign-in form). */
   checkCsrf(req: FastifyRequest, auth: Pick<DashboardAuth, 'sessionId'> | null): void {
     if (!UNSAFE.has(req.method)) return
-    const origin = req.headers.origin
-    if (origin !== undefined && !this.sameOrigin(req, origin)) throw new DomainError('csrf_check_failed', `Requests from ${origin} are not accepted here.`)
-    const site = req.headers['sec-fetch-site']
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new DomainError('csrf_check_failed', 'Cross-site requests are not accepted here.')
+    this.checkSameSite(req)
     const given = req.headers[CSRF_HEADER]
     if (typeof given !== 'string' || given.length === 0) throw new DomainError('csrf_check_failed', `Send the X-CSRF-Token header (from GET /app/api/session).`)
     const ok = auth
@@ -105,6 +102,17 @@ export class DashboardSessions {
           return !!pre && this.signer.matches(given, 'dashboard-presession', pre)
         })()
     if (!ok) throw new DomainError('csrf_check_failed', 'The CSRF token does not match this session; reload the page.')
+  }
+
+  /**
+   * Refuses a request another site started (its Origin, or Sec-Fetch-Site). Every change, and a
+   * GET that spends credits (a cross-site link or image could otherwise spend them), pass here.
+   */
+  checkSameSite(req: FastifyRequest): void {
+    const origin = req.headers.origin
+    if (origin !== undefined && !this.sameOrigin(req, origin)) throw new DomainError('csrf_check_failed', `Requests from ${origin} are not accepted here.`)
+    const site = req.headers['sec-fetch-site']
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new DomainError('csrf_check_failed', 'Cross-site requests are not accepted here.')
   }
 
   private sameOrigin(req: FastifyRequest, origin: string): boolean {

@@ -20,9 +20,9 @@ const JS_TYPE = /^application\/javascript\b/
 const NOT_BUILT =
   '<!doctype html><html lang="en"><title>Dashboard not built</title><h1>The dashboard is not built</h1><p>Run <code>npm run build:web</code> (or <code>npm start</code>, which builds it) and reload.</p></html>'
 
-export function staticDashboard(dist = WEB_DIST) {
+export function staticDashboard(dist = WEB_DIST, options: { connectOrigins?: readonly string[] } = {}) {
   return async (app: FastifyInstance) => {
-    await app.register(dashboardSecurityHeaders)
+    await app.register(dashboardSecurityHeaders, { connectOrigins: options.connectOrigins ?? [] })
     // Only to send index.html: its own cache header, no ranges needed, but the same preCompressed handling.
     await app.register(fastifyStatic, { root: dist, serve: false, preCompressed: true, cacheControl: false, etag: true, lastModified: true })
 

@@ -7,7 +7,7 @@
 // resource metadata, so a token for one is refused at the other); a failure is 401 with
 // WWW-Authenticate naming the endpoint's protected resource metadata (RFC 9728 section 5.1),
 // which is how an AI client discovers the OAuth flow. The SDK's auth helpers are express-only.
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { randomUUID } from 'node:crypto'
 import { DomainError } from '../../domain/errors.ts'
@@ -28,6 +28,20 @@ export interface RestAuthOptions {
   store?: RateLimitStore
 }
 
+/**
+ * The request's id for the commands. An Idempotency-Key names the request across the client's
+ * retries: commands derive their event ids (and charge ids) from it, so a retried request applies
+ * once. A key the client sent but we could not use would make its retry apply twice: refused.
+ */
+export function requestIdOf(req: FastifyRequest, accountId: string): string {
+  const key = req.headers['idempotency-key']
+  if (key === undefined) return String(req.id ?? randomUUID())
+  if (!IdempotencyKey.safeParse(key).success) {
+    throw new DomainError('invalid_request', 'The Idempotency-Key header must be 1 to 200 printable ASCII characters without spaces, sent once.')
+  }
+  return `idem:${accountId}:${key}`
+}
+
 /** The REST check, for every route registered after it in this context. */
 export const restAuthentication = fp<RestAuthOptions>(
   async (v1: FastifyInstance, { app: s, store }) => {
@@ -38,15 +52,7 @@ export const restAuthentication = fp<RestAuthOptions>(
         reply.header('WWW-Authenticate', 'Bearer realm="notes-api"')
         throw new DomainError('invalid_api_key', token ? 'The API key is not valid (revoked, mistyped, or not an API key).' : 'Send an API key as "Authorization: Bearer <API_KEY>".')
       }
-      // An Idempotency-Key names the request across the client's retries: commands derive their
-      // event ids (and charge ids) from it, so a retried request applies once.
-      const key = req.headers['idempotency-key']
-      // A key the client sent but we could not use would make its retry apply twice: refuse it.
-      if (key !== undefined && !IdempotencyKey.safeParse(key).success) {
-        throw new DomainError('invalid_request', 'The Idempotency-Key header must be 1 to 200 printable ASCII characters without spaces, sent once.')
-      }
-      const idempotencyKey = key === undefined ? null : `idem:${auth.accountId}:${key}`
-      req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: auth.keyId, requestId: idempotencyKey ?? String(req.id ?? randomUUID()), via: 'rest' }
+      req.caller = { accountId: auth.accountId, plan: auth.plan, keyId: auth.keyId, requestId: requestIdOf(req, auth.accountId), via: 'rest' }
     })
     await v1.register(limitPerCredential, {
       max: s.settings.rateLimit.max,

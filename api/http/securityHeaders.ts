@@ -13,23 +13,31 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import helmet from '@fastify/helmet'
 
-export const DASHBOARD_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "media-src 'self'",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ')
+/**
+ * `connectOrigins`: where else the page may send requests: the blob store's origin, where a
+ * browser PUTs an upload's bytes to the presigned URL (an S3 bucket; the local store is 'self').
+ */
+export const dashboardCsp = (connectOrigins: readonly string[] = []) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "media-src 'self'",
+    ["connect-src 'self'", ...connectOrigins].join(' '),
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ')
+
+export const DASHBOARD_CSP = dashboardCsp()
 
 /** Every response of the context it is registered in (a fastify-plugin: the registering context's own routes too). */
-export const dashboardSecurityHeaders = fp(
-  async (app: FastifyInstance) => {
+export const dashboardSecurityHeaders = fp<{ connectOrigins?: readonly string[] }>(
+  async (app: FastifyInstance, options) => {
+    const csp = dashboardCsp(options.connectOrigins)
     await app.register(helmet, {
       global: true,
       contentSecurityPolicy: false,
@@ -39,7 +47,7 @@ export const dashboardSecurityHeaders = fp(
       crossOriginOpenerPolicy: false,
       crossOriginEmbedderPolicy: false,
     })
-    app.addHook('onRequest', async (_req, reply) => void reply.header('content-security-policy', DASHBOARD_CSP))
+    app.addHook('onRequest', async (_req, reply) => void reply.header('content-security-policy', csp))
   },
   { name: 'notes-dashboard-security-headers' },
 )

@@ -21,7 +21,7 @@ export const NOTE_ERROR_CODES = {
   source_blocked: { retriable: false, meaning: 'the link (or a redirect) leads to a non-public address' },
   source_url_invalid: { retriable: false, meaning: "a redirect's Location or a feed's enclosure is not a URL that can be followed" },
   source_too_large: { retriable: false, meaning: 'the file is larger than the plan allows' },
-  duration_limit_exceeded: { retriable: false, meaning: 'the audio is longer than the plan allows (PLAN_MAX_DURATION_MINUTES); nothing was charged, the hold was released' },
+  duration_limit_exceeded: { retriable: false, meaning: 'the audio is longer than the plan allows; nothing was charged' },
   unsupported_media: { retriable: false, meaning: 'the bytes are not audio or video we can read (sniffed, not trusted from the name)' },
   no_audio: { retriable: false, meaning: 'the media has no audio track' },
   feed_invalid: { retriable: false, meaning: 'the podcast feed is not RSS we can read, or has no episode with audio' },
@@ -29,19 +29,19 @@ export const NOTE_ERROR_CODES = {
   directory_lookup_failed: { retriable: false, meaning: 'the podcast directory has no feed for that id' },
   videosite_unavailable: { retriable: false, meaning: 'video-site links need yt-dlp, which is not installed on this server' },
   videosite_failed: { retriable: false, meaning: 'yt-dlp could not fetch the video' },
-  asr_model_missing: { retriable: false, meaning: 'the local speech engine has no model: it could not be fetched, or WHISPER_MODEL_PATH names nothing' },
-  asr_model_invalid: { retriable: false, meaning: 'the local speech engine could not load its model (WHISPER_MODEL_PATH is not a model file of that engine)' },
+  asr_model_missing: { retriable: false, meaning: 'the speech engine of this server has no model (it could not be fetched, or WHISPER_MODEL_PATH names nothing)' },
+  asr_model_invalid: { retriable: false, meaning: 'the speech engine of this server could not load its model (WHISPER_MODEL_PATH is not a model file of that engine)' },
   asr_language_unsupported: { retriable: false, meaning: 'the note asks for a language the speech model cannot transcribe (an English-only model, or a language Whisper does not know)' },
   asr_failed: { retriable: true, meaning: 'the speech engine failed or did not answer' },
   no_speech: { retriable: false, meaning: 'the audio holds no speech (silence, noise or music only); its credits are refunded' },
   insufficient_credits: { retriable: false, meaning: 'the balance cannot cover 50 credits per started minute of this audio' },
   processing_timeout: { retriable: false, meaning: 'every attempt ended without the worker reporting back (lease expired)' },
   internal_error: { retriable: true, meaning: 'an unexpected error on our side' },
-  upload_expired: { retriable: false, meaning: 'an upload note was never PUT and finalized within the upload URL\'s lifetime' },
-  unsupported_media_type: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: not audio or video we can read' },
-  file_too_large: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: larger than the plan or the declared size allows' },
-  quota_exceeded: { retriable: false, meaning: 'the monthly minutes were used up: a finalize refused the upload and its URL expired, or the audio holds more minutes than its file said and the month has no room for them' },
-  invalid_request: { retriable: false, meaning: 'the upload URL expired after a finalize refused the bytes: not the declared size' },
+  upload_expired: { retriable: false, meaning: 'the file never arrived (it was not uploaded and finalized while the upload link was valid)' },
+  unsupported_media_type: { retriable: false, meaning: 'the upload was refused: the file is not audio or video we can read' },
+  file_too_large: { retriable: false, meaning: 'the upload was refused: the file is larger than the plan or the declared size allows' },
+  quota_exceeded: { retriable: false, meaning: 'the month\'s upload minutes were used up: a finalize refused the upload, or the audio holds more minutes than its file said and the month has no room for them' },
+  invalid_request: { retriable: false, meaning: 'the upload was refused: the file is not the size declared' },
 } as const satisfies Record<string, { retriable: boolean; meaning: string }>
 export type NoteErrorCode = keyof typeof NOTE_ERROR_CODES
 
@@ -82,22 +82,6 @@ const FAULTS: Record<NoteErrorCode, FailureFault> = {
   quota_exceeded: 'account',
 }
 export const faultOf = (errorCode: string | null): FailureFault => (errorCode && errorCode in FAULTS ? FAULTS[errorCode as NoteErrorCode] : 'server')
-
-/** The next step an agent is told after a failed transcription, by whose move it is. */
-export function failureAdvice(errorCode: string | null): string {
-  switch (faultOf(errorCode)) {
-    case 'source':
-      return 'Check the link or file (errorMessage says what was wrong with it), then import it again or try another source.'
-    case 'audio':
-      return 'The recording itself has nothing to transcribe; importing it again will not help. Its credits were given back.'
-    case 'account':
-      return 'Top up the credits (or pick a shorter recording), then import it again.'
-    case 'request':
-      return 'Import it again without a forced language, or with one the speech model supports.'
-    case 'server':
-      return 'This is a problem on the server, not with the recording: importing again will not help until the service operator fixes it (errorMessage says what to fix). Its credits were given back.'
-  }
-}
 
 export interface JobState {
   jobId: string

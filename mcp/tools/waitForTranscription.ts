@@ -2,7 +2,7 @@
 // notifications meanwhile, then returns where the note is.
 import { TranscriptionWait, WaitForTranscriptionInput } from '../../contract/mcp.ts'
 import type { Note } from '../../contract/notes.ts'
-import { failureAdvice } from '../../domain/notes/transcriptionJob.ts'
+import { noteFailureAdvice } from '../../domain/advice.ts'
 
 import { defineTool } from '../tool.ts'
 
@@ -48,7 +48,7 @@ export const waitForTranscription = defineTool({
         note.status === 'ready'
           ? 'The transcript is ready: read it with get_note.'
           : note.status === 'failed'
-            ? `The transcription failed (${note.errorCode ?? 'unknown error'}${note.errorMessage ? `: ${note.errorMessage}` : ''}). ${failureAdvice(note.errorCode)}`
+            ? `The transcription failed (${note.errorCode ?? 'unknown error'}${note.errorMessage ? `: ${note.errorMessage}` : ''}). ${noteFailureAdvice(note.errorCode).next}`
             : 'Still processing: call wait_for_transcription again.',
     }
   },

@@ -3,7 +3,8 @@
 import type { ComponentChildren } from 'preact'
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { BASE, linkClick } from './router.ts'
-import { errorText } from './api.ts'
+import { ApiError, errorText } from './api.ts'
+import { missingCredits, refusalAdvice, useReference } from './reference.ts'
 
 export function Link(p: { to: string; children: ComponentChildren; current?: boolean; class?: string }) {
   const href = p.to.startsWith('/') ? p.to : `${BASE}/${p.to}`
@@ -27,13 +28,36 @@ export function PageTitle(p: { children: ComponentChildren }) {
   )
 }
 
-export function ErrorMessage(p: { error: unknown }) {
+/**
+ * An error in words: the service's message, then what the code means and what to do next (the
+ * shared table, domain/advice.ts), and for a 402 how many credits are missing.
+ */
+export function ErrorMessage(p: { error: unknown; id?: string }) {
+  const ref = useReference()
   if (!p.error) return null
+  const advice = refusalAdvice(ref, p.error)
+  const credits = missingCredits(p.error)
   return (
-    <p role="alert" class="error">
-      {errorText(p.error)}
-    </p>
+    <div role="alert" class="error-box" id={p.id} data-code={p.error instanceof ApiError ? p.error.code : undefined}>
+      <p class="error">{errorText(p.error)}</p>
+      {credits && (
+        <p class="missing-credits">
+          <strong>{credits.missing} credits missing.</strong>
+        </p>
+      )}
+      {advice && (
+        <p class="advice">
+          {advice.sentence} {advice.next}
+        </p>
+      )}
+    </div>
   )
+}
+
+/** "Generate · 100 credits": what an action costs, next to its button, before it is pressed. */
+export function Cost(p: { credits: number | null; per?: string }) {
+  if (p.credits === null) return null
+  return <span class="cost">{p.credits === 0 ? 'free' : `${p.credits} credit${p.credits === 1 ? '' : 's'}${p.per ? ` ${p.per}` : ''}`}</span>
 }
 
 /** Polite announcements ("Key revoked", "Copied"). */
@@ -136,26 +160,42 @@ export function ConfirmButton(p: { label: string; confirmLabel: string; onConfir
   )
 }
 
-/** Loads data, reloads on demand, and optionally polls while `pollMs` returns a number. */
-export function useData<T>(load: () => Promise<T>, deps: unknown[], pollMs?: (data: T) => number | null) {
+/**
+ * Polling with backoff: fast while the answer keeps changing, slower while it stays the same
+ * (`unchanged` answers in a row), never slower than `maxMs`.
+ */
+export const backoff = (unchanged: number, firstMs = 500, maxMs = 5000) => Math.min(maxMs, Math.round(firstMs * 1.6 ** unchanged))
+
+/**
+ * Loads data, reloads on demand, and polls while `pollMs` returns a number; `pollMs` gets how many
+ * polls in a row brought nothing new, for a backoff.
+ */
+export function useData<T>(load: () => Promise<T>, deps: unknown[], pollMs?: (data: T, unchanged: number) => number | null) {
   const [data, setData] = useState<T | null>(null)
   const [error, setError] = useState<unknown>(null)
+  const [round, setRound] = useState(0)
   // Only the newest load may land: an older answer arriving late (a slow first cycle, then a
   // quick second) must not overwrite the newer one. Unmounting invalidates every load in flight.
   const latest = useRef(0)
+  const last = useRef<{ json: string; unchanged: number }>({ json: '', unchanged: 0 })
   const reload = useCallback(async () => {
     const ticket = ++latest.current
     try {
       const d = await load()
       if (ticket !== latest.current) return
+      const json = JSON.stringify(d)
+      last.current = json === last.current.json ? { json, unchanged: last.current.unchanged + 1 } : { json, unchanged: 0 }
       setData(d)
       setError(null)
     } catch (err) {
       if (ticket === latest.current) setError(err)
     }
+    // A poll that brought the same answer still schedules the next one.
+    setRound((n) => n + 1)
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps)
   useEffect(() => {
+    last.current = { json: '', unchanged: 0 }
     void reload()
     return () => {
       latest.current++
@@ -163,12 +203,53 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[], pollMs?: (da
   }, [reload])
   useEffect(() => {
     if (!pollMs || data === null) return
-    const every = pollMs(data)
+    const every = pollMs(data, last.current.unchanged)
     if (every === null) return
     const t = setTimeout(() => void reload(), every)
     return () => clearTimeout(t)
-  }, [data, reload])
+  }, [round, reload])
   return { data, error, reload, setData }
+}
+
+/**
+ * Tabs: buttons in a tablist, the arrow keys move between them (one Tab stop for the list), and
+ * the chosen one is in the address (`?tab=`), so a tab can be linked and survives a reload.
+ */
+export function Tabs<K extends string>(p: { label: string; tabs: readonly { key: K; label: string }[]; current: K; onChoose: (key: K) => void }) {
+  const refs = useRef<(HTMLButtonElement | null)[]>([])
+  const move = (i: number) => {
+    const n = p.tabs.length
+    const next = p.tabs[(i + n) % n]!
+    p.onChoose(next.key)
+    refs.current[(i + n) % n]?.focus()
+  }
+  return (
+    <div role="tablist" aria-label={p.label} class="tabs">
+      {p.tabs.map((t, i) => (
+        <button
+          key={t.key}
+          ref={(el) => void (refs.current[i] = el)}
+          type="button"
+          role="tab"
+          id={`tab-${t.key}`}
+          aria-selected={t.key === p.current}
+          aria-controls={`panel-${t.key}`}
+          tabIndex={t.key === p.current ? 0 : -1}
+          onClick={() => p.onChoose(t.key)}
+          onKeyDown={(e) => {
+            if (e.key === 'ArrowRight') move(i + 1)
+            else if (e.key === 'ArrowLeft') move(i - 1)
+            else if (e.key === 'Home') move(0)
+            else if (e.key === 'End') move(p.tabs.length - 1)
+            else return
+            e.preventDefault()
+          }}
+        >
+          {t.label}
+        </button>
+      ))}
+    </div>
+  )
 }
 
 export function Loading() {
@@ -176,5 +257,18 @@ export function Loading() {
     <p class="loading" role="status">
       Loading…
     </p>
+  )
+}
+
+/** A page or note that is not there: a heading that says so and the way back (never an endless "Loading…"). */
+export function NotFound(p: { what: 'page' | 'note' }) {
+  return (
+    <>
+      <PageTitle>{p.what === 'note' ? 'Note not found' : 'Not found'}</PageTitle>
+      <p id="not-found">
+        {p.what === 'note' ? 'No note with this address belongs to your account: it was deleted, or the link is mistyped.' : 'There is no page at this address.'}{' '}
+        <Link to="notes">Go to your notes</Link>.
+      </p>
+    </>
   )
 }

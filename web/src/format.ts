@@ -11,6 +11,12 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
   return `${Math.floor(s / 86400)} days ago`
 }
 
+/**
+ * The one rounding rule of the page: a position in the audio shows the whole seconds passed
+ * (floor), as the [mm:ss] of an answer's citations and every player do; a note's length is its
+ * `durationSeconds` (the service's whole seconds, what minutes are billed on), and the player
+ * shows that same length, never one of its own.
+ */
 export function clock(ms: number): string {
   const t = Math.max(0, Math.floor(ms / 1000))
   const h = Math.floor(t / 3600)

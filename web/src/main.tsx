@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks'
 import './styles.css'
 import { api, setCsrfToken, whenSignedOut, type Session, type SessionAnswer } from './api.ts'
 import { navigate, useLocation } from './router.ts'
-import { Link, Loading } from './components.tsx'
+import { Link, Loading, NotFound } from './components.tsx'
 import { SignInPage } from './pages/SignIn.tsx'
 import { KeysPage } from './pages/Keys.tsx'
 import { CreditsPage } from './pages/Credits.tsx'
@@ -72,12 +72,14 @@ function App() {
 function Shell(p: { session: Session; path: string; onSignedOut: () => void }) {
   const { session, path } = p
   const section = path.split('/')[1] ?? ''
+  // On a phone the navigation folds behind a Menu button; choosing a page folds it again.
+  const [menuOpen, setMenuOpen] = useState(false)
+  useEffect(() => setMenuOpen(false), [path])
   const page = (() => {
     const note = /^\/notes\/([0-9a-f-]{36})$/.exec(path)
     if (note) return <NotePage key={note[1]} noteId={note[1]!} />
+    if (path === '/notes') return <NotesPage />
     switch (section) {
-      case 'notes':
-        return <NotesPage />
       case 'keys':
         return <KeysPage />
       case 'credits':
@@ -89,14 +91,7 @@ function Shell(p: { session: Session; path: string; onSignedOut: () => void }) {
       case 'clients':
         return <ClientsPage />
       default:
-        return (
-          <>
-            <h1 tabIndex={-1}>Not found</h1>
-            <p>
-              There is no page at this address. <Link to="notes">Go to your notes</Link>.
-            </p>
-          </>
-        )
+        return <NotFound what="page" />
     }
   })()
   const title = NAV.find((n) => n.to === section)?.label
@@ -110,12 +105,15 @@ function Shell(p: { session: Session; path: string; onSignedOut: () => void }) {
       </a>
       <header class="top">
         <p class="brand">Notes</p>
+        <button type="button" class="menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
         <p class="who">
-          <span>{session.person.email}</span> · <span>{session.account.name}</span> · <span class="plan">{session.account.plan} plan</span>
+          <span>{session.person.email}</span> <span class="account">· {session.account.name}</span> · <span class="plan">{session.account.plan} plan</span>
         </p>
         <button
           type="button"
-          class="quiet"
+          class="quiet sign-out"
           onClick={async () => {
             await api('DELETE', '/session')
             p.onSignedOut()
@@ -124,7 +122,7 @@ function Shell(p: { session: Session; path: string; onSignedOut: () => void }) {
           Sign out
         </button>
       </header>
-      <nav aria-label="Dashboard" class="nav">
+      <nav aria-label="Dashboard" class={`nav${menuOpen ? ' open' : ''}`} id="nav">
         <ul>
           {NAV.map((n) => (
             <li key={n.to}>

@@ -40,12 +40,12 @@ export function ClientsPage() {
                   {c.clientName ?? 'Unnamed application'}
                   {c.clientUri && <div class="small">{safeHost(c.clientUri)}</div>}
                 </th>
-                <td>
+                <td data-label="May">
                   <code>{c.scope}</code>
                 </td>
-                <td>{when(c.approvedAt)}</td>
-                <td>{ago(c.lastTokenAt)}</td>
-                <td>{when(c.expiresAt)}</td>
+                <td data-label="Approved">{when(c.approvedAt)}</td>
+                <td data-label="Last signed in">{ago(c.lastTokenAt)}</td>
+                <td data-label="Access ends">{when(c.expiresAt)}</td>
                 <td>
                   <ConfirmButton
                     label="Revoke"

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, type AuditVerdict, type CreditsView, type LedgerLine } from '../api.ts'
 import { ErrorMessage, Link, Loading, PageTitle, useData } from '../components.tsx'
 import { LINE_KINDS, bytes, number, signed, when } from '../format.ts'
@@ -104,7 +104,7 @@ export function CreditsPage() {
               </a>
             </div>
             <BalanceChart lines={v.lines} cycle={v.cycle} monthly={v.status.credits.monthly} />
-            <LedgerTable lines={v.lines} />
+            <LedgerTable lines={v.lines} cycle={v.cycle} />
           </section>
 
           <section aria-labelledby="usage-title">
@@ -130,8 +130,12 @@ export function CreditsPage() {
                 {v.status.usage.byOperation.map((o) => (
                   <tr key={o.operation}>
                     <th scope="row">{o.operation}</th>
-                    <td class="num">{o.count}</td>
-                    <td class="num">{o.credits}</td>
+                    <td data-label="Times" class="num">
+                      {o.count}
+                    </td>
+                    <td data-label="Credits" class="num">
+                      {o.credits}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -143,55 +147,124 @@ export function CreditsPage() {
   )
 }
 
-function LedgerTable(p: { lines: LedgerLine[] }) {
+const LEDGER_PAGE = 25
+
+/** The cycle's ledger, newest first, a page at a time (the chart above shows all of it). */
+function LedgerTable(p: { lines: LedgerLine[]; cycle: string }) {
+  const [page, setPage] = useState(0)
+  useEffect(() => setPage(0), [p.cycle])
+  const newest = [...p.lines].reverse()
+  const pages = Math.max(1, Math.ceil(newest.length / LEDGER_PAGE))
+  const shown = newest.slice(page * LEDGER_PAGE, (page + 1) * LEDGER_PAGE)
+  const from = newest.length === 0 ? 0 : page * LEDGER_PAGE + 1
   return (
-    <table class="data ledger" id="ledger">
-      <caption>Every change of the balance, oldest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">What</th>
-          <th scope="col">Operation</th>
-          <th scope="col">Note</th>
-          <th scope="col" class="num">
-            Change
-          </th>
-          <th scope="col" class="num">
-            Balance
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {p.lines.length === 0 && (
+    <>
+      <table class="data ledger" id="ledger">
+        <caption>
+          Every change of the balance, newest first: lines {from}–{page * LEDGER_PAGE + shown.length} of {newest.length}
+        </caption>
+        <thead>
           <tr>
-            <td colSpan={6}>No line in this cycle.</td>
+            <th scope="col">When</th>
+            <th scope="col">What</th>
+            <th scope="col">Operation</th>
+            <th scope="col">Note</th>
+            <th scope="col" class="num">
+              Change
+            </th>
+            <th scope="col" class="num">
+              Balance
+            </th>
           </tr>
-        )}
-        {p.lines.map((l) => (
-          <tr key={l.id} class={`kind-${LINE_KINDS[l.type]?.kind ?? 'other'}`}>
-            <td>{when(l.at)}</td>
-            <td>{LINE_KINDS[l.type]?.label ?? l.type}</td>
-            <td>{l.operation ?? '—'}</td>
-            <td>{l.noteId ? <Link to={`notes/${l.noteId}`}>{l.noteTitle ?? 'a note'}</Link> : '—'}</td>
-            <td class="num">{signed(l.delta)}</td>
-            <td class="num">{number(l.balanceAfter)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {newest.length === 0 && (
+            <tr>
+              <td colSpan={6}>No line in this cycle.</td>
+            </tr>
+          )}
+          {shown.map((l) => (
+            <tr key={l.id} class={`kind-${LINE_KINDS[l.type]?.kind ?? 'other'}`}>
+              <td data-label="When">{when(l.at)}</td>
+              <td data-label="What">{LINE_KINDS[l.type]?.label ?? l.type}</td>
+              <td data-label="Operation">{l.operation ?? '—'}</td>
+              <td data-label="Note">{l.noteId ? <Link to={`notes/${l.noteId}`}>{l.noteTitle ?? 'a note'}</Link> : '—'}</td>
+              <td data-label="Change" class="num">
+                {signed(l.delta)}
+              </td>
+              <td data-label="Balance" class="num">
+                {number(l.balanceAfter)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {pages > 1 && (
+        <nav aria-label="Pages of the ledger" class="pager">
+          <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
+            Newer lines
+          </button>
+          <span class="small">
+            Page {page + 1} of {pages}
+          </span>
+          <button type="button" disabled={page >= pages - 1} onClick={() => setPage(page + 1)}>
+            Older lines
+          </button>
+        </nav>
+      )}
+    </>
   )
 }
 
 const KIND_ORDER = ['grant', 'charge', 'reservation', 'capture', 'release', 'refund', 'plan'] as const
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
 
-/** The balance over the cycle as a step line, with a marker per line (shape and colour by kind). The table above says the same in text. */
+/** Round steps for the time axis, with how a tick reads at that step (UTC, as the table). */
+const TIME_STEPS: { ms: number; label: (t: Date) => string }[] = [
+  ...[10, 30].map((sec) => ({ ms: sec * 1000, label: (t: Date) => t.toISOString().slice(11, 19) })),
+  ...[1, 5, 15, 30].map((m) => ({ ms: m * MINUTE, label: (t: Date) => t.toISOString().slice(11, 16) })),
+  ...[1, 3, 6, 12].map((h) => ({ ms: h * HOUR, label: (t: Date) => t.toISOString().slice(11, 16) })),
+  ...[1, 2, 7].map((d) => ({ ms: d * DAY, label: (t: Date) => t.toLocaleString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }) })),
+]
+
+/** The width the chart is drawn at: its container's, so the text stays at its size on a phone. */
+function useWidth<T extends HTMLElement>(fallback: number) {
+  const ref = useRef<T>(null)
+  const [width, setWidth] = useState(fallback)
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    const measure = () => setWidth(Math.max(260, Math.floor(el.getBoundingClientRect().width)))
+    measure()
+    const ro = new ResizeObserver(measure)
+    ro.observe(el)
+    return () => ro.disconnect()
+  }, [])
+  return { ref, width }
+}
+
+/**
+ * The balance as a step line, with a marker per ledger line (shape and colour by kind); the table
+ * says the same in text. The time axis spans the lines themselves (first to last, within the
+ * cycle), never less than a minute, so a cycle whose lines all fall on one day reads as well as a
+ * month of them.
+ */
 function BalanceChart(p: { lines: LedgerLine[]; cycle: string; monthly: number }) {
   const [y, m] = p.cycle.split('-').map(Number) as [number, number]
-  const start = Date.UTC(y, m - 1, 1)
-  const end = Date.UTC(y, m, 1)
-  const W = 720
+  const cycleStart = Date.UTC(y, m - 1, 1)
+  const cycleEnd = Date.UTC(y, m, 1)
+  const { ref, width: W } = useWidth<HTMLElement>(720)
   const H = 240
   const pad = { l: 56, r: 16, t: 12, b: 28 }
+  const times = p.lines.map((l) => Date.parse(l.at))
+  const first = times.length ? Math.min(...times) : cycleStart
+  const last = times.length ? Math.max(...times) : Math.min(Date.now(), cycleEnd)
+  // A margin of a twentieth on each side, and at least a minute in all, within the cycle.
+  const span = Math.min(cycleEnd - cycleStart, Math.max(MINUTE, (last - first) * 1.1))
+  const start = Math.min(Math.max(cycleStart, (first + last) / 2 - span / 2), cycleEnd - span)
+  const end = start + span
   // The axis spans the balances of the cycle (with a margin), so a charge of a few credits out of thousands still shows.
   const balances = p.lines.map((l) => l.balanceAfter)
   const top = Math.max(...balances, 1)
@@ -215,15 +288,20 @@ function BalanceChart(p: { lines: LedgerLine[]; cycle: string; monthly: number }
   if (prev !== null) d += `H${x(Math.min(Date.now(), end))}`
   const ticks: number[] = []
   for (let v = min; v <= max + step / 2; v += step) ticks.push(v)
-  const days = [1, 8, 15, 22, 29].filter((dd) => Date.UTC(y, m - 1, dd) < end)
+  // As many time ticks as fit (about one per 90 px), on round instants.
+  const want = Math.max(2, Math.floor((W - pad.l - pad.r) / 90))
+  const timeStep = TIME_STEPS.find((s) => (end - start) / s.ms <= want) ?? { ms: Math.ceil((end - start) / want / DAY) * DAY, label: TIME_STEPS.at(-1)!.label }
+  const timeTicks: number[] = []
+  for (let t = Math.ceil(start / timeStep.ms) * timeStep.ms; t <= end; t += timeStep.ms) timeTicks.push(t)
   const present = KIND_ORDER.filter((k) => p.lines.some((l) => LINE_KINDS[l.type]?.kind === k))
-  const last = p.lines.at(-1)
+  const lastLine = p.lines.at(-1)
   return (
-    <figure class="chart">
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby="chart-title chart-desc" preserveAspectRatio="xMidYMid meet">
+    <figure class="chart" ref={ref}>
+      <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" aria-labelledby="chart-title chart-desc">
         <title id="chart-title">Balance over {p.cycle}</title>
         <desc id="chart-desc">
-          {p.lines.length} ledger lines; the balance {last ? `ends at ${last.balanceAfter}` : 'has no line yet'} of {p.monthly} monthly credits.
+          {p.lines.length} ledger lines from {when(new Date(start).toISOString())} to {when(new Date(end).toISOString())}; the balance{' '}
+          {lastLine ? `ends at ${lastLine.balanceAfter}` : 'has no line yet'} of {p.monthly} monthly credits.
         </desc>
         {ticks.map((t) => (
           <g key={t}>
@@ -233,9 +311,9 @@ function BalanceChart(p: { lines: LedgerLine[]; cycle: string; monthly: number }
             </text>
           </g>
         ))}
-        {days.map((dd) => (
-          <text key={dd} class="axis" x={x(Date.UTC(y, m - 1, dd))} y={H - 8} text-anchor="middle">
-            {dd} {new Date(Date.UTC(y, m - 1, dd)).toLocaleString('en-GB', { month: 'short', timeZone: 'UTC' })}
+        {timeTicks.map((t) => (
+          <text key={t} class="axis time-tick" x={x(t)} y={H - 8} text-anchor="middle">
+            {timeStep.label(new Date(t))}
           </text>
         ))}
         <path class="balance" d={d} />
@@ -245,7 +323,7 @@ function BalanceChart(p: { lines: LedgerLine[]; cycle: string; monthly: number }
           const cy = yy(l.balanceAfter)
           return (
             <g key={l.id} class={`mark kind-${kind}`}>
-              <title>{`${LINE_KINDS[l.type]?.label ?? l.type}${l.operation ? ` (${l.operation})` : ''}: ${signed(l.delta)}, balance ${l.balanceAfter}`}</title>
+              <title>{`${LINE_KINDS[l.type]?.label ?? l.type}${l.operation ? ` (${l.operation})` : ''}: ${signed(l.delta)}, balance ${l.balanceAfter}, ${when(l.at)}`}</title>
               <Marker kind={kind} cx={cx} cy={cy} />
             </g>
           )

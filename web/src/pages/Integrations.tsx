@@ -216,11 +216,11 @@ function DeliveryLog(p: { endpointId: string }) {
                 <code>{d.messageId}</code>
               </div>
             </th>
-            <td>
+            <td data-label="Status">
               <span class={`badge ${d.status === 'delivered' ? 'ok' : d.status === 'pending' ? 'busy' : 'bad'}`}>{d.status}</span>
               {d.nextAttemptAt && <div class="small">next try {when(d.nextAttemptAt)}</div>}
             </td>
-            <td>
+            <td data-label="Tries">
               {d.tries.length === 0 ? (
                 'not tried yet'
               ) : (
@@ -239,7 +239,7 @@ function DeliveryLog(p: { endpointId: string }) {
                 </ol>
               )}
             </td>
-            <td>{when(d.createdAt)}</td>
+            <td data-label="Queued">{when(d.createdAt)}</td>
           </tr>
         ))}
       </tbody>

@@ -71,11 +71,11 @@ export function KeysPage() {
                   <th scope="row" id={`key-${k.id}`}>
                     {k.name}
                   </th>
-                  <td>
+                  <td data-label="Key">
                     <code>{k.prefix}</code>
                   </td>
-                  <td>{when(k.createdAt)}</td>
-                  <td class="last-used" title={k.lastUsedAt ? when(k.lastUsedAt) : undefined}>
+                  <td data-label="Created">{when(k.createdAt)}</td>
+                  <td data-label="Last used" class="last-used" title={k.lastUsedAt ? when(k.lastUsedAt) : undefined}>
                     {ago(k.lastUsedAt)}
                   </td>
                   <td>

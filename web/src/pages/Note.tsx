@@ -1,150 +1,161 @@
+// A note: its status until it is ready (polled with backoff), the player, and one tab per thing
+// made from it: transcript and speakers, analyses, outline, translation, questions, deliverables,
+// exports, and its details (title, description, tags, folder, delete). A time anywhere on the page
+// (an analysis anchor, a chapter, a citation) is a link to `?tab=transcript&t=<ms>`: it opens the
+// transcript at that line and moves the player there.
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, type NoteDetail, type Segment, type Transcript } from '../api.ts'
-import { ConfirmButton, ErrorMessage, Link, Loading, PageTitle, useData } from '../components.tsx'
-import { navigate } from '../router.ts'
-import { clock, duration, when } from '../format.ts'
-import { ProgressView } from './Notes.tsx'
+import { ApiError, api, type AccountStatus, type NoteDetail } from '../api.ts'
+import { ErrorMessage, Link, Loading, NotFound, PageTitle, Tabs, backoff, useData } from '../components.tsx'
+import { navigate, useLocation } from '../router.ts'
+import { duration, number, when } from '../format.ts'
+import { ProgressView } from '../progress.tsx'
+import { Player } from './note/Player.tsx'
+import { TranscriptPanel } from './note/Transcript.tsx'
+import { AnalysesPanel } from './note/Analyses.tsx'
+import { OutlinePanel } from './note/Outline.tsx'
+import { TranslationPanel } from './note/Translation.tsx'
+import { AskPanel } from './note/Ask.tsx'
+import { DeliverablesPanel } from './note/Deliverables.tsx'
+import { ExportPanel } from './note/Export.tsx'
+import { DetailsPanel } from './note/Details.tsx'
+import type { Credits } from './note/shared.ts'
 
-const speakerOf = (s: Segment, t: Transcript) => s.speakerName ?? t.speakers.find((x) => x.label === s.speakerLabel)?.name ?? (s.speakerLabel ? `Speaker ${s.speakerLabel.replace(/^spk_/, '')}` : 'Unknown')
+const TABS = [
+  { key: 'transcript', label: 'Transcript' },
+  { key: 'analyses', label: 'Analyses' },
+  { key: 'outline', label: 'Outline' },
+  { key: 'translation', label: 'Translation' },
+  { key: 'ask', label: 'Ask' },
+  { key: 'deliverables', label: 'Deliverables' },
+  { key: 'export', label: 'Export' },
+  { key: 'details', label: 'Details' },
+] as const
+export type TabKey = (typeof TABS)[number]['key']
 
 export function NotePage(p: { noteId: string }) {
-  const note = useData(() => api<NoteDetail>('GET', `/notes/${p.noteId}`), [p.noteId], (n) => (n.status === 'processing' ? 1000 : null))
-  const ready = note.data?.status === 'ready'
-  const transcript = useData(() => (ready ? api<Transcript>('GET', `/notes/${p.noteId}/transcript`) : Promise.resolve(null)), [p.noteId, ready])
+  const { query } = useLocation()
+  const note = useData(
+    () => api<NoteDetail>('GET', `/notes/${p.noteId}`),
+    [p.noteId],
+    (n, unchanged) => (n.status === 'processing' ? backoff(unchanged) : null),
+  )
+  const account = useData(() => api<AccountStatus>('GET', '/account/status'), [])
+  const credits: Credits = { left: account.data?.credits.left ?? null, refresh: () => void account.reload() }
   const player = useRef<HTMLAudioElement>(null)
-  const [playing, setPlaying] = useState<number | null>(null)
+  const [nowMs, setNowMs] = useState<number | null>(null)
+  const n = note.data
+  const tab: TabKey = TABS.some((t) => t.key === query.get('tab')) ? (query.get('tab') as TabKey) : n && n.status !== 'ready' ? 'details' : 'transcript'
+  const t = query.get('t')
+  const focusMs = t !== null && /^\d+$/.test(t) ? Number(t) : null
 
+  // A time link moves the player there (it plays once the person presses play).
   useEffect(() => {
-    const audio = player.current
-    const t = transcript.data
-    if (!audio || !t) return
-    const onTime = () => {
-      const ms = audio.currentTime * 1000
-      setPlaying(t.segments.find((s) => ms >= s.startMs && ms < s.endMs)?.sequence ?? null)
-    }
-    audio.addEventListener('timeupdate', onTime)
-    audio.addEventListener('seeked', onTime)
-    return () => {
-      audio.removeEventListener('timeupdate', onTime)
-      audio.removeEventListener('seeked', onTime)
-    }
-  }, [transcript.data, note.data?.audio?.url])
+    if (focusMs === null || !player.current) return
+    player.current.currentTime = focusMs / 1000
+    setNowMs(focusMs)
+  }, [focusMs, n?.audio?.url])
 
-  const seek = (s: Segment) => {
+  const choose = (key: TabKey) => navigate(`/app/notes/${p.noteId}?tab=${key}`, { replace: true })
+  const seek = (ms: number) => {
     const audio = player.current
+    setNowMs(ms)
     if (!audio) return
-    audio.currentTime = s.startMs / 1000
-    setPlaying(s.sequence)
+    audio.currentTime = ms / 1000
     // Playing may be refused (no audio device, autoplay rules); the position is set either way.
     audio.play().catch(() => {})
   }
 
-  const [deleteError, setDeleteError] = useState<unknown>(null)
-  const n = note.data
+  if (note.error instanceof ApiError && note.error.status === 404) return <NotFound what="note" />
   return (
     <>
       <p class="crumbs">
         <Link to="notes">← All notes</Link>
       </p>
-      <ErrorMessage error={note.error} />
       {!n ? (
-        <Loading />
+        note.error ? (
+          <>
+            <PageTitle>Note</PageTitle>
+            <ErrorMessage error={note.error} />
+            <button type="button" onClick={() => void note.reload()}>
+              Try again
+            </button>
+          </>
+        ) : (
+          <Loading />
+        )
       ) : (
         <>
           <PageTitle>{n.title || 'Untitled'}</PageTitle>
+          <ErrorMessage error={note.error} />
           <dl class="facts">
             <dt>Status</dt>
             <dd id="note-status">
               <ProgressView progress={n.progress} status={n.status} errorCode={n.errorCode} errorMessage={n.errorMessage} id={n.id} />
             </dd>
             <dt>Length</dt>
-            <dd>{duration(n.durationSeconds)}</dd>
+            <dd id="note-length">{duration(n.durationSeconds)}</dd>
             <dt>Language</dt>
             <dd>{n.language ?? '—'}</dd>
             <dt>Created</dt>
             <dd>{when(n.createdAt)}</dd>
-          </dl>
-          <p>
-            <ConfirmButton
-              label="Delete note"
-              confirmLabel={`Delete “${n.title || 'Untitled'}” and its transcript for good`}
-              onConfirm={async () => {
-                try {
-                  await api('DELETE', `/notes/${n.id}`)
-                  navigate('notes')
-                } catch (err) {
-                  setDeleteError(err)
-                }
-              }}
-            />
-          </p>
-          <ErrorMessage error={deleteError} />
-          <section aria-labelledby="audio-title">
-            <h2 id="audio-title">Audio</h2>
-            {n.audio ? (
-              <audio ref={player} id="player" controls preload="metadata" src={n.audio.url} aria-labelledby="audio-title">
-                Your browser cannot play this audio.
-              </audio>
-            ) : (
-              <p>No audio is stored for this note: its retention window ended, or the source published its transcript so the audio was never downloaded.</p>
-            )}
-          </section>
-          <section aria-labelledby="transcript-title">
-            <h2 id="transcript-title">Transcript</h2>
-            <ErrorMessage error={transcript.error} />
-            {n.status !== 'ready' ? (
-              <p>The transcript appears here when the note is ready.</p>
-            ) : !transcript.data ? (
-              <Loading />
-            ) : (
+            {n.tags.length > 0 && (
               <>
-                <h3 id="speakers-title">Speakers</h3>
-                <ul class="speakers" aria-labelledby="speakers-title">
-                  {transcript.data.speakers.map((s) => (
-                    <li key={s.label}>
-                      <span class={`dot spk-${speakerIndex(transcript.data!, s.label)}`} aria-hidden="true" /> {s.name ?? `Speaker ${s.label.replace(/^spk_/, '')}`}
-                      {/* An inferred name in use is not one the person confirmed: say so. */}
-                      {s.nameStatus === 'suggested' && <span class="small"> (suggested)</span>}
-                    </li>
-                  ))}
-                </ul>
-                <p class="small" id="segments-help">
-                  {n.audio ? 'Choose a segment to play the audio from there.' : 'Segments with their times.'}
-                </p>
-                <ol class="segments" aria-describedby="segments-help">
-                  {transcript.data.segments.map((s) => (
-                    <li key={s.id} class={playing === s.sequence ? 'current' : ''}>
-                      <button
-                        type="button"
-                        class="segment"
-                        data-start-ms={s.startMs}
-                        disabled={!n.audio}
-                        aria-current={playing === s.sequence ? 'true' : undefined}
-                        onClick={() => seek(s)}
-                      >
-                        <span class="time">{clock(s.startMs)}</span>
-                        <span class={`who spk-${speakerIndex(transcript.data!, s.speakerLabel)}`}>{speakerOf(s, transcript.data!)}</span>
-                        <span class="text">{s.text}</span>
-                      </button>
-                    </li>
-                  ))}
-                </ol>
-                {transcript.data.truncation && (
-                  <p class="small" id="transcript-preview">
-                    A preview: {transcript.data.truncation.shownSegments} of {transcript.data.truncation.totalSegments} segments ({transcript.data.truncation.rule}).{' '}
-                    {transcript.data.truncation.getTheRest}
-                  </p>
-                )}
+                <dt>Tags</dt>
+                <dd>{n.tags.join(', ')}</dd>
               </>
             )}
+            {n.description && (
+              <>
+                <dt>Description</dt>
+                <dd class="description">{n.description}</dd>
+              </>
+            )}
+            <dt>Credits left</dt>
+            <dd id="credits-left">{credits.left === null ? '—' : number(credits.left)}</dd>
+          </dl>
+          <section aria-labelledby="audio-title" class="audio">
+            <h2 id="audio-title" class="visually-hidden">
+              Audio
+            </h2>
+            {n.audio ? (
+              <Player audioRef={player} src={n.audio.url} lengthMs={n.durationSeconds !== null ? n.durationSeconds * 1000 : null} onTime={setNowMs} />
+            ) : (
+              <p class="small" id="no-audio">
+                {noAudioReason(n)}
+              </p>
+            )}
           </section>
+          <Tabs label="Parts of the note" tabs={n.status === 'ready' ? TABS : TABS.filter((x) => x.key === 'details')} current={n.status === 'ready' ? tab : 'details'} onChoose={choose} />
+          <div role="tabpanel" id={`panel-${n.status === 'ready' ? tab : 'details'}`} aria-labelledby={`tab-${n.status === 'ready' ? tab : 'details'}`} class="panel">
+            {n.status !== 'ready' || tab === 'details' ? (
+              <DetailsPanel note={n} onSaved={(d) => note.setData({ ...n, ...d })} />
+            ) : tab === 'transcript' ? (
+              <TranscriptPanel noteId={n.id} canPlay={!!n.audio} nowMs={nowMs} focusMs={focusMs} seek={seek} />
+            ) : tab === 'analyses' ? (
+              <AnalysesPanel noteId={n.id} credits={credits} />
+            ) : tab === 'outline' ? (
+              <OutlinePanel noteId={n.id} credits={credits} />
+            ) : tab === 'translation' ? (
+              <TranslationPanel noteId={n.id} sourceLanguage={n.language} />
+            ) : tab === 'ask' ? (
+              <AskPanel noteId={n.id} credits={credits} seek={seek} />
+            ) : tab === 'deliverables' ? (
+              <DeliverablesPanel noteId={n.id} credits={credits} />
+            ) : (
+              <ExportPanel note={n} credits={credits} />
+            )}
+          </div>
         </>
       )}
     </>
   )
 }
 
-function speakerIndex(t: Transcript, label: string | null): number {
-  const i = t.speakers.findIndex((s) => s.label === label)
-  return i < 0 ? 0 : (i % 6) + 1
+/** Why a note has no player, by what the note says (never the same sentence whatever happened). */
+function noAudioReason(n: NoteDetail): string {
+  if (n.audioDeletedAt) return `The audio was deleted by the retention window on ${when(n.audioDeletedAt)}; the transcript and everything made from it stay.`
+  if (n.status === 'processing') return 'The audio plays here once it is stored.'
+  if (n.status === 'failed') return 'No audio is stored for this note: it failed before any was kept.'
+  if (n.sourceType === 'url') return 'No audio is stored for this note: the source published its transcript, so the audio was never downloaded.'
+  return 'No audio is stored for this note.'
 }

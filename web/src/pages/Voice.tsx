@@ -129,8 +129,8 @@ export function VoicePage() {
                       <th scope="row" id={`profile-${p.id}`}>
                         {p.name}
                       </th>
-                      <td>{p.hasVoiceprint ? `yes, from ${Math.round(p.voiceSeconds)} s of speech` : 'none'}</td>
-                      <td>
+                      <td data-label="Voiceprint">{p.hasVoiceprint ? `yes, from ${Math.round(p.voiceSeconds)} s of speech` : 'none'}</td>
+                      <td data-label="Recognition">
                         <label class="check">
                           <input
                             type="checkbox"
