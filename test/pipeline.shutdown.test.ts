@@ -8,11 +8,12 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { readFile } from 'node:fs/promises'
 import { tempDir } from './support/tmp.ts'
+import { alive } from './support/processes.ts'
 import { freePorts } from './support/mcp.ts'
 import { startHttpServer } from './support/httpServer.ts'
 import { DIALOGUE, dialogue, startAsrServer } from './support/pipeline.ts'
 import { speech } from './support/speech.ts'
-import { existsSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { fetchTinyModel } from '../scripts/whisperModel.ts'
 import { embeddedEnv } from './support/embeddedEnv.ts'
 
@@ -84,14 +85,6 @@ const env = {
 /** Children of a process (the local engine's Python process, ffmpeg...). */
 const childrenOf = async (pid: number): Promise<number[]> =>
   new Promise((resolve) => execFile('ps', ['-o', 'pid=', '--ppid', String(pid)], (_, out) => resolve(String(out ?? '').split('\n').map((l) => Number(l.trim())).filter((n) => n > 0))))
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /**
  * npm start with a transcription of `path` running: SIGTERM, then a restart that completes it.
@@ -180,4 +173,23 @@ t.test('given the local engine without a model, then npm start warns that no spe
   t.match(c.out(), /jobs: +\d+ at once/)
   c.proc.kill('SIGTERM')
   t.equal(await c.exited, 0)
+})
+
+t.test('given npm start fetching the speech runtime on its first start, when SIGTERM arrives, then it exits leaving no pip running, no half-installed runtime, and no missing-model warning', async (t) => {
+  // python3 stands in: the version check answers, pip runs until it is killed (and says its pid).
+  const python = join(tmp.dir, 'python3')
+  const pips = join(tmp.dir, 'pips.log')
+  writeFileSync(python, `#!/bin/sh\n[ "$1" = -c ] && { echo 3.11.7; exit 0; }\necho $$ >> '${pips}'\nexec sleep 300\n`)
+  chmodSync(python, 0o755)
+  const [p, m] = await freePorts(2)
+  const { ASR_BASE_URL: _, ...rest } = env
+  const dataDir = join(tmp.dir, 'data-fetch')
+  const c = await start({ ...rest, DATA_DIR: dataDir, PORT: String(p), MCP_PORT: String(m), ASR_ENGINE: 'faster-whisper', ASR_PYTHON: python, SEED_DEMO: '0' }, /speech engine: installing/)
+  const pip = await until('pip running', async () => existsSync(pips) && Number(readFileSync(pips, 'utf8').trim()))
+  t.teardown(() => void (alive(pip) && process.kill(pip, 'SIGKILL')))
+  c.proc.kill('SIGTERM')
+  t.equal(await c.exited, 0)
+  t.notOk(alive(pip), 'pip ended with the service')
+  t.same(readdirSync(join(dataDir, 'models')).filter((f) => f.includes('.partial-')), [], 'no half-installed runtime is left')
+  t.notMatch(c.out(), /WARNING: no speech model/, 'a shutdown is not a missing model')
 })

@@ -5,8 +5,9 @@
 import t from 'tap'
 import { testService } from './support/service.ts'
 import { startHttpServer } from './support/httpServer.ts'
-import { json } from './support/pipeline.ts'
+import { json, startAsrServer } from './support/pipeline.ts'
 import { wavBytes } from './support/media.ts'
+import { tempDir } from './support/tmp.ts'
 import { startUploadExpiry } from '../workers/uploadExpiry.ts'
 
 const hooks: { type: string; data: { noteId: string; status: string; errorCode: string | null } }[] = []
@@ -18,7 +19,13 @@ const web = await startHttpServer({
 })
 t.teardown(web.close)
 
-const s = await testService({ workers: true, env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_POLL_MS: '20', UPLOAD_URL_TTL_SECONDS: '600' } })
+// The finalized note is transcribed by a stand-in engine: the default local one would first fetch
+// its runtime from PyPI into the service's temporary directory, for nothing this suite asserts.
+const tmp = tempDir('uploads-expiry-')
+t.teardown(tmp.remove)
+const asr = await startAsrServer(tmp.dir)
+t.teardown(asr.close)
+const s = await testService({ workers: true, env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_POLL_MS: '20', UPLOAD_URL_TTL_SECONDS: '600', ASR_BASE_URL: asr.baseUrl } })
 t.teardown(s.close)
 
 const until = async (what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 20_000) => {

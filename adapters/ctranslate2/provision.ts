@@ -81,6 +81,7 @@ export async function checkPython(python: string): Promise<string> {
 /** pip, with its download lines passed on as progress. */
 export function pip(options: ProvisionOptions, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) return reject(options.signal.reason)
     const child = spawn(options.python, ['-m', 'pip', ...args, '--disable-pip-version-check', '--no-input', '--progress-bar', 'off'], { stdio: ['ignore', 'pipe', 'pipe'], ...(options.signal ? { signal: options.signal } : {}) })
     let tail = ''
     const onLine = (line: string) => {
@@ -95,8 +96,10 @@ export function pip(options: ProvisionOptions, args: string[]): Promise<void> {
       lines.forEach(onLine)
     })
     child.stderr.on('data', (d: Buffer) => (tail = (tail + d.toString()).slice(-2000)))
-    child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`pip ${args[0]} failed (exit ${code}): ${tail.trim().split('\n').slice(-3).join(' ')}`))))
+    // 'close' follows an 'error' too (a failed spawn, an abort): settled then, no pip is left running.
+    let failure: Error | null = null
+    child.on('error', (err) => (failure = err))
+    child.on('close', (code) => (failure ? reject(failure) : code === 0 ? resolve() : reject(new Error(`pip ${args[0]} failed (exit ${code}): ${tail.trim().split('\n').slice(-3).join(' ')}`))))
   })
 }
 
