@@ -52,7 +52,7 @@ export const REFUSAL_ADVICE: Partial<Record<ErrorCode, Advice>> = {
   upload_url_expired: { sentence: 'The upload link expired before the file arrived.', next: 'Add the recording again.' },
   invalid_upload_signature: { sentence: 'The upload link was refused.', next: 'Add the recording again.' },
   note_not_ready: { sentence: 'The note is not ready yet.', next: 'Wait until its transcript is ready; the page updates by itself.' },
-  no_transcript: { sentence: 'This note has no transcript yet.', next: 'Wait until it is ready.' },
+  no_transcript: { sentence: 'That transcript does not exist (yet).', next: 'Wait until the note is ready; a translation must be requested before it can be read.' },
   same_language: { sentence: 'The transcript is already in that language.', next: 'Pick another language.' },
   audio_unavailable: { sentence: 'The audio of this note is no longer stored.', next: 'The transcript and everything made from it stay; only what needs the audio is gone.' },
   chat_failed: { sentence: 'The language model did not answer. Nothing was charged (a charge is refunded).', next: 'Try again in a moment.' },
