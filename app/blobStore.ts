@@ -1,5 +1,5 @@
 // Which blob store this process uses: the local directory (default) or an S3-compatible store
-// when S3_BUCKET is set (README, "Blob storage").
+// when S3_BUCKET is set (docs/operations.md, "Blob storage").
 import type { BlobStore } from '../ports/blobStore.ts'
 import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
 import { S3BlobStore, type S3BlobStoreOptions } from '../adapters/s3/blobStore.ts'

@@ -42,7 +42,7 @@ export interface Config {
   readModelMaxLag: number
   /** RATE_LIMIT_MAX requests per API key per RATE_LIMIT_WINDOW_SECONDS (429 beyond). */
   rateLimit: { max: number; windowSeconds: number }
-  /** Load shedding (README, "Health and load shedding"): 503 while the event loop lags more than this (0: off). */
+  /** Load shedding (docs/operations.md, "Health and load shedding"): 503 while the event loop lags more than this (0: off). */
   loadShedding: { maxEventLoopDelayMs: number; retryAfterSeconds: number }
   /** Non-public hosts, IPs or IPv4 CIDRs that imports may reach (self-hosting, tests). */
   importAllowlist: string[]
@@ -68,7 +68,7 @@ export interface Config {
   mcp: { port: number; host: string; publicUrl: string; trustProxy: boolean | number | string; allowedOrigins: string[] | '*' }
   /** Signs the OAuth consent page's CSRF tokens and sign-in cookie; generated into DATA_DIR when unset. */
   oauthSigningSecret: string | null
-  /** Transcripts, translations, speakers and voice profiles (README, "Transcripts, translations, speakers and voices"). */
+  /** Transcripts, translations, speakers and voice profiles (docs/speech.md, "Transcripts, translations, speakers and voices"). */
   transcripts: {
     /** TRANSLATION_ENGINE: auto (LLM, else Apertium, else none), llm, apertium, none. */
     translationEngine: 'auto' | 'llm' | 'apertium' | 'none'
@@ -111,7 +111,7 @@ export interface Config {
   faults: Set<string>
   /** Uploads not finalized within the URL's lifetime plus `graceMs` fail (workers/uploadExpiry.ts). */
   uploadExpiry: { graceMs: number; checkEveryMs: number }
-  /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (README, "Web dashboard"). */
+  /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (docs/dashboard.md, "Web dashboard"). */
   dashboard: {
     /** DASHBOARD_SESSION_HOURS (default 12): a session's absolute lifetime. */
     sessionSeconds: number

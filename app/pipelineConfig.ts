@@ -1,5 +1,5 @@
 // Configuration of the transcription pipeline (import downloads, speech engines, jobs), from
-// environment variables (README: "Ingestion and transcription"). The webhooks' settings are
+// environment variables (docs/speech.md: "Ingestion and transcription"). The webhooks' settings are
 // app/webhookConfig.ts.
 import { parseAllowlist } from '../domain/net/addressPolicy.ts'
 import { statSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// Configuration of the webhook sender, from environment variables (README: "Webhooks").
+// Configuration of the webhook sender, from environment variables (docs/webhooks.md: "Webhooks").
 import { allowlist, envList, envNumber } from './pipelineConfig.ts'
 
 export interface WebhookConfig {
