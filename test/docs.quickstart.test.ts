@@ -44,10 +44,11 @@ t.test('given a fresh clone, when the README quick start is followed, then npm s
   const tmp = tempDir()
   t.teardown(tmp.remove)
   const port = await freePort()
+  const mcpPort = await freePort() // PORT+1, npm start's default, may be taken on a busy machine
   speakerModel() // already in the test cache: start finds it there instead of fetching it
   // `npm start` itself, in a process group of its own so that stopping it stops what npm started.
   const child = spawn('npm', ['start'], {
-    env: { ...embeddedEnv(), DATA_DIR: tmp.dir, PORT: String(port), LOG_LEVEL: 'warn', MODELS_DIR: join(process.cwd(), '.ci', 'models') },
+    env: { ...embeddedEnv(), DATA_DIR: tmp.dir, PORT: String(port), MCP_PORT: String(mcpPort), LOG_LEVEL: 'warn', MODELS_DIR: join(process.cwd(), '.ci', 'models') },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   })
