@@ -120,7 +120,10 @@ function meaningFor(name: string, doc: string): string {
   const names = new RegExp(`\\b${name}(?![A-Z0-9_])`)
   const sentences = doc.split(/(?<=[.;])\s+(?=[A-Z`])/)
   const own = sentences.filter((s) => names.test(s))
-  return (own.length > 0 ? own.join(' ') : doc).trim().replace(/;$/, '.')
+  const text = (own.length > 0 ? own.join(' ') : doc).trim().replace(/;$/, '.')
+  // "PORT: where ..." reads as "Where ..." in the row of PORT.
+  const bare = text.replace(new RegExp(`^${name}: `), '')
+  return bare === text ? text : bare.charAt(0).toUpperCase() + bare.slice(1)
 }
 
 /** Whether a comment names the variable. */
