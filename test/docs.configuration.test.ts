@@ -43,7 +43,7 @@ t.test('given the configuration run with each kind of deployment, then every var
 })
 
 t.test('given the loaders, then defaults and meanings come from the source as written', async (t) => {
-  t.match(byName.get('PORT'), { default: '3000', setting: 'port', meaning: /where the REST API/ })
+  t.match(byName.get('PORT'), { default: '3000', setting: 'port', meaning: /^Where the REST API/ })
   t.match(byName.get('JOB_LEASE_MS'), { default: '300000', setting: 'pipeline.jobs.leaseMs' }, 'arithmetic worked out (5 * 60_000)')
   t.match(byName.get('TRANSLATION_ENGINE'), { default: 'auto', meaning: /Apertium/ }, 'the default after the allowed values')
   t.match(byName.get('WEBHOOK_RETRY_DELAYS_SECONDS'), { meaning: /retry/ }, 'a variable read beside its property finds the comment naming it')
