@@ -142,6 +142,22 @@ t.test('given the README as it was before the docs split, then each of its headi
   for (const heading of README_HEADINGS) t.ok(all.has(heading), `"${heading}" is still there`)
 })
 
+t.test('given the commands and paths the pages name, then each npm script exists and each file of the repository is there', async (t) => {
+  const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts as Record<string, string>
+  // A before/after table in DEVELOPING.md names files that a refactoring removed; they are history.
+  const HISTORY = new Set(['domain/notes/pipeline.ts', 'app/transcriptionWorker.ts', 'app/webhookWorker.ts'])
+  const folders = 'test|scripts|bench|adapters|domain|app|api|mcp|ports|projections|readmodels|commands|workers|engines|contract|web|docs'
+  const path = new RegExp(`(?<![\\w./-])((?:${folders})/[\\w./-]*\\.(?:tsx|ts|sh|py|json|md|xml|toml))(?![\\w-])`, 'g')
+  for (const page of pages) {
+    const text = readFileSync(page, 'utf8')
+    for (const [, name] of text.matchAll(/npm run (?:--silent )?([a-z][\w:-]*)/g)) t.ok(scripts[name!], `${page}: npm run ${name} is a script of package.json`)
+    for (const [, file] of text.matchAll(path)) {
+      if (HISTORY.has(file!) || (EXPECTED_LATER.has(file!) && !existsSync(file!))) continue
+      t.ok(existsSync(file!), `${page}: ${file} exists`)
+    }
+  }
+})
+
 t.test('given the Kafka page, then the consumer it shows is the tested file, as it is', async (t) => {
   const example = readFileSync('docs/examples/kafka-consumer.ts', 'utf8').trimEnd()
   t.ok(readFileSync('docs/kafka.md', 'utf8').includes('```ts\n' + example + '\n```'), 'docs/kafka.md shows docs/examples/kafka-consumer.ts verbatim')
