@@ -129,7 +129,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
     const path = openApiPath(r.path)
     paths[path] = { ...paths[path], [r.method.toLowerCase()]: op }
   }
-  // Outgoing webhooks (README "Webhooks"): what the service POSTs to an endpoint.
+  // Outgoing webhooks (docs/webhooks.md "Webhooks"): what the service POSTs to an endpoint.
   const payload = c.add(WebhookPayload, 'output')
   const hook = (type: string, when: string) => ({
     post: {

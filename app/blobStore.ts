@@ -1,5 +1,5 @@
 // Which blob store this process uses: the local directory (default) or an S3-compatible store
-// when S3_BUCKET is set (README, "Blob storage").
+// when S3_BUCKET is set (docs/operations.md, "Blob storage").
 import type { BlobStore } from '../ports/blobStore.ts'
 import { LocalBlobStore, blobDir } from '../adapters/local/blobStore.ts'
 import { S3BlobStore, type S3BlobStoreOptions } from '../adapters/s3/blobStore.ts'
@@ -27,7 +27,14 @@ const httpUrl = (v: string | undefined, name: string): string | null => {
   return v.replace(/\/+$/, '')
 }
 
-/** S3_BUCKET selects the S3 adapter; without it the other S3_* variables are not read. */
+/**
+ * S3_BUCKET selects the S3 adapter; without it the other S3_* variables are not read.
+ * S3_ENDPOINT: the S3 API the service talks to, e.g. http://minio:9000 (default: AWS S3).
+ * S3_REGION: the region requests are signed for. S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: both or
+ * neither (then the AWS default chain: AWS_* variables, shared config, an instance or task role).
+ * S3_PUBLIC_ENDPOINT: the endpoint written into presigned upload URLs (default S3_ENDPOINT).
+ * S3_FORCE_PATH_STYLE: `<endpoint>/<bucket>/<key>` URLs (MinIO); default on with S3_ENDPOINT.
+ */
 export function loadS3Config(env: NodeJS.ProcessEnv): S3Config | null {
   const bucket = env.S3_BUCKET?.trim()
   if (!bucket) return null

@@ -10,10 +10,13 @@ import { DEFAULT_MAX_DURATION_SECONDS, PLANS, isPlan, type Plan } from '../domai
 import { MAX_LAG_POSITIONS } from '../projections/sync.ts'
 
 export interface Config {
+  /** PORT: where the REST API, OAuth and the dashboard listen. */
   port: number
+  /** HOST: the address they listen on (`0.0.0.0` for every interface). */
   host: string
   /** How clients reach this service (upload URLs point here). Default: http://<host>:<port>. */
   publicBaseUrl: string
+  /** DATA_DIR: the embedded event store, read models, blobs and generated secrets. */
   dataDir: string
   /** MODELS_DIR (default DATA_DIR/models): where fetched model files are kept. */
   modelsDir: string
@@ -21,26 +24,31 @@ export interface Config {
   esdbUrl: string | null
   /** `mongodb://...` selects MongoDB for read models; otherwise the embedded store under dataDir. */
   mongoUrl: string | null
+  /** MONGO_DB: the read models' database with MONGO_URL. */
   mongoDb: string
+  /** KAFKA_BROKERS: comma-separated brokers; turns the analytics forwarder on (docs/kafka.md). */
   kafkaBrokers: string[]
+  /** KAFKA_TOPIC_PREFIX: topic name prefix; a topic per stream category follows it. */
   kafkaTopicPrefix: string
   /** Topics (stream categories, e.g. `note,ask`) on which personal fields are published; none by default. */
   analyticsPersonalTopics: string[]
   /** Which processes this instance runs: api, projections, workers, forwarder (comma separated). */
   roles: Set<string>
-  /** Requests per API key per window (429 beyond). */
   /** TRUST_PROXY (fastify trustProxy on the REST host; the MCP listener's default too): false, true, a hop count, or addresses. */
   trustProxy: boolean | number | string
   /** LEASE_TTL_SECONDS: a projection's lease lapses this long after its holder last renewed it (MongoDB only). */
   leaseTtlSeconds: number
   /** READ_MODEL_MAX_LAG: how many log positions a projection may trail a note command before the command waits for it (back-pressure). */
   readModelMaxLag: number
+  /** RATE_LIMIT_MAX requests per API key per RATE_LIMIT_WINDOW_SECONDS (429 beyond). */
   rateLimit: { max: number; windowSeconds: number }
-  /** Load shedding (README, "Health and load shedding"): 503 while the event loop lags more than this (0: off). */
+  /** Load shedding (docs/operations.md, "Health and load shedding"): 503 while the event loop lags more than this (0: off). */
   loadShedding: { maxEventLoopDelayMs: number; retryAfterSeconds: number }
   /** Non-public hosts, IPs or IPv4 CIDRs that imports may reach (self-hosting, tests). */
   importAllowlist: string[]
+  /** UPLOAD_URL_TTL_SECONDS: the lifetime of a presigned upload URL (at most 7 days with S3). */
   uploadUrlTtlSeconds: number
+  /** UPLOAD_SIGNING_SECRET: HMAC key of upload URLs; generated into DATA_DIR when unset; every API process of a deployment needs the same. */
   uploadSigningSecret: string | null
   /** Blobs in an S3-compatible store (S3_BUCKET, S3_ENDPOINT, ...; app/blobStore.ts); null: the local directory. */
   s3: S3Config | null
@@ -48,6 +56,7 @@ export interface Config {
   seedDemo: boolean
   /** LOOP_GIVE_UP_SECONDS: how long a supervised loop (projection, forwarder) may fail without progress before the process exits non-zero. */
   loopGiveUpSeconds: number
+  /** LOG_LEVEL: pino's log level (`debug` also shows kafkajs' own lines). */
   logLevel: string
   /** An OpenAI-compatible chat endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); null: local engines only. */
   llm: { baseUrl: string; apiKey: string | null; model: string } | null
@@ -59,7 +68,7 @@ export interface Config {
   mcp: { port: number; host: string; publicUrl: string; trustProxy: boolean | number | string; allowedOrigins: string[] | '*' }
   /** Signs the OAuth consent page's CSRF tokens and sign-in cookie; generated into DATA_DIR when unset. */
   oauthSigningSecret: string | null
-  /** Transcripts, translations, speakers and voice profiles (README, "Transcripts, translations, speakers and voices"). */
+  /** Transcripts, translations, speakers and voice profiles (docs/speech.md, "Transcripts, translations, speakers and voices"). */
   transcripts: {
     /** TRANSLATION_ENGINE: auto (LLM, else Apertium, else none), llm, apertium, none. */
     translationEngine: 'auto' | 'llm' | 'apertium' | 'none'
@@ -102,7 +111,7 @@ export interface Config {
   faults: Set<string>
   /** Uploads not finalized within the URL's lifetime plus `graceMs` fail (workers/uploadExpiry.ts). */
   uploadExpiry: { graceMs: number; checkEveryMs: number }
-  /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (README, "Web dashboard"). */
+  /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (docs/dashboard.md, "Web dashboard"). */
   dashboard: {
     /** DASHBOARD_SESSION_HOURS (default 12): a session's absolute lifetime. */
     sessionSeconds: number

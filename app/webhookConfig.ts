@@ -1,15 +1,18 @@
-// Configuration of the webhook sender, from environment variables (README: "Webhooks").
+// Configuration of the webhook sender, from environment variables (docs/webhooks.md: "Webhooks").
 import { allowlist, envList, envNumber } from './pipelineConfig.ts'
 
 export interface WebhookConfig {
-  /** Delay before each retry, in ms (its length is the number of retries after the first try). */
+  /** WEBHOOK_RETRY_DELAYS_SECONDS (comma separated): the delay before each retry, whose count is the number of retries after the first try. */
   retryDelaysMs: number[]
+  /** WEBHOOK_TIMEOUT_MS: how long an endpoint has to answer a call. */
   timeoutMs: number
+  /** WEBHOOK_POLL_MS: how often the sender looks for due deliveries. */
   pollMs: number
+  /** WEBHOOK_ALLOW_HOSTS: non-public hosts, IPs or CIDRs endpoints may be at (self-hosting, tests). */
   allowlist: string[]
-  /** How long the previous secret keeps signing after a rotation. */
+  /** WEBHOOK_ROTATION_GRACE_SECONDS: how long the previous secret keeps signing after a rotation. */
   rotationGraceMs: number
-  /** Seals the signing secrets in the events; null: a key kept in the data directory. */
+  /** WEBHOOK_SECRET_KEY: seals the signing secrets in the events; unset: a key generated into the data directory. */
   secretKey: string | null
 }
 

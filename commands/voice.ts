@@ -174,7 +174,7 @@ export class VoiceCommands {
   }
 
   /**
-   * A note is being deleted (README, "Deleting a note"): what its audio and its confirmed names
+   * A note is being deleted (docs/speech.md, "Deleting a note"): what its audio and its confirmed names
    * gave the voice profiles goes. Prints averaged over its audio are erased from the vault first,
    * then `VoiceNoteForgotten` records it; a removed profile's voice matches on other notes are
    * cleared (they quote its name). Runs while the note's key still opens the events that list

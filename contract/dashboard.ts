@@ -1,4 +1,4 @@
-// The dashboard's JSON endpoints under /app/api (README, "Web dashboard"): requests and answers.
+// The dashboard's JSON endpoints under /app/api (docs/dashboard.md, "Web dashboard"): requests and answers.
 // Not part of the /v1 contract: these answer only to a signed-in person's session cookie, never
 // to an API key. Shapes the REST API already has (notes, transcripts, voice profiles, webhooks,
 // account status) are reused as they are.

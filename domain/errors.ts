@@ -26,7 +26,7 @@ export type ErrorCode =
   | 'llm_invalid_json'
   | 'speaker_naming_failed'
   | 'chat_failed'
-  // Extensions of the spec's codes (documented in the README):
+  // Extensions of the spec's codes (documented in docs/api.md, "Errors"):
   | 'invalid_upload_signature'
   | 'upload_url_expired'
   | 'internal_error'
@@ -36,12 +36,12 @@ export type ErrorCode =
   | 'headers_too_large'
   | 'request_timeout'
   | 'duration_limit_exceeded'
-  // README, "Translations": a pair the installed engine cannot translate, refused when requested.
+  // docs/speech.md, "Translations": a pair the installed engine cannot translate, refused when requested.
   | 'translation_pair_unsupported'
-  // The HTTP kit (README, "Browser clients (CORS)" and "Health and load shedding"):
+  // The HTTP kit (docs/mcp-oauth.md, "Browser clients (CORS)" and "Health and load shedding"):
   | 'origin_not_allowed'
   | 'service_unavailable'
-  // The web dashboard (README, "Web dashboard"):
+  // The web dashboard (docs/dashboard.md, "Web dashboard"):
   | 'not_signed_in'
   | 'invalid_credentials'
   | 'csrf_check_failed'

@@ -27,7 +27,7 @@ export interface Translator {
   translate(req: TranslateRequest): Promise<SegmentText[]>
 }
 
-/** errorCode values a failed translation records (README, "Translations"). */
+/** errorCode values a failed translation records (docs/speech.md, "Translations"). */
 export type TranslationErrorCode = 'translation_engine_unavailable' | 'translation_pair_unsupported' | 'translation_engine_failed'
 
 export class TranslationError extends Error {

@@ -1,5 +1,5 @@
 // The one place a diarization label becomes a name: the speakers read model viewed by the naming
-// rules of domain/speakers/speakers.ts (README, "Speakers"). The transcript and its exports, the
+// rules of domain/speakers/speakers.ts (docs/speech.md, "Speakers"). The transcript and its exports, the
 // timeline, the sources the language engines read (analyses, outline, deliverables), the
 // passages answers quote, the webhooks and the dashboard all read names here; none keeps a copy.
 // Voice evidence counts only while the owner's biometric consent is in force.

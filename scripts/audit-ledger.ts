@@ -7,7 +7,7 @@
 //   npm run --silent audit-ledger -- <accountId>|--all --csv   the double-entry postings as CSV
 // Each violation is one line: `VIOLATION <rule> stream=<stream> revision=<n>: <why>`. The last
 // line before the verdict is the head of the hash chain, `HEAD <stream> r<n> <sha256>`: what an
-// operator anchors outside the system (README, "Anchoring the ledger") and passes back as
+// operator anchors outside the system (docs/credits.md, "Anchoring the ledger") and passes back as
 // `--anchor` to prove that nothing up to it was rewritten since.
 import { loadConfig } from '../app/config.ts'
 import { openDocumentStore, openEventStore } from '../app/infrastructure.ts'

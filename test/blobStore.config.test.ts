@@ -1,5 +1,5 @@
 // Which blob store the configuration selects: S3 when S3_BUCKET is set, the local directory
-// otherwise (README, "Blob storage").
+// otherwise (docs/operations.md, "Blob storage").
 import t from 'tap'
 import { loadConfig } from '../app/config.ts'
 import { createBlobStore } from '../app/blobStore.ts'

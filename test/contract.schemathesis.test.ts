@@ -3,7 +3,7 @@
 // from it: valid and invalid requests to every operation, undeclared methods, missing
 // credentials, and sequences along the document's links. Every check is on; the seed and the
 // other settings are in schemathesis.toml (the same file a user fuzzing a deployment uses, see
-// the README). The run must end with no failure.
+// docs/api.md, "Fuzzing your own deployment"). The run must end with no failure.
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
@@ -49,7 +49,7 @@ t.test('schemathesis finds nothing wrong with the running service', async (t) =>
   if (!existsSync(schemathesis)) return
   // Links must resolve to a public address to be imported; names are made up by the generator.
   // (Where they do not, as on a machine without DNS, the 400 that says so is accepted:
-  // schemathesis.toml.) The rate limit is raised to keep the run short; the README's recipe
+  // schemathesis.toml.) The rate limit is raised to keep the run short; the recipe in docs/api.md
   // paces schemathesis under the default limit instead.
   const s = await testService({ resolver: { resolve: async () => ['93.184.216.34'] } })
   t.teardown(s.close)

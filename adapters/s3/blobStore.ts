@@ -1,7 +1,7 @@
 // Blobs in an S3-compatible store (AWS S3, MinIO, ...) for the scale-out deployment. The only
 // file that imports the AWS SDK.
 //
-// What is enforced where (see README, "Blob storage"):
+// What is enforced where (see docs/operations.md, "Blob storage"):
 // - presignPut signs a real SigV4 PUT URL bound to the bucket, the key, the Content-Type header
 //   and the expiry, and to Content-Length when the exact size is known (`exactBytes`): S3 itself
 //   refuses another key, type, size or a late PUT (403). A presigned PUT cannot carry a maximum

@@ -1,4 +1,4 @@
-// The dashboard's JSON endpoints, /app/api (README, "Web dashboard"). Thin like the REST routes:
+// The dashboard's JSON endpoints, /app/api (docs/dashboard.md, "Web dashboard"). Thin like the REST routes:
 // each parses with a contract schema and calls the same command or query as its REST twin, with
 // a caller whose `via` is `dashboard`. Only a signed-in person's session cookie opens them (never
 // an API key), and every state-changing one needs the session's CSRF token.

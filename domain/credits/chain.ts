@@ -4,7 +4,7 @@
 // event, even with every later balance made consistent, breaks the chain at that event (its hash
 // no longer matches its contents) or at the next one (its prevHash no longer matches), unless
 // every later hash is recomputed too; that rewrite changes the head hash, which an operator
-// anchors outside the system (README, "Anchoring the ledger"). Events written before the chain
+// anchors outside the system (docs/credits.md, "Anchoring the ledger"). Events written before the chain
 // existed carry no hash: the chain starts at the first hashed event, and an unhashed event after
 // it is a break.
 import { createHash } from 'node:crypto'

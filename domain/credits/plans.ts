@@ -25,7 +25,7 @@ export const planAtLeast = (plan: Plan, min: Plan): boolean => RANK[plan] >= RAN
 const MB = 1024 * 1024
 const GB = 1024 * MB
 
-/** What each plan may upload and keep (spec part 8 leaves the numbers to us; README lists them). */
+/** What each plan may upload and keep (spec part 8 leaves the numbers to us; docs/api.md, "Limits", lists them). */
 export interface PlanLimits {
   /** Largest single upload or import. */
   maxFileBytes: number

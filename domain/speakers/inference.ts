@@ -1,7 +1,7 @@
 // Deterministic speaker-name inference from what a note says and where it comes from, in the six
 // languages (es, en, de, fr, it, pt). No voice analysis. Every candidate name carries its
 // evidence; the confidence of a name for a speaker combines its pieces of evidence as
-// independent clues (1 − Π(1 − wᵢ)). Weights (README, "Speakers"):
+// independent clues (1 − Π(1 − wᵢ)). Weights (docs/speech.md, "Speakers"):
 //
 // | clue | weight |
 // |---|---|

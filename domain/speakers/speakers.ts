@@ -13,7 +13,7 @@
 // That name is the one every output shows (transcript and exports, timeline, analyses, answers,
 // deliverables, MCP tools, webhooks): they all read it through readmodels/speakerNames.ts.
 
-/** An inferred name becomes the name in use from this confidence on (README, "Speakers"). */
+/** An inferred name becomes the name in use from this confidence on (docs/speech.md, "Speakers"). */
 export const NAME_CONFIDENCE_THRESHOLD = 0.8
 
 export type EvidenceSource = 'transcript' | 'metadata' | 'roster' | 'voice' | 'published'

@@ -1,5 +1,5 @@
 // Transcript exports as text (spec part 4): txt, srt, vtt, md. Pure functions of the segments with
-// their speaker names already resolved, byte-exact (README, "Transcript exports" shows each).
+// their speaker names already resolved, byte-exact (docs/speech.md, "Transcript exports" shows each).
 //
 // - The speaker shown is the name in use, else "Speaker <label>", else nothing.
 // - A translation, when asked for, either replaces the text (`translation`) or follows it
