@@ -99,6 +99,11 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
   let queue: Promise<unknown> = Promise.resolve()
   let nextId = 1
 
+  // Closing aborts a fetch in flight (pip, the graph build) and refuses to start a worker after
+  // it: whatever the diarizer started would otherwise outlive the process that is stopping.
+  const closing = new AbortController()
+  const closed = () => new DiarizerUnavailable('the diarizer was closed')
+
   const onDisk = () => diarizerRuntimeReady(options.modelsDir) && diarizerModelsReady(options.modelsDir)
 
   function locate(log: (line: string) => void, mayFetch: boolean): Promise<{ runtime: string; models: string }> {
@@ -115,13 +120,14 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
         if (!onDisk()) {
           if (options.fetch === false) throw new Error(`the diarizer's runtime or models are not in ${options.modelsDir} and fetching is off`)
           await checkPython(options.python)
-          await ensureDiarizerModels({ modelsDir: options.modelsDir, python: options.python, log })
+          await ensureDiarizerModels({ modelsDir: options.modelsDir, python: options.python, log, signal: closing.signal })
         }
         return { runtime: diarizerRuntimeDir(options.modelsDir), models: diarizerModelDir(options.modelsDir) }
       } finally {
         preparing = false
       }
     })().catch((err: unknown) => {
+      if (closing.signal.aborted) throw closed()
       unavailable = `${(err as Error).message}. Fix: ${DIARIZER_SETUP_COMMAND} (needs Python 3.9+ with pip and PyPI)`
       log(`  diarizer unavailable: ${unavailable}`)
       located = null
@@ -159,6 +165,7 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
 
   async function ready(log: (line: string) => void, mayFetch = false): Promise<Worker> {
     const p = await locate(log, mayFetch)
+    if (closing.signal.aborted) throw closed()
     const w = (worker ??= spawnWorker(p))
     info = await w.ready
     return w
@@ -223,8 +230,13 @@ export function onnxDiarizer(options: OnnxDiarizerOptions): OnnxDiarizer {
     },
     status,
     async close() {
-      worker?.proc.kill('SIGKILL')
+      closing.abort()
+      const w = worker
       worker = null
+      w?.proc.kill('SIGKILL')
+      const exit = w && w.proc.exitCode === null && w.proc.signalCode === null ? new Promise((resolve) => w.proc.once('exit', resolve)) : null
+      // Done when nothing the diarizer started runs any more and no half-fetched folder is left.
+      await Promise.allSettled([located, exit])
     },
   }
 }

