@@ -35,6 +35,8 @@ const stop = (r: Replica) =>
     if (r.child.exitCode !== null) return resolve()
     r.child.once('exit', () => resolve())
     r.child.kill('SIGTERM')
+    // One that cannot close (a store gone) must not hold the run.
+    setTimeout(() => r.child.kill('SIGKILL'), 15_000).unref()
   })
 
 /** `a` serves the API only and sets up an account with a dashboard person; `b` also runs the projections. No directory in common. */
@@ -45,10 +47,10 @@ async function twoHosts(t: Test, mongoUrl: string) {
   const dirB = tempDir()
   const email = `p-${randomUUID().slice(0, 8)}@example.com`
   const shared = { ESDB_URL: esdb.connectionString, MONGO_URL: mongoUrl, MONGO_DB: db, KEYS_MONGO_DB: `${db}_keys` }
-  const b = await startReplica({ ...shared, DATA_DIR: dirB.dir, ROLES: 'api,projections' })
-  const a = await startReplica({ ...shared, DATA_DIR: dirA.dir, ROLES: 'api', SETUP: '1', SETUP_PERSON: email })
+  // Stopped at teardown even when the other one failed to start (before, the second crashed at start).
+  const started: Replica[] = []
   t.teardown(async () => {
-    await Promise.all([stop(a), stop(b)])
+    await Promise.all(started.map(stop))
     const { dropMongoDatabase } = await import('../adapters/mongodb/documentStore.ts')
     await dropMongoDatabase(mongoUrl, db)
     await dropMongoDatabase(mongoUrl, `${db}_keys`)
@@ -56,6 +58,10 @@ async function twoHosts(t: Test, mongoUrl: string) {
     dirA.remove()
     dirB.remove()
   })
+  const b = await startReplica({ ...shared, DATA_DIR: dirB.dir, ROLES: 'api,projections' })
+  started.push(b)
+  const a = await startReplica({ ...shared, DATA_DIR: dirA.dir, ROLES: 'api', SETUP: '1', SETUP_PERSON: email })
+  started.push(a)
   return { a, b, email, apiKey: a.apiKey! }
 }
 
