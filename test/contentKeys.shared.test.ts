@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from './support/tmp.ts'
+import { pollUntil } from './support/pollUntil.ts'
 import { documentContentKeys, importContentKeys, CONTENT_KEYS_COLLECTION } from '../adapters/documentStore/contentKeys.ts'
 import { documentSecrets, withSharedSecrets } from '../app/sharedSecrets.ts'
 import { openSqliteContentKeys, readSqliteContentKeys } from '../adapters/sqlite/contentKeys.ts'
@@ -59,6 +60,22 @@ if (!mongoUrl) {
     await check.close()
     // 600 handed out, plus `id`'s tombstone; the keys made ahead and never handed out left with their stores.
     t.equal(left, 601, 'closing takes the unused keys made ahead with it')
+  })
+
+  t.test('given keys fetched with their batch by a reader, when one is shredded, then no reader opens it past the cache bound, and none fetches it again', async (t) => {
+    const [storeA, storeB, open] = await twoConnections(t, mongoUrl)
+    const writer = documentContentKeys(storeA)
+    const reader = documentContentKeys(storeB)
+    const [x, y] = [await writer.issueId(), await writer.issueId()]
+    t.equal((await reader.key(x, { create: false })).kind, 'key', 'the reader fetches x, and its batch with it')
+    t.equal((await reader.key(y, { create: false })).kind, 'key', 'y, from the batch')
+    await writer.shred(y)
+    const later = documentContentKeys(await open())
+    t.equal((await later.key(x, { create: false })).kind, 'key')
+    t.equal((await later.key(y, { create: false })).kind, 'shredded', 'a reader fetching the batch after the shred never sees the key')
+    await pollUntil('the first reader sees the shred', async () => (await reader.key(y, { create: false })).kind === 'shredded', 3000)
+    t.equal((await reader.key(y, { create: true })).kind, 'shredded', 'and sealing never used the prefetched key')
+    await Promise.all([writer.close(), reader.close(), later.close()])
   })
 
   t.test('given a keys file from a one-host install, when it is carried into the key store, then its keys open as before and its tombstones win, once', async (t) => {
