@@ -26,6 +26,13 @@ export interface Config {
   mongoUrl: string | null
   /** MONGO_DB: the read models' database with MONGO_URL. */
   mongoDb: string
+  /**
+   * KEYS_MONGO_DB (default MONGO_DB + `_keys`): with MONGO_URL, the MongoDB database of the note
+   * content keys and the signing secrets, shared by every process on every host. Never the read
+   * models' database: those are rebuilt from the log and may be dropped, the keys cannot be
+   * rebuilt from anything. Back it up with the event store. Without MONGO_URL: DATA_DIR.
+   */
+  keysMongoDb: string
   /** KAFKA_BROKERS: comma-separated brokers; turns the analytics forwarder on (docs/kafka.md). */
   kafkaBrokers: string[]
   /** KAFKA_TOPIC_PREFIX: topic name prefix; a topic per stream category follows it. */
@@ -176,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esdbUrl: env.ESDB_URL || null,
     mongoUrl: env.MONGO_URL || null,
     mongoDb: env.MONGO_DB ?? 'notes',
+    keysMongoDb: env.KEYS_MONGO_DB || `${env.MONGO_DB ?? 'notes'}_keys`,
     kafkaBrokers: list(env.KAFKA_BROKERS),
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
     analyticsPersonalTopics: list(env.ANALYTICS_PERSONAL_TOPICS),

@@ -1,7 +1,8 @@
 // Composition root: opens the adapters from the configuration and starts the roles this
 // process runs (api, projections, workers, forwarder).
 import type { Config } from './config.ts'
-import { openContentKeys, openDocumentStore, openEventStore } from './infrastructure.ts'
+import { openDocumentStore, openEventStore, openKeyStores } from './infrastructure.ts'
+import { withSharedSecrets } from './sharedSecrets.ts'
 import { createServices, type Services } from './services.ts'
 import { startWorkers, type RunningWorker } from './workers.ts'
 import { startProjection, type Projection, type RunOptions, type RunningProjection } from '../projections/runner.ts'
@@ -22,8 +23,12 @@ export interface RunningService {
   close(): Promise<void>
 }
 
-export async function startService(config: Config, log: (msg: string) => void = console.log): Promise<RunningService> {
-  const contentKeys = openContentKeys(config)
+export async function startService(given: Config, log: (msg: string) => void = console.log): Promise<RunningService> {
+  // Content keys and signing secrets from the stores every process shares (MongoDB at scale), so
+  // roles on other hosts seal, open, sign and verify alike; DATA_DIR on one host.
+  const keyStores = await openKeyStores(given, log)
+  const config = await withSharedSecrets(given, keyStores.secrets)
+  const contentKeys = keyStores.contentKeys
   const events = await openEventStore(config, contentKeys)
   const docs = await openDocumentStore(config)
   const running: RunningProjection[] = []
@@ -110,6 +115,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
       for (const p of running) await p.stop()
       await closePublisher()
       await events.close()
+      await contentKeys.close()
       await docs.close()
     },
   }

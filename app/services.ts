@@ -73,7 +73,7 @@ export interface ServiceDeps {
   probe: MediaProbe
   resolver: HostResolver
   projections: RunningProjection[]
-  /** The note content keys the event store seals with (app/infrastructure.ts); by default DATA_DIR/keys.db. */
+  /** The note content keys the event store seals with (app/infrastructure.ts, openKeyStores); by default DATA_DIR/keys.db, and required with MONGO_URL. */
   contentKeys?: ContentKeyStore
   clock?: () => Date
 }
@@ -84,6 +84,8 @@ export const VERSION = '1.0.0'
 export const webhookSecretKey = (config: Config): string => signingSecret(config.dataDir, 'webhook', config.webhooks.secretKey)
 
 export function createServices(config: Config, deps: ServiceDeps): Services {
+  // DATA_DIR's keys would seal notes no other host can open.
+  if (config.mongoUrl && !deps.contentKeys) throw new Error('createServices: with MONGO_URL the content keys come from the shared key store (openKeyStores)')
   const clock = deps.clock ?? (() => new Date())
   const handler = new CommandHandler(deps.events)
   const credits = new CreditCommands(handler, clock, {

@@ -103,11 +103,22 @@ async function precompress(dir: string) {
   }
 }
 
-/** Builds web/dist unless it is up to date; says which. */
+/**
+ * Whether a start builds the dashboard. A production install (the container image: `npm install
+ * --omit=dev`) has no vite to build with, and ships the build made where it had one: that build
+ * is served as it is (its hash names a vite the install lacks, so it never matches here).
+ */
+export function needsBuild(o: { force: boolean; hash: string; built: string | null; toolkitInstalled: boolean }): boolean {
+  if (o.force) return true
+  if (!o.toolkitInstalled && o.built !== null) return false
+  return o.built !== o.hash
+}
+
+/** Builds web/dist unless it is up to date (or cannot be built here and a build is there); says which. */
 export async function buildWeb(o: { force?: boolean; log?: (m: string) => void } = {}): Promise<'built' | 'fresh'> {
   const log = o.log ?? (() => {})
   const hash = await sourceHash()
-  if (!o.force && (await builtHash()) === hash) return 'fresh'
+  if (!needsBuild({ force: !!o.force, hash, built: await builtHash(), toolkitInstalled: versionOf('vite') !== 'missing' })) return 'fresh'
   return withLock(async () => {
     if (!o.force && (await builtHash()) === hash) return 'fresh' as const
     const { build } = await import('vite')

@@ -21,8 +21,9 @@ if ! "$venv/bin/python" -m pip freeze 2>/dev/null | grep -qxF -e "${contract_too
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${contract_tools[@]}" >&2
 fi
 # sox and flite build the voices of bench/speech-quality.ts (pitch and tempo changes, English voices).
-# docker-compose: test/compose.test.ts validates docker-compose.yml with `docker-compose config`.
-packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium sox flite docker-compose)
+# docker-compose: test/compose.test.ts validates docker-compose.yml with `docker-compose config`,
+# and haproxy (the version line of the stack's load balancer image) checks and runs deploy/haproxy.cfg.
+packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium sox flite docker-compose haproxy)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -85,6 +85,7 @@ if (!mongoUrl) {
     const db = `test_boot_loss_${randomUUID().replace(/-/g, '').slice(0, 10)}`
     t.teardown(async () => {
       await dropMongoDatabase(mongoUrl, db)
+      await dropMongoDatabase(mongoUrl, `${db}_keys`)
       tmp.remove()
     })
     const config = loadConfig({ DATA_DIR: tmp.dir, MONGO_URL: mongoUrl, MONGO_DB: db, PORT: '0', MCP_PORT: '0', ASR_BASE_URL: 'http://127.0.0.1:9/v1', LOG_LEVEL: 'silent' })

@@ -2,13 +2,26 @@
 // package scripts/system-deps.sh installs; nothing is started), checked for what a stack needs to
 // restart cleanly: healthchecks and start-up order, restart policies, a volume for every store,
 // Kafka reachable from the network and the host, one image, no demo seeding, credentials from
-// the env file and no unauthenticated store published on the host.
+// the env file and no unauthenticated store published on the host; the image (Dockerfile) has
+// what transcription needs and CI's Node major; the API scales behind the load balancer, whose
+// HAProxy configuration is checked and run (haproxy from the Debian archive); every role has a
+// health check and no role shares a volume with another.
 import t from 'tap'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { createServer } from 'node:net'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { tempDir } from './support/tmp.ts'
+import { pollUntil } from './support/pollUntil.ts'
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
@@ -112,11 +125,86 @@ t.test('store credentials come from the env file, never from the compose file', 
   t.throws(() => config(['docker-compose.yml'], empty), 'refused without credentials')
 })
 
-t.test('the image: Node 22 LTS, production dependencies only', async (t) => {
+t.test("the image: CI's Node major, production dependencies only, unprivileged", async (t) => {
   const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8')
+  // The suite runs on CI's Node: the image must run the same major.
+  const nodeImage = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1] ?? ''
+  t.match(nodeImage, new RegExp(`^node:${process.versions.node.split('.')[0]}-`), `the image's Node (${nodeImage}) is the major this suite runs on (${process.version})`)
   const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]!)
-  t.ok(froms.length > 0 && froms.every((f) => /^node:22\b/.test(f)), `node:22 (${froms.join(', ')})`)
+  t.ok(froms.every((f) => f === '${NODE_IMAGE}' || /^[a-z]+$/.test(f)), `every stage starts from NODE_IMAGE or another stage (${froms.join(', ')})`)
   const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '))
   t.match(runtime, /npm install --omit=dev/, 'runtime stage omits dev dependencies')
   t.match(runtime, /^USER node$/m, 'runs as an unprivileged user')
+  // What the runtime copies from the build must not bring the dev dependencies back.
+  for (const [, stage] of runtime.matchAll(/^COPY --from=(\w+) \/app /gm)) {
+    const body = dockerfile.slice(dockerfile.indexOf(`AS ${stage}\n`))
+    t.match(body.slice(0, body.indexOf('\nFROM ') >>> 0), /rm -rf node_modules/, `stage ${stage} drops the build's node_modules before the runtime copies it`)
+  }
+})
+
+t.test('the image has what transcription needs: Python with pip, the model layer, yt-dlp', async (t) => {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8')
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '))
+  const base = /^FROM (\S+)/.exec(runtime.trim())![1]!
+  const baseStage = dockerfile.slice(dockerfile.indexOf(`AS ${base}\n`))
+  t.match(baseStage.slice(0, baseStage.indexOf('\nFROM ')), /apt-get install[^\n]*python3 python3-pip/, `the runtime's base (${base}) installs Python 3 and pip`)
+  t.match(dockerfile, /^RUN npm run --silent image-models$/m, 'the model layer is fetched at build time (scripts/imageModels.ts)')
+  t.ok(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts['image-models'], 'npm run image-models exists')
+  t.match(runtime, /^COPY --from=models --chown=node:node \/opt\/notes \/opt\/notes$/m, 'and copied into the runtime')
+  const env = Object.fromEntries([...runtime.matchAll(/^\s*(?:ENV )?([A-Z_]+)=(\S+?)(?: \\)?$/gm)].map((m) => [m[1]!, m[2]!]))
+  t.equal(env.MODELS_DIR, '/opt/notes/models')
+  t.equal(env.MEDIA_TOOLS_DIR, '/opt/notes/media-tools')
+  t.equal(env.YTDLP_PATH, '/opt/notes/yt-dlp/bin/yt-dlp', 'yt-dlp where its venv is')
+  t.match(dockerfile, /python3 -m venv \/opt\/notes\/yt-dlp/)
+})
+
+t.test('the API scales behind the load balancer; every role has a health check; no volume shared by roles', async (t) => {
+  t.same(c.services.api!.ports ?? [], [], 'api publishes no host port (so --scale api=N can start several)')
+  const lb = c.services.lb!
+  const published = (lb.ports ?? []).map((p) => (typeof p === 'string' ? p : `${p.published}:${p.target}`))
+  t.ok(published.some((p) => p.endsWith('3000:3000')) && published.some((p) => p.endsWith('3001:3001')), `lb publishes REST and MCP (${published.join(', ')})`)
+  const cfg = readFileSync(join(root, 'deploy/haproxy.cfg'), 'utf8')
+  t.match(cfg, /server-template \w+ \d+ api:3000 resolvers docker/, 'lb finds every api replica by name through Docker DNS')
+  t.match(cfg, /server-template \w+ \d+ api:3001 resolvers docker/, 'MCP too')
+  t.notMatch(cfg, /retry-on[^\n]*(empty-response|response-timeout|5\d\d)/, 'a request that reached a replica is never sent to another')
+  for (const p of PROCESSES) {
+    const s = c.services[p]!
+    const test = JSON.stringify(s.healthcheck?.test ?? '')
+    t.match(test, /HEALTH_PORT/, `${p} is checked on its HEALTH_PORT`)
+    t.match(test, /\/readyz/, `${p} is healthy when ready`)
+    t.match(s.environment?.HEALTH_PORT, /^\d+$/, `${p} sets HEALTH_PORT`)
+    t.notOk(volumesOf(s).some((v) => v.type === 'volume'), `${p} mounts no named volume: keys and secrets are in the stores`)
+  }
+  t.notOk('service-data' in c.volumes, 'no volume for keys.db and signing secrets')
+})
+
+t.test('the MCP listener is named by its public URL, from the env file', async (t) => {
+  const env = readFileSync(join(root, '.env.example'), 'utf8')
+  const url = /^MCP_PUBLIC_URL=(\S+)$/m.exec(env)?.[1]
+  t.ok(url, 'MCP_PUBLIC_URL in .env.example')
+  for (const p of PROCESSES) t.equal(c.services[p]!.environment?.MCP_PUBLIC_URL, url, `${p} gets it`)
+  t.equal(c.services.api!.environment?.TRUST_PROXY, '1', 'one proxy hop: lb')
+})
+
+t.test('the load balancer: a valid HAProxy configuration, its health answer, and the spec error when no replica is up', async (t) => {
+  // HAProxy of the Debian archive (scripts/system-deps.sh), the image's version line (2.6).
+  const tmp = tempDir()
+  t.teardown(tmp.remove)
+  const port = await freePort()
+  const cfg = readFileSync(join(root, 'deploy/haproxy.cfg'), 'utf8')
+    .replace('/usr/local/etc/haproxy/errors/503.http', join(root, 'deploy/errors/503.http'))
+    .replace(/^\s*bind :3000$/m, `  bind 127.0.0.1:${port}`)
+    .replace(/^\s*bind :3001$/m, `  bind 127.0.0.1:${await freePort()}`)
+  const file = join(tmp.dir, 'haproxy.cfg')
+  writeFileSync(file, cfg)
+  t.match(execFileSync('haproxy', ['-c', '-f', file], { encoding: 'utf8' }), /valid/, 'haproxy -c accepts it')
+  const lb = spawn('haproxy', ['-db', '-f', file], { stdio: 'ignore' })
+  t.teardown(() => void lb.kill('SIGKILL'))
+  // The compose healthcheck of lb, as compose runs it, on this port.
+  const check = (c.services.lb!.healthcheck!.test as string[]).slice(1)
+  const probe = () => spawnSync(check[0]!, [...check.slice(1, -1), check.at(-1)!.replace('/3000', `/${port}`)]).status === 0
+  await pollUntil('lb answers its health check', probe, 10_000)
+  const r = await fetch(`http://127.0.0.1:${port}/v1/notes`)
+  t.equal(r.status, 503)
+  t.match(await r.json(), { error: 'service_unavailable', message: /API process/ }, 'the spec error body, not an HTML page')
 })

@@ -112,6 +112,7 @@ if (!mongoUrl) {
       await single.close()
       await dropMongoDatabase(mongoUrl, liveDb)
       await dropMongoDatabase(mongoUrl, rebuildDb)
+      await dropMongoDatabase(mongoUrl, `${liveDb}_keys`)
       tmp.remove()
     })
 

@@ -47,6 +47,7 @@ async function twoReplicas(t: Test, mongoUrl: string, env: Record<string, string
     await Promise.all([stop(a), stop(b)])
     const { dropMongoDatabase } = await import('../adapters/mongodb/documentStore.ts')
     await dropMongoDatabase(mongoUrl, db)
+    await dropMongoDatabase(mongoUrl, `${db}_keys`)
     tmp.remove()
   })
   return { a, b }

@@ -110,3 +110,15 @@ export function openSqliteContentKeys({ path }: { path: string }): ContentKeySto
     },
   }
 }
+
+/** Every row of a keys file, for carrying it into the shared key store (app/infrastructure.ts); the file is only read. */
+export function readSqliteContentKeys(path: string): { id: string; key: Buffer | null; shreddedAt: string | null }[] {
+  const db = openSqlite(path, { synchronous: 'FULL' })
+  try {
+    db.exec(SCHEMA)
+    const rows = db.prepare('SELECT id, key, shredded_at FROM content_keys').all() as { id: string; key: Buffer | null; shredded_at: string | null }[]
+    return rows.map((r) => ({ id: r.id, key: r.key ? Buffer.from(r.key) : null, shreddedAt: r.shredded_at }))
+  } finally {
+    db.close()
+  }
+}
