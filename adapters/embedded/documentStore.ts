@@ -13,6 +13,8 @@ import {
   type DocumentStore,
   type Filter,
   type FindOptions,
+  type GuardedWrite,
+  type GuardedWriteResult,
   type IndexSpec,
   type SortSpec,
   type Update,
@@ -353,6 +355,24 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (this.docs.has(doc._id)) throw new DuplicateKeyError(this.name, { _id: doc._id })
     this.write(null, doc)
     return { matchedCount: 0, modifiedCount: 0, upsertedId: doc._id }
+  }
+
+  async writeGuarded(writes: readonly GuardedWrite<T>[]): Promise<GuardedWriteResult> {
+    // No round trips to save here: each write as on its own, a collision refusing only itself.
+    let landed = 0
+    const collided: number[] = []
+    for (const [i, w] of writes.entries()) {
+      try {
+        if ('insert' in w) landed += (await this.insertOne(w.insert), 1)
+        else if ('replace' in w) landed += (await this.replaceOne(w.filter, w.replace)).matchedCount
+        else if ('update' in w) landed += (await this.updateOne(w.filter, w.update)).matchedCount
+        else landed += (await this.deleteOne(w.delete)).deletedCount
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError) || !('insert' in w)) throw err
+        collided.push(i)
+      }
+    }
+    return { landed, collided }
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
