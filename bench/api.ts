@@ -222,14 +222,14 @@ async function mixedLoad(label: string, apiUrl: string, apiKey: string, importer
   const body = JSON.stringify({ filename: 'bench.wav', contentType: 'audio/wav', fileSizeBytes: 1000 })
   const create = async () => {
     const r = await fetch(`${apiUrl}/v1/notes`, { method: 'POST', headers, body })
-    if (r.status !== 201 && r.status !== 200) throw new Error(`POST /v1/notes answered ${r.status}`)
+    if (r.status < 200 || r.status > 299) throw new Error(`POST /v1/notes answered ${r.status}`)
     return ((await r.json()) as { noteId: string }).noteId
   }
   const targets: string[] = []
   for (let i = 0; i < 100; i++) targets.push(await create())
   let seq = 0
   const stats = { edits: 0, creates: 0, stale: 0, lost: 0, rywMs: [] as number[], patchMs: [] as number[] }
-  /** PATCH a title, then GET until the note shows it (5 s at most): the read-your-writes latency. */
+  /** PATCH a title, then GET until the note shows it (5 s at most): the read-your-writes latency, from the PATCH's answer to the GET showing the title. */
   const edit = async () => {
     const id = targets[seq++ % targets.length]!
     const title = `edited ${seq} ${randomUUID().slice(0, 6)}`
@@ -237,7 +237,8 @@ async function mixedLoad(label: string, apiUrl: string, apiKey: string, importer
     const r = await fetch(`${apiUrl}/v1/notes/${id}`, { method: 'PATCH', headers, body: JSON.stringify({ title }) })
     await r.arrayBuffer()
     if (r.status !== 200) throw new Error(`PATCH answered ${r.status}`)
-    stats.patchMs.push(performance.now() - t0)
+    const acked = performance.now()
+    stats.patchMs.push(acked - t0)
     for (let first = true; ; first = false) {
       const g = (await (await fetch(`${apiUrl}/v1/notes/${id}`, { headers })).json()) as { title?: string; note?: { title?: string } }
       if ((g.note?.title ?? g.title) === title) break
@@ -245,7 +246,7 @@ async function mixedLoad(label: string, apiUrl: string, apiKey: string, importer
       if (performance.now() - t0 > 5000) return void stats.lost++
       await new Promise((res) => setTimeout(res, 5))
     }
-    stats.rywMs.push(performance.now() - t0)
+    stats.rywMs.push(performance.now() - acked)
     stats.edits++
   }
   const imports = (n: number) =>
@@ -280,7 +281,7 @@ async function mixedLoad(label: string, apiUrl: string, apiKey: string, importer
   const trips = (roundTrips?.() ?? 0) - before.trips
   console.log(
     `${label}, open loop ${EDITS} edits/s + ${CREATES} creates/s + ${IMPORTS} imports/s for ${SECONDS} s: ${stats.edits} edits, ${stats.creates} creates; ` +
-      `PATCH p50 ${pct(stats.patchMs, 0.5).toFixed(1)} / p99 ${pct(stats.patchMs, 0.99).toFixed(1)} ms; PATCH then GET shows the new title: p50 ${pct(stats.rywMs, 0.5).toFixed(1)} / p99 ${pct(stats.rywMs, 0.99).toFixed(1)} / max ${pct(stats.rywMs, 1).toFixed(1)} ms ` +
+      `PATCH p50 ${pct(stats.patchMs, 0.5).toFixed(1)} / p99 ${pct(stats.patchMs, 0.99).toFixed(1)} ms; from the PATCH's answer until a GET shows the new title: p50 ${pct(stats.rywMs, 0.5).toFixed(1)} / p99 ${pct(stats.rywMs, 0.99).toFixed(1)} / max ${pct(stats.rywMs, 1).toFixed(1)} ms ` +
       `(goal p99 < 100 ms); first GET stale ${stats.stale} of ${stats.edits + stats.lost}, not shown within 5 s ${stats.lost}` +
       (roundTrips ? `; projections' requests to the read-model store ${trips} for ${events} events = ${(trips / Math.max(1, events)).toFixed(2)} per event (until applied, ${openSecs.toFixed(1)} s)` : ''),
   )
@@ -309,7 +310,7 @@ async function mixedLoad(label: string, apiUrl: string, apiKey: string, importer
   const cEvents = logPosition(dataDir) - c0.log
   const cTrips = (roundTrips?.() ?? 0) - c0.trips
   console.log(
-    `${label}, closed loop (${half} editors, ${half} creators${IMPORTS > 0 ? ', imports' : ''}) for ${SECONDS} s: ${(closed.edits / SECONDS).toFixed(1)} edits/s (each until its GET shows it: p50 ${pct(closed.editMs, 0.5).toFixed(0)} / p99 ${pct(closed.editMs, 0.99).toFixed(0)} ms), ${(closed.creates / SECONDS).toFixed(1)} creates/s; ` +
+    `${label}, closed loop (${half} editors, ${half} creators${IMPORTS > 0 ? ', imports' : ''}) for ${SECONDS} s: ${(closed.edits / SECONDS).toFixed(1)} edits/s (answer to a GET showing it: p50 ${pct(closed.editMs, 0.5).toFixed(0)} / p99 ${pct(closed.editMs, 0.99).toFixed(0)} ms), ${(closed.creates / SECONDS).toFixed(1)} creates/s; ` +
       `${cEvents} events, the projections caught up ${settleSecs.toFixed(1)} s after the load` +
       (roundTrips ? `; requests to the read-model store ${cTrips} = ${(cTrips / Math.max(1, cEvents)).toFixed(2)} per event` : ''),
   )
