@@ -285,19 +285,21 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     }
   }
 
-  /** Documents that may match: one by `_id`, or all of them. */
+  /** Documents that may match: one by `_id`, those of an `_id` $in list (a projection batch's read), or all of them. */
   private candidates(filter: Filter): Iterable<T> {
     const id = filter._id
     if (typeof id === 'string') {
       const d = this.docs.get(id)
       return d ? [d] : []
     }
+    const listed = idsIn(id)
+    if (listed) return this.byIds(new Set(listed))
     return this.docs.values()
   }
 
   /** Picks the index binding the most leading fields by equality, or one delivering the sort. */
   private plan(filter: Filter, sort: SortSpec | undefined) {
-    if (typeof filter._id === 'string') return null
+    if (typeof filter._id === 'string' || idsIn(filter._id)) return null
     const bound = equalityBindings(filter)
     let best: { index: SortedIndex; bound: Map<string, unknown>; prefix: number; ordered: boolean; reverse: boolean } | null = null
     for (const index of this.indexes.values()) {
@@ -469,4 +471,12 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     for (const index of this.indexes.values()) index.remove(doc)
     this.docs.delete(doc._id)
   }
+}
+
+/** The ids of an `_id` filter that is exactly `{ $in: [strings] }`, else null. */
+function idsIn(value: unknown): string[] | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null
+  const keys = Object.keys(value)
+  const list = (value as { $in?: unknown }).$in
+  return keys.length === 1 && Array.isArray(list) && list.every((v) => typeof v === 'string') ? (list as string[]) : null
 }
