@@ -66,6 +66,35 @@ function cpuPerRequest(server: import('node:http').Server): () => string {
 }
 const send = (m: unknown) => process.send!(m)
 
+/**
+ * MIXED=1 (bench/api.ts): on `{ imports: n }` from the parent, appends the events of `n` URL
+ * imports' whole lifecycle (created with a job, started, three progress reports, transcribed with
+ * 20 segments, ready, settled) as the API and the workers would, and answers `{ imported: n }`.
+ * The media fetch and the speech engine are left out: what is measured is the read models'
+ * share of an import, not transcription.
+ */
+function answerImports(events: Awaited<ReturnType<typeof startService>>['services']['events'], accountId: string) {
+  process.on('message', async (m: { imports?: number }) => {
+    if (!m.imports) return
+    for (let i = 0; i < m.imports; i++) {
+      const noteId = randomUUID()
+      const jobId = randomUUID()
+      const at = () => new Date().toISOString()
+      const stream = noteStream.of(noteId)
+      const ev = (type: string, data: Record<string, unknown>) => ({ id: randomUUID(), type, data: { ...data, at: at() } })
+      let r = await events.appendToStream(stream, [ev('NoteCreated', { noteId, accountId, sourceType: 'url', origin: 'audio', provider: null, sourceUrl: `https://example.com/${noteId}.mp3`, title: `Import ${noteId.slice(0, 8)}`, language: null, keepAudio: false, upload: null, jobId, reservationId: null })], { expectedRevision: 'no_stream' })
+      r = await events.appendToStream(stream, [ev('TranscriptionStarted', { jobId, attempt: 1, retryAt: at() })], { expectedRevision: r.nextExpectedRevision })
+      for (const percent of [25, 50, 75]) r = await events.appendToStream(stream, [ev('TranscriptionProgressed', { jobId, stage: 'transcribing', percent, attempt: 1, retryAt: at() })], { expectedRevision: r.nextExpectedRevision })
+      const segments = Array.from({ length: 20 }, (_, k) => ({ id: randomUUID(), sequence: k, startMs: k * 3000, endMs: k * 3000 + 2900, speakerLabel: k % 2 ? 'B' : 'A', text: `segment ${k} of an imported talk about budgets and plans`, confidence: 0.9, locale: 'en', words: null }))
+      const transcript = { language: 'en', languagesDetected: ['en'], durationSeconds: 60, engine: 'bench', provider: null, model: null, segments }
+      r = await events.appendToStream(stream, [ev('NoteTranscribed', { transcript })], { expectedRevision: r.nextExpectedRevision })
+      r = await events.appendToStream(stream, [ev('NoteReady', { durationSeconds: 60, language: 'en' })], { expectedRevision: r.nextExpectedRevision })
+      await events.appendToStream(stream, [ev('TranscriptionSettled', { jobId })], { expectedRevision: r.nextExpectedRevision })
+    }
+    send({ imported: m.imports })
+  })
+}
+
 if (mode === 'ceiling') {
   // The durable ceiling: a bare fastify route that appends one event to the embedded event store
   // (the same adapter: group commit, one fsync per group) and answers a same-sized object.
@@ -96,6 +125,7 @@ if (mode === 'ceiling') {
   if (process.env.SETUP === '1') {
     const { accountId } = await service.services.accounts.openAccount({ name: 'bench', plan: 'power' })
     apiKey = (await service.services.accounts.createApiKey(accountId)).apiKey
+    answerImports(service.services.events, accountId)
   }
   if (process.env.TRACE === '1' && service.app) trace(service)
   const port = service.app ? (service.app.server.address() as { port: number }).port : 0
@@ -118,7 +148,8 @@ if (mode === 'ceiling') {
   const started = performance.now()
   const base = Date.parse('2026-01-01T00:00:00Z')
   let last = 0
-  for (let i = 0; i < notes; i++) {
+  // 64 appends at a time: the event store commits concurrent appends together (one fsync).
+  const seed = async (i: number) => {
     const noteId = randomUUID()
     const at = new Date(base + i * 1000).toISOString()
     const r = await s.events.appendToStream(noteStream.of(noteId), [
@@ -128,12 +159,14 @@ if (mode === 'ceiling') {
         data: { noteId, accountId, sourceType: 'upload', origin: 'audio', provider: null, sourceUrl: null, title: `Meeting number ${i}`, language: null, keepAudio: false, upload: { filename: `m${i}.wav`, contentType: 'audio/wav', declaredBytes: null }, jobId: null, reservationId: null, at },
       },
     ], { expectedRevision: 'no_stream' })
-    last = r.lastGlobalPosition
+    last = Math.max(last, r.lastGlobalPosition)
   }
+  for (let i = 0; i < notes; i += 64) await Promise.all(Array.from({ length: Math.min(64, notes - i) }, (_, k) => seed(i + k)))
   await s.projections.find((p) => p.name === 'notes')!.waitFor(last, 600_000)
   const seedSeconds = (performance.now() - started) / 1000
   const port = (service.app!.server.address() as { port: number }).port
   const page = await fetch(`http://127.0.0.1:${port}/v1/notes?limit=20`, { headers: { authorization: `Bearer ${apiKey}` } })
+  answerImports(s.events, accountId)
   send({ port, apiKey, seedSeconds, payloadBytes: (await page.text()).length })
 }
 

@@ -25,8 +25,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { dropMongoDatabase } from '../adapters/mongodb/documentStore.ts'
-import { cpuBreakdown, cpuSnapshot, type CpuSnapshot } from './lib.ts'
+import Database from 'libsql'
+import { dropMongoDatabase, openMongoDocumentStore } from '../adapters/mongodb/documentStore.ts'
+import { startCountingProxy } from './countingProxy.ts'
+import { cpuBreakdown, cpuSnapshot, machineLoad, type CpuSnapshot } from './lib.ts'
 
 const NOTES = Number(process.env.NOTES ?? 100_000)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 64)
@@ -189,7 +191,226 @@ async function rolesMode(counts: number[]) {
   console.log(`load average at end ${load1()}`)
 }
 
+// ---- MIXED=1: creates, edits and imports at once (issue 31) ----
+
+/** The last position of the SQLite event log in `dataDir` (the events appended so far). */
+function logPosition(dataDir: string): number {
+  const db = new Database(join(dataDir, 'events.db'), { readonly: true })
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%position%INTEGER PRIMARY KEY AUTOINCREMENT%'").all() as { name: string }[]
+    return Math.max(0, ...tables.map((t) => Number((db.prepare(`SELECT max(position) AS p FROM "${t.name}"`).get() as { p: number | null }).p ?? 0)))
+  } finally {
+    db.close()
+  }
+}
+
+const pct = (xs: number[], p: number) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!)
+
+/**
+ * The mixed load against one API: open loop, for SECONDS, EDITS_PER_SEC `PATCH /v1/notes/:id`
+ * (each followed at once by a GET of the note, repeated until it shows the new title: the
+ * read-your-writes latency), CREATES_PER_SEC `POST /v1/notes` and IMPORTS_PER_SEC URL imports'
+ * whole lifecycle (appended by the server process, see bench/api-server.ts). Then the same mix
+ * closed-loop (as fast as it goes: CONNECTIONS/2 editors, CONNECTIONS/2 creators) for the
+ * throughput. `roundTrips` counts the projections' requests to the read-model store, if known.
+ */
+async function mixedLoad(label: string, apiUrl: string, apiKey: string, importer: ChildProcess, dataDir: string, roundTrips?: () => number) {
+  const EDITS = Number(process.env.EDITS_PER_SEC ?? 50)
+  const CREATES = Number(process.env.CREATES_PER_SEC ?? 20)
+  const IMPORTS = Number(process.env.IMPORTS_PER_SEC ?? 2)
+  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }
+  const body = JSON.stringify({ filename: 'bench.wav', contentType: 'audio/wav', fileSizeBytes: 1000 })
+  const create = async () => {
+    const r = await fetch(`${apiUrl}/v1/notes`, { method: 'POST', headers, body })
+    if (r.status < 200 || r.status > 299) throw new Error(`POST /v1/notes answered ${r.status}`)
+    return ((await r.json()) as { noteId: string }).noteId
+  }
+  const targets: string[] = []
+  for (let i = 0; i < 100; i++) targets.push(await create())
+  let seq = 0
+  const stats = { edits: 0, creates: 0, stale: 0, lost: 0, rywMs: [] as number[], patchMs: [] as number[] }
+  /** PATCH a title, then GET until the note shows it (5 s at most): the read-your-writes latency, from the PATCH's answer to the GET showing the title. */
+  const edit = async () => {
+    const id = targets[seq++ % targets.length]!
+    const title = `edited ${seq} ${randomUUID().slice(0, 6)}`
+    const t0 = performance.now()
+    const r = await fetch(`${apiUrl}/v1/notes/${id}`, { method: 'PATCH', headers, body: JSON.stringify({ title }) })
+    await r.arrayBuffer()
+    if (r.status !== 200) throw new Error(`PATCH answered ${r.status}`)
+    const acked = performance.now()
+    stats.patchMs.push(acked - t0)
+    for (let first = true; ; first = false) {
+      const g = (await (await fetch(`${apiUrl}/v1/notes/${id}`, { headers })).json()) as { title?: string; note?: { title?: string } }
+      if ((g.note?.title ?? g.title) === title) break
+      if (first) stats.stale++
+      if (performance.now() - t0 > 5000) return void stats.lost++
+      await new Promise((res) => setTimeout(res, 5))
+    }
+    stats.rywMs.push(performance.now() - acked)
+    stats.edits++
+  }
+  const imports = (n: number) =>
+    new Promise<void>((resolve) => {
+      const on = (m: { imported?: number }) => m.imported !== undefined && (importer.off('message', on), resolve())
+      importer.on('message', on)
+      importer.send({ imports: n })
+    })
+  const settle = async () => {
+    // Until the projections have applied everything (a note's last import event shows on its GET).
+    const id = await create()
+    const t0 = performance.now()
+    const title = `settle ${randomUUID()}`
+    await fetch(`${apiUrl}/v1/notes/${id}`, { method: 'PATCH', headers, body: JSON.stringify({ title }) })
+    while (performance.now() - t0 < 120_000) {
+      const g = (await (await fetch(`${apiUrl}/v1/notes/${id}`, { headers })).json()) as { title?: string; note?: { title?: string } }
+      if ((g.note?.title ?? g.title) === title) return
+      await new Promise((res) => setTimeout(res, 20))
+    }
+  }
+  // Open loop: requests start on schedule whatever the answers take.
+  const before = { at: performance.now(), log: logPosition(dataDir), trips: roundTrips?.() ?? 0 }
+  const inflight: Promise<unknown>[] = []
+  const tick = (perSec: number, fn: () => Promise<unknown>) => (perSec > 0 ? setInterval(() => inflight.push(fn().catch((err) => console.error(String(err)))), 1000 / perSec) : null)
+  const timers = [tick(EDITS, edit), tick(CREATES, () => create().then(() => stats.creates++)), tick(IMPORTS > 0 ? 1 : 0, () => imports(IMPORTS))]
+  await new Promise((res) => setTimeout(res, SECONDS * 1000))
+  for (const t of timers) if (t) clearInterval(t)
+  await Promise.all(inflight)
+  await settle()
+  const openSecs = (performance.now() - before.at) / 1000
+  const events = logPosition(dataDir) - before.log
+  const trips = (roundTrips?.() ?? 0) - before.trips
+  console.log(
+    `${label}, open loop ${EDITS} edits/s + ${CREATES} creates/s + ${IMPORTS} imports/s for ${SECONDS} s: ${stats.edits} edits, ${stats.creates} creates; ` +
+      `PATCH p50 ${pct(stats.patchMs, 0.5).toFixed(1)} / p99 ${pct(stats.patchMs, 0.99).toFixed(1)} ms; from the PATCH's answer until a GET shows the new title: p50 ${pct(stats.rywMs, 0.5).toFixed(1)} / p99 ${pct(stats.rywMs, 0.99).toFixed(1)} / max ${pct(stats.rywMs, 1).toFixed(1)} ms ` +
+      `(goal p99 < 100 ms); first GET stale ${stats.stale} of ${stats.edits + stats.lost}, not shown within 5 s ${stats.lost}` +
+      (roundTrips ? `; projections' requests to the read-model store ${trips} for ${events} events = ${(trips / Math.max(1, events)).toFixed(2)} per event (until applied, ${openSecs.toFixed(1)} s)` : ''),
+  )
+  // Closed loop: as fast as the layout goes.
+  const stop = performance.now() + SECONDS * 1000
+  const closed = { edits: 0, creates: 0, editMs: [] as number[] }
+  const c0 = { log: logPosition(dataDir), trips: roundTrips?.() ?? 0 }
+  const editor = async () => {
+    while (performance.now() < stop) {
+      const n = stats.edits
+      await edit()
+      if (stats.edits > n) (closed.edits++, closed.editMs.push(stats.rywMs.at(-1)!))
+    }
+  }
+  const creator = async () => {
+    while (performance.now() < stop) (await create(), closed.creates++)
+  }
+  const importLoop = async () => {
+    while (performance.now() < stop) await imports(Math.max(1, IMPORTS))
+  }
+  const half = Math.max(1, Math.floor(CONNECTIONS / 2))
+  await Promise.all([...Array.from({ length: half }, editor), ...Array.from({ length: half }, creator), IMPORTS > 0 ? importLoop() : null])
+  const t1 = performance.now()
+  await settle()
+  const settleSecs = (performance.now() - t1) / 1000
+  const cEvents = logPosition(dataDir) - c0.log
+  const cTrips = (roundTrips?.() ?? 0) - c0.trips
+  console.log(
+    `${label}, closed loop (${half} editors, ${half} creators${IMPORTS > 0 ? ', imports' : ''}) for ${SECONDS} s: ${(closed.edits / SECONDS).toFixed(1)} edits/s (answer to a GET showing it: p50 ${pct(closed.editMs, 0.5).toFixed(0)} / p99 ${pct(closed.editMs, 0.99).toFixed(0)} ms), ${(closed.creates / SECONDS).toFixed(1)} creates/s; ` +
+      `${cEvents} events, the projections caught up ${settleSecs.toFixed(1)} s after the load` +
+      (roundTrips ? `; requests to the read-model store ${cTrips} = ${(cTrips / Math.max(1, cEvents)).toFixed(2)} per event` : ''),
+  )
+}
+
+/** The same-run baseline of the embedded store: a raw SQLite loop of autocommitted INSERTs (WAL, synchronous=FULL) for 2 s. */
+function rawSqliteInserts(): number {
+  const d = mkdtempSync(join(tmpdir(), 'bench-raw-'))
+  try {
+    const db = new Database(join(d, 'raw.db'))
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; CREATE TABLE t (id TEXT PRIMARY KEY, body TEXT)')
+    const insert = db.prepare('INSERT INTO t (id, body) VALUES (?, ?)')
+    const body = JSON.stringify({ title: 'x'.repeat(200) })
+    let n = 0
+    const t0 = performance.now()
+    while (performance.now() - t0 < 2000) insert.run(randomUUID(), body), n++
+    db.close()
+    return n / ((performance.now() - t0) / 1000)
+  } finally {
+    rmSync(d, { recursive: true, force: true })
+  }
+}
+
+/** The same-run baseline of FerretDB: sequential revision-guarded updates (`{ _id, revision }`) and updates by `_id` alone, in a collection of `count` notes-sized documents. */
+async function rawFerretUpdates(url: string, count: number) {
+  const dbName = `bench_raw_${randomUUID().slice(0, 8)}`
+  const store = await openMongoDocumentStore(url, dbName)
+  try {
+    const c = store.collection('notes')
+    for (let i = 0; i < count; i += 1000) await c.insertMany(Array.from({ length: Math.min(1000, count - i) }, (_, k) => ({ _id: `n${i + k}`, revision: 0, title: `Meeting number ${i + k}`, searchTokens: ['meeting', 'number', String(i + k)] })))
+    const rate = async (fn: (i: number) => Promise<unknown>) => {
+      let n = 0
+      const t0 = performance.now()
+      while (performance.now() - t0 < 2000) await fn(n++)
+      return n / ((performance.now() - t0) / 1000)
+    }
+    const guarded = await rate((i) => c.updateOne({ _id: `n${i}`, revision: 0 }, { $set: { revision: 1 } }))
+    const byId = await rate((i) => c.updateOne({ _id: `n${count - 1 - i}` }, { $set: { revision: 2 } }))
+    return { guarded, byId }
+  } finally {
+    await store.close()
+    await dropMongoDatabase(url, dbName)
+  }
+}
+
+async function mixedMode() {
+  const notes = Number(process.env.NOTES ?? 20_000)
+  console.log(`mixed benchmark: ${notes} notes, ${CONNECTIONS} connections in the closed loop, ${SECONDS} s per run, Node ${process.version}, ${machineLoad()}`)
+  const mongo = process.env.MONGO_URL
+  if (!mongo) {
+    console.log(`baseline: raw SQLite insert loop (autocommitted INSERT, WAL, synchronous=FULL): ${Math.round(rawSqliteInserts())} inserts/s`)
+    const d = mkdtempSync(join(tmpdir(), 'bench-mixed-'))
+    const svc = await startServer('service', { DATA_DIR: d, NOTES: String(notes) })
+    try {
+      console.log(`embedded default (one process), seeded ${notes} notes in ${svc.ready.seedSeconds!.toFixed(1)} s`)
+      await mixedLoad('embedded', `http://127.0.0.1:${svc.ready.port}`, svc.ready.apiKey!, svc.child, d)
+    } finally {
+      svc.child.kill('SIGTERM')
+      rmSync(d, { recursive: true, force: true })
+    }
+  } else {
+    const raw = await rawFerretUpdates(mongo, notes)
+    console.log(`baseline: FerretDB at ${notes} documents, sequential updateOne: by { _id, revision } (a guarded write) ${raw.guarded.toFixed(1)}/s, by _id alone ${raw.byId.toFixed(1)}/s`)
+    const d = mkdtempSync(join(tmpdir(), 'bench-mixed-'))
+    const proxy = await startCountingProxy(mongo)
+    const env = { DATA_DIR: d, MONGO_DB: `bench_mixed_${randomUUID().slice(0, 8)}` }
+    const children: ChildProcess[] = []
+    try {
+      const proj = await startServer('roles', { ...env, ROLES: 'projections', MONGO_URL: proxy.url })
+      children.push(proj.child)
+      const api = await startServer('roles', { ...env, ROLES: 'api', SETUP: '1' })
+      children.push(api.child)
+      const url = `http://127.0.0.1:${api.ready.port}`
+      // The read model at `notes` notes: creates through the API, 64 at a time.
+      const t0 = performance.now()
+      const headers = { authorization: `Bearer ${api.ready.apiKey}`, 'content-type': 'application/json' }
+      const body = JSON.stringify({ filename: 'seed.wav', contentType: 'audio/wav', fileSizeBytes: 1000 })
+      for (let i = 0; i < notes; i += 64) await Promise.all(Array.from({ length: Math.min(64, notes - i) }, () => fetch(`${url}/v1/notes`, { method: 'POST', headers, body }).then((r) => r.arrayBuffer())))
+      console.log(`scale layout (1 API process, 1 projections process, FerretDB read models through a counting proxy), seeded ${notes} notes through the API in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+      await mixedLoad('scale layout on FerretDB', url, api.ready.apiKey!, api.child, d, () => proxy.requests())
+    } finally {
+      for (const c of children) c.kill('SIGTERM')
+      await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((resolve) => c.once('exit', resolve)))))
+      await proxy.close()
+      rmSync(d, { recursive: true, force: true })
+      await dropMongoDatabase(mongo, env.MONGO_DB)
+    }
+  }
+  console.log(`end: ${machineLoad()}`)
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'bench-api-'))
+if (process.env.MIXED === '1') {
+  try {
+    await mixedMode()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  process.exit(0)
+}
 if (process.env.ROLES) {
   try {
     await rolesMode(process.env.ROLES.split(',').map(Number))

@@ -32,6 +32,24 @@ export interface UpdateResult {
   upsertedId: string | null
 }
 
+/**
+ * One write of `writeGuarded`. Each lands only where its filter matches: the caller puts what it
+ * read into the filter (`{ _id, revision }`), so a write computed from a state someone else has
+ * moved on since matches nothing (compare-and-set). `insert` lands only where its `_id` is free.
+ */
+export type GuardedWrite<T extends Doc = Doc> =
+  | { insert: T }
+  | { replace: T; filter: Filter }
+  | { update: Update; filter: Filter }
+  | { delete: Filter }
+
+export interface GuardedWriteResult {
+  /** How many of the writes landed (matched their filter, or inserted). */
+  landed: number
+  /** Indexes (into the writes given) of the inserts refused for a duplicate key (`_id` or a unique index): they changed nothing. */
+  collided: number[]
+}
+
 export interface IndexSpec {
   keys: SortSpec
   unique?: boolean
@@ -62,6 +80,17 @@ export interface Collection<T extends Doc = Doc> {
    */
   insertManyIfAbsent(docs: readonly T[]): Promise<number>
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>
+  /**
+   * Applies `writes`, each to at most one document, in a fixed number of round trips whatever
+   * their count (MongoDB: one unordered bulk write, i.e. one request per kind of write present):
+   * a projection batch's writes, one per document it touched. Give at most one write per
+   * document: writes to distinct documents are independent, and their order is not defined. An
+   * insert that collides with `_id` or a unique index changes nothing and is reported in
+   * `collided`; the others still apply. An update or replace that would break a unique index
+   * throws DuplicateKeyError, as `updateOne` does (the other writes may or may not have landed:
+   * FerretDB 1.x fails the whole update request). Never upserts.
+   */
+  writeGuarded(writes: readonly GuardedWrite<T>[]): Promise<GuardedWriteResult>
   updateMany(filter: Filter, update: Update): Promise<UpdateResult>
   replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult>
   deleteOne(filter: Filter): Promise<{ deletedCount: number }>

@@ -109,7 +109,7 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     signal?.addEventListener('abort', done, { once: true })
   })
 
-const WRITE_METHODS = new Set(['insertOne', 'insertMany', 'insertManyIfAbsent', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany', 'createIndex', 'drop'])
+const WRITE_METHODS = new Set(['insertOne', 'insertMany', 'insertManyIfAbsent', 'updateOne', 'updateMany', 'writeGuarded', 'replaceOne', 'deleteOne', 'deleteMany', 'createIndex', 'drop'])
 
 /** The same store, counting the writes made through it. */
 function countingWrites(store: DocumentStore): { store: DocumentStore; writes(): number } {

@@ -14,8 +14,8 @@ import { speakerStats, type SpeakerStats, type TranscriptSegment } from '../doma
 import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
 import type { SpeakerState } from '../domain/speakers/speakers.ts'
 import type { Projection } from './runner.ts'
-import { applyWithBulkCreates } from './bulkCreates.ts'
-import { replaceIfNewer, updateRead } from './revisionGuard.ts'
+import { applyBatched } from './batchedDocuments.ts'
+import { replaceIfNewer } from './revisionGuard.ts'
 import { noteStream } from '../domain/notes/note.ts'
 
 export const SPEAKERS = 'speakers'
@@ -92,7 +92,13 @@ export const speakersProjection: Projection = {
     await docs.collection(ROSTER_ENTRIES).createIndex({ keys: { accountId: 1, sourceKey: 1, at: 1 }, name: 'by_account_source' })
   },
   async handle(events, docs) {
-    await applyWithBulkCreates(events, docs, (e) => (e.type === 'NoteCreated' ? [{ collection: SPEAKERS, doc: createdSpeakers(e) }] : null), (e) => apply(e, docs))
+    // One read and one write per batch (projections/batchedDocuments.ts); the note events it
+    // ignores (progress, uploads, readiness) are left out before anything is read.
+    await applyBatched(docs.collection<SpeakersDoc>(SPEAKERS), events.filter((e) => e.type === 'NoteCreated' || SPEAKER_EVENTS.has(e.type)), {
+      idOf: (e) => noteStream.idOf(e.streamName),
+      created: (e) => (e.type === 'NoteCreated' ? createdSpeakers(e) : null),
+      evolve: (doc, e) => evolve(doc, e, docs),
+    })
   },
 }
 
@@ -115,18 +121,29 @@ function createdSpeakers(recorded: RecordedEvent): SpeakersDoc {
   }
 }
 
-async function apply(recorded: RecordedEvent, docs: DocumentStore) {
+/** The events (besides the create) that change a note's speakers document. */
+const SPEAKER_EVENTS = new Set([
+  'NoteDeleted',
+  'NoteFinalized',
+  'NoteEdited',
+  'NoteSourceMetadataRecorded',
+  'NoteTranscribed',
+  'SpeakerRenamed',
+  'SpeakerNamesSuggested',
+  'SpeakerVoiceExclusionChanged',
+  'SpeakerVoiceMatched',
+])
+
+/** The speakers document after `recorded` (null: deleted; `doc` itself: unchanged); writes timelines and roster entries on the way. */
+async function evolve(doc: SpeakersDoc | null, recorded: RecordedEvent, docs: DocumentStore): Promise<SpeakersDoc | null> {
   const e = toDomainEvent<NoteEvent | TranscriptEvent>(recorded)
   const id = noteStream.idOf(recorded.streamName)
-  const col = docs.collection<SpeakersDoc>(SPEAKERS)
   if (e.type === 'NoteDeleted') {
-    await col.deleteOne({ _id: id })
     await docs.collection(SPEAKER_TIMELINES).deleteOne({ _id: id })
     await docs.collection(ROSTER_ENTRIES).deleteMany({ noteId: id })
-    return
+    return null
   }
-  const doc = await col.findOne({ _id: id })
-  if (!doc || doc.revision >= recorded.revision) return
+  if (!doc || doc.revision >= recorded.revision) return doc
   const set: Partial<SpeakersDoc> = {}
   switch (e.type) {
     case 'NoteFinalized':
@@ -174,9 +191,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
       set.speakers = evolveSpeakers(doc.speakers, e)
       break
     default:
-      return
+      return doc
   }
-  // The revision read is in the filter (projections/revisionGuard.ts): a late instance's write,
-  // computed from an older state, matches nothing.
-  await updateRead(col, doc, { $set: { ...set, revision: recorded.revision } })
+  return { ...doc, ...set, revision: recorded.revision }
 }

@@ -32,9 +32,24 @@ export const transcriptionJobsProjection: Projection = {
     await docs.collection(TRANSCRIPTION_JOBS).createIndex({ keys: { dueAt: 1, _id: 1 }, name: 'by_due' })
   },
   async handle(events, docs) {
-    for (const e of events) await apply(e, docs)
+    // The note events a job ignores (edits, uploads, transcripts) are skipped before any read.
+    for (const e of events) if (JOB_EVENTS.has(e.type)) await apply(e, docs)
   },
 }
+
+/** The note events that move a transcription job. */
+const JOB_EVENTS = new Set([
+  'NoteDeleted',
+  'NoteCreated',
+  'NoteFinalized',
+  'TranscriptionStarted',
+  'TranscriptionProgressed',
+  'TranscriptionAttemptFailed',
+  'TranscriptionReleased',
+  'NoteFailed',
+  'NoteReady',
+  'TranscriptionSettled',
+])
 
 async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   const jobs = docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS)

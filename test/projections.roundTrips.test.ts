@@ -116,3 +116,62 @@ t.test('transcription jobs: given upload creates, then no read and no job; given
   await transcriptionJobsProjection.handle([created(noteId, 'Import', jobId)], docs)
   t.match(await docs.collection(TRANSCRIPTION_JOBS).findOne({ _id: noteId }), { jobId, status: 'queued', revision: 0 })
 })
+
+// Edits (issue 31): before, each projection that follows notes read and wrote each note once per
+// event (100 edits of 50 notes: notes and speakers 100 reads and 100 writes each, transcription
+// jobs 100 reads); now a batch is one read of the notes it touches and one write of those it
+// changed, and events a projection ignores are dropped before anything is read.
+const editCases: [Projection, string][] = [
+  [notesProjection, NOTES],
+  [speakersProjection, SPEAKERS],
+]
+for (const [projection, collection] of editCases) {
+  t.test(`${projection.name}: given 50 notes, when a batch of 100 edits is applied, then one read and one write, and the read model is that of applying them one at a time`, async (t) => {
+    const ids = Array.from({ length: 50 }, () => randomUUID())
+    const creates = ids.map((id, i) => created(id, `Note ${i}`))
+    const edits = [1, 2].flatMap((revision) => ids.map((id) => recorded(id, revision, 'NoteEdited', { title: `${id} v${revision}`, at })))
+    const fresh = async () => {
+      const docs = openEmbeddedDocumentStore({ path: ':memory:' })
+      t.teardown(() => docs.close())
+      await projection.setup?.(docs)
+      await projection.handle(creates, docs)
+      return docs
+    }
+    const docs = await fresh()
+    const counted = countingReads(docs)
+    await projection.handle(edits, counted.store)
+    t.equal(counted.reads(), 1, 'one read for the whole batch')
+    t.equal(counted.writes(), 1, 'one write for the whole batch')
+    const together = await docs.collection(collection).find({}, { sort: { _id: 1 } })
+    t.same(together.map((d) => d.title).sort(), ids.map((id) => `${id} v2`).sort())
+    const oneByOne = await fresh()
+    for (const e of edits) await projection.handle([e], oneByOne)
+    t.same(together, await oneByOne.collection(collection).find({}, { sort: { _id: 1 } }))
+  })
+
+  t.test(`${projection.name}: given a note stored with its create already (a restart before the checkpoint), when its create and an edit are applied again in one batch, then the edit lands`, async (t) => {
+    const docs = openEmbeddedDocumentStore({ path: ':memory:' })
+    t.teardown(() => docs.close())
+    await projection.setup?.(docs)
+    const noteId = randomUUID()
+    const create = created(noteId, 'First')
+    await projection.handle([create], docs)
+    await projection.handle([create, recorded(noteId, 1, 'NoteEdited', { title: 'Second', at })], docs)
+    t.match(await docs.collection(collection).findOne({ _id: noteId }), { title: 'Second', revision: 1 })
+  })
+}
+
+t.test('transcription jobs and speakers: given note events they ignore, when applied, then nothing is read', async (t) => {
+  const docs = openEmbeddedDocumentStore({ path: ':memory:' })
+  t.teardown(() => docs.close())
+  const noteId = randomUUID()
+  const ignoredByJobs = [recorded(noteId, 1, 'NoteEdited', { title: 'T', at }), recorded(noteId, 2, 'NoteUploadReceived', { durationSeconds: 3, at }), recorded(noteId, 3, 'NoteAudioStored', { at })]
+  const ignoredBySpeakers = [recorded(noteId, 2, 'NoteUploadReceived', { durationSeconds: 3, at }), recorded(noteId, 3, 'NoteAudioStored', { at }), recorded(noteId, 4, 'TranscriptionProgressed', { stage: 'transcribing', percent: 50, attempt: 1, retryAt: at, at })]
+  for (const [projection, events] of [[transcriptionJobsProjection, ignoredByJobs], [speakersProjection, ignoredBySpeakers]] as const) {
+    await projection.setup?.(docs)
+    const counted = countingReads(docs)
+    await projection.handle([...events], counted.store)
+    t.equal(counted.reads(), 0, `${projection.name} reads nothing`)
+    t.equal(counted.writes(), 0, `${projection.name} writes nothing`)
+  }
+})

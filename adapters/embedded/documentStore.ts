@@ -13,6 +13,8 @@ import {
   type DocumentStore,
   type Filter,
   type FindOptions,
+  type GuardedWrite,
+  type GuardedWriteResult,
   type IndexSpec,
   type SortSpec,
   type Update,
@@ -283,19 +285,21 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     }
   }
 
-  /** Documents that may match: one by `_id`, or all of them. */
+  /** Documents that may match: one by `_id`, those of an `_id` $in list (a projection batch's read), or all of them. */
   private candidates(filter: Filter): Iterable<T> {
     const id = filter._id
     if (typeof id === 'string') {
       const d = this.docs.get(id)
       return d ? [d] : []
     }
+    const listed = idsIn(id)
+    if (listed) return this.byIds(new Set(listed))
     return this.docs.values()
   }
 
   /** Picks the index binding the most leading fields by equality, or one delivering the sort. */
   private plan(filter: Filter, sort: SortSpec | undefined) {
-    if (typeof filter._id === 'string') return null
+    if (typeof filter._id === 'string' || idsIn(filter._id)) return null
     const bound = equalityBindings(filter)
     let best: { index: SortedIndex; bound: Map<string, unknown>; prefix: number; ordered: boolean; reverse: boolean } | null = null
     for (const index of this.indexes.values()) {
@@ -353,6 +357,24 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (this.docs.has(doc._id)) throw new DuplicateKeyError(this.name, { _id: doc._id })
     this.write(null, doc)
     return { matchedCount: 0, modifiedCount: 0, upsertedId: doc._id }
+  }
+
+  async writeGuarded(writes: readonly GuardedWrite<T>[]): Promise<GuardedWriteResult> {
+    // No round trips to save here: each write as on its own, a collision refusing only itself.
+    let landed = 0
+    const collided: number[] = []
+    for (const [i, w] of writes.entries()) {
+      try {
+        if ('insert' in w) landed += (await this.insertOne(w.insert), 1)
+        else if ('replace' in w) landed += (await this.replaceOne(w.filter, w.replace)).matchedCount
+        else if ('update' in w) landed += (await this.updateOne(w.filter, w.update)).matchedCount
+        else landed += (await this.deleteOne(w.delete)).deletedCount
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError) || !('insert' in w)) throw err
+        collided.push(i)
+      }
+    }
+    return { landed, collided }
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
@@ -449,4 +471,12 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     for (const index of this.indexes.values()) index.remove(doc)
     this.docs.delete(doc._id)
   }
+}
+
+/** The ids of an `_id` filter that is exactly `{ $in: [strings] }`, else null. */
+function idsIn(value: unknown): string[] | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null
+  const keys = Object.keys(value)
+  const list = (value as { $in?: unknown }).$in
+  return keys.length === 1 && Array.isArray(list) && list.every((v) => typeof v === 'string') ? (list as string[]) : null
 }

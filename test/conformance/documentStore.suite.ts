@@ -38,6 +38,9 @@ export function documentStoreConformance(t: Test, name: string, factory: Documen
       t.same(await q({ createdAt: { $gte: '2026-01-03T00:00:00.000Z' } }), ['n3', 'n4', 'n5'])
       t.same(await q({ status: { $in: ['failed', 'processing'] } }), ['n2', 'n3'])
       t.same(await q({ status: { $nin: ['ready'] } }), ['n2', 'n3'])
+      t.same(await q({ _id: { $in: ['n4', 'missing', 'n2', 'n4'] } }), ['n2', 'n4'], '_id $in: each listed document once, missing ones left out')
+      t.same(await q({ _id: { $in: ['n1', 'n2', 'n4'] }, account: 'a' }), ['n1', 'n2'], '_id $in with another field')
+      t.same(ids(await c.find({ _id: { $in: ['n1', 'n5', 'n3'] } }, { sort: { createdAt: -1 }, limit: 2 })), ['n5', 'n3'], '_id $in, sorted and limited')
       t.same(await q({ status: { $ne: 'ready' }, account: 'a' }), ['n2', 'n3'])
       t.same(await q({ tags: 'x' }), ['n1', 'n4', 'n5'], 'equality on an array field matches an element')
       t.same(await q({ tags: { $all: ['x', 'y'] } }), ['n1', 'n5'])
@@ -188,6 +191,48 @@ export function documentStoreConformance(t: Test, name: string, factory: Documen
       const many = Array.from({ length: 1500 }, (_, i) => ({ _id: `k${String(i).padStart(4, '0')}`, email: `k${i}@x` }))
       t.equal(await c.insertManyIfAbsent(many), 1500)
       t.equal(await c.countDocuments({ _id: { $regex: '^k' } }), 1500)
+    })
+
+    t.test('writeGuarded: given a batch of inserts, guarded replaces, updates and deletes, then only the writes whose filter matches land; a collision refuses only itself', async (t) => {
+      const c = store.collection(fresh())
+      await c.createIndex({ keys: { email: 1 }, unique: true })
+      t.same(await c.writeGuarded([]), { landed: 0, collided: [] })
+      for (const d of [
+        { _id: 'g1', email: 'g1@x', v: 'one', revision: 1 },
+        { _id: 'g2', email: 'g2@x', v: 'two', revision: 1 },
+        { _id: 'g3', email: 'g3@x', v: 'three', revision: 1 },
+        { _id: 'g4', email: 'g4@x', v: 'four', revision: 1 },
+        { _id: 'g5', email: 'g5@x', v: 'five', revision: 1 },
+      ])
+        await c.insertOne(d)
+      const result = await c.writeGuarded([
+        { insert: { _id: 'g6', email: 'g6@x', v: 'new', revision: 0 } },
+        { insert: { _id: 'g1', email: 'other@x', v: 'taken id', revision: 0 } },
+        { replace: { _id: 'g2', email: 'g2@x', v: 'two, replaced', revision: 2 }, filter: { _id: 'g2', revision: 1 } },
+        { replace: { _id: 'g3', email: 'g3@x', v: 'late', revision: 2 }, filter: { _id: 'g3', revision: 0 } },
+        { update: { $set: { v: 'four, updated', revision: 2 } }, filter: { _id: 'g4', revision: 1 } },
+        { delete: { _id: 'g1', revision: 7 } },
+        { update: { $set: { v: 'nothing there' } }, filter: { _id: 'missing' } },
+        { insert: { _id: 'g7', email: 'g2@x', v: 'collides on email', revision: 0 } },
+      ])
+      t.same(result, { landed: 3, collided: [1, 7] }, 'g6 inserted, g2 replaced, g4 updated; g3 late and g1 at another revision left alone')
+      t.same(await c.find({}, { sort: { _id: 1 } }), [
+        { _id: 'g1', email: 'g1@x', v: 'one', revision: 1 },
+        { _id: 'g2', email: 'g2@x', v: 'two, replaced', revision: 2 },
+        { _id: 'g3', email: 'g3@x', v: 'three', revision: 1 },
+        { _id: 'g4', email: 'g4@x', v: 'four, updated', revision: 2 },
+        { _id: 'g5', email: 'g5@x', v: 'five', revision: 1 },
+        { _id: 'g6', email: 'g6@x', v: 'new', revision: 0 },
+      ])
+      await t.rejects(c.writeGuarded([{ update: { $set: { email: 'g1@x' } }, filter: { _id: 'g5', revision: 1 } }]), DuplicateKeyError, 'an update colliding with a unique index throws, as updateOne does')
+      t.same(await c.findOne({ _id: 'g5' }), { _id: 'g5', email: 'g5@x', v: 'five', revision: 1 })
+      t.same(await c.writeGuarded([{ delete: { _id: 'g1', revision: 1 } }, { delete: { _id: 'g6' } }]), { landed: 2, collided: [] })
+      t.same(ids(await c.find({}, { sort: { _id: 1 } })), ['g2', 'g3', 'g4', 'g5'])
+      // Kept small: on FerretDB 1.x each guarded update scans the collection.
+      const many = Array.from({ length: 200 }, (_, i) => ({ _id: `w${String(i).padStart(4, '0')}`, email: `w${i}@x`, revision: 0 }))
+      t.same(await c.writeGuarded(many.map((d) => ({ insert: d }))), { landed: 200, collided: [] })
+      t.same(await c.writeGuarded(many.map((d) => ({ update: { $set: { revision: 1 } }, filter: { _id: d._id, revision: 0 } }))), { landed: 200, collided: [] })
+      t.equal(await c.countDocuments({ revision: 1, _id: { $regex: '^w' } }), 200)
     })
 
     t.test('deletes and drop', async (t) => {
