@@ -102,6 +102,15 @@ export interface Config {
   faults: Set<string>
   /** Uploads not finalized within the URL's lifetime plus `graceMs` fail (workers/uploadExpiry.ts). */
   uploadExpiry: { graceMs: number; checkEveryMs: number }
+  /**
+   * Metrics and traces (docs/observability.md). METRICS_TOKEN: GET /metrics on the REST host
+   * answers a caller sending it as a bearer token (unset: no /metrics there). METRICS_PORT: an
+   * operator listener of this process serving GET /metrics without a token, for every role
+   * (unset: none); METRICS_HOST (default HOST) is its address: keep it off the public network.
+   * OTEL_EXPORTER_OTLP_ENDPOINT: traces go to this OTLP collector (unset: tracing is off);
+   * OTEL_SERVICE_NAME (default notes-<roles>) names the process in them.
+   */
+  observability: { metricsToken: string | null; metricsPort: number | null; metricsHost: string; otlpEndpoint: string | null; serviceName: string }
   /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (README, "Web dashboard"). */
   dashboard: {
     /** DASHBOARD_SESSION_HOURS (default 12): a session's absolute lifetime. */
@@ -218,6 +227,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkEveryMs: int(env.UPLOAD_EXPIRY_CHECK_MS, 60_000, 'UPLOAD_EXPIRY_CHECK_MS') || 60_000,
     },
     dashboard: dashboardConfig(env, (env.PUBLIC_BASE_URL ?? '').startsWith('https:')),
+    observability: {
+      metricsToken: env.METRICS_TOKEN || null,
+      metricsPort: env.METRICS_PORT ? int(env.METRICS_PORT, 0, 'METRICS_PORT') : null,
+      metricsHost: env.METRICS_HOST ?? host,
+      otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || null,
+      serviceName: env.OTEL_SERVICE_NAME || `notes-${list(env.ROLES ?? 'api,projections,workers,forwarder').join('-')}`,
+    },
   }
 }
 
