@@ -1,13 +1,13 @@
 // The metrics port on prom-client: the only module that imports it. Each call makes its own
 // Registry (no global default registry), with the process metrics (CPU, memory, event-loop lag,
-// GC) that prom-client collects for Node, prefixed like ours.
+// GC) that prom-client collects for Node (notes_process_*, notes_nodejs_*).
 import client from 'prom-client'
 import type { Counter, Gauge, Histogram, Labels, MetricsRegistry } from '../../ports/metrics.ts'
 
 export function prometheusRegistry(options: { defaultLabels?: Record<string, string> } = {}): MetricsRegistry {
   const registry = new client.Registry()
   if (options.defaultLabels) registry.setDefaultLabels(options.defaultLabels)
-  client.collectDefaultMetrics({ register: registry, prefix: 'notes_process_' })
+  client.collectDefaultMetrics({ register: registry, prefix: 'notes_' })
   return {
     counter(name, help, labelNames): Counter {
       const c = new client.Counter({ name, help, labelNames: [...labelNames], registers: [registry] })
