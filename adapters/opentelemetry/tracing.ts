@@ -8,7 +8,7 @@
 import { context, propagation, trace, SpanKind as OtelKind, SpanStatusCode, type Context, type Span as OtelSpan } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { NodeSDK } from '@opentelemetry/sdk-node'
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base'
+import type { SpanProcessor } from '@opentelemetry/sdk-trace'
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb'
 import { KafkaJsInstrumentation } from '@opentelemetry/instrumentation-kafkajs'
 import type { Span, SpanKind, Tracer, TraceCarrier } from '../../ports/tracing.ts'
