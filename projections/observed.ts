@@ -22,7 +22,9 @@ export function observed(projection: Projection): Projection {
         if (parent) spans.push(t.startSpan(`project ${projection.name}`, { kind: 'consumer', parent, attributes: { 'notes.projection': projection.name, 'notes.event_type': e.type, 'notes.event_id': e.id, 'notes.global_position': e.globalPosition, 'notes.batch_size': events.length } }))
       }
       try {
-        await projection.handle(events, docs)
+        // One traced event (the live case): the batch's reads and writes (MongoDB's spans) are its children.
+        if (spans.length === 1) await spans[0]!.run(() => projection.handle(events, docs))
+        else await projection.handle(events, docs)
       } catch (err) {
         for (const s of spans) s.fail(err)
         throw err

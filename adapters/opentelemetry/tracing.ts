@@ -2,15 +2,17 @@
 // exports spans over OTLP to OTEL_EXPORTER_OTLP_ENDPOINT (OTEL_EXPORTER_OTLP_PROTOCOL, headers and
 // the other OTEL_* variables as the SDK reads them), or to the span processors a test gives it.
 // Trace context crosses process boundaries in W3C `traceparent` form: HTTP headers in, event
-// metadata through the log, Kafka message headers out. The MongoDB and kafkajs instrumentations
-// add the driver's own spans when those libraries are loaded after `startTracing` (the service
-// imports both lazily, after it).
+// metadata through the log, Kafka message headers out. The MongoDB instrumentation adds the
+// driver's spans (inside a span of ours only) when the driver loads after `startTracing`, as the
+// service loads it. Kafka's producer spans are the forwarder's own (projections/analyticsForwarder.ts):
+// the kafkajs instrumentation would start each message's span from the context of the batch's
+// send call and put that in the header, cutting the message off the trace of its event.
 import { context, propagation, trace, SpanKind as OtelKind, SpanStatusCode, type Context, type Span as OtelSpan } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { NodeSDK } from '@opentelemetry/sdk-node'
 import type { SpanProcessor } from '@opentelemetry/sdk-trace'
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb'
-import { KafkaJsInstrumentation } from '@opentelemetry/instrumentation-kafkajs'
+import { register } from 'node:module'
 import type { Span, SpanKind, Tracer, TraceCarrier } from '../../ports/tracing.ts'
 
 const KINDS: Record<SpanKind, OtelKind> = {
@@ -53,11 +55,19 @@ export interface RunningTracing {
  * Starts the SDK. `serviceName` names the role (notes-api, notes-workers, ...);
  * `spanProcessors` replaces the OTLP exporter (tests pass an in-memory one).
  */
+let hooked = false
+
 export function startTracing(options: { serviceName: string; spanProcessors?: SpanProcessor[] }): RunningTracing {
+  // The service imports the MongoDB driver as an ES module: the instrumentation sees it only
+  // through this loader hook (for that one package), registered before the driver loads.
+  if (!hooked) {
+    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: ['mongodb'] } })
+    hooked = true
+  }
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
     textMapPropagator: w3c,
-    instrumentations: [new MongoDBInstrumentation(), new KafkaJsInstrumentation()],
+    instrumentations: [new MongoDBInstrumentation()],
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
   })
   sdk.start()
