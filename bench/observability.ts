@@ -77,7 +77,12 @@ async function run(variant: Variant): Promise<Run> {
               if (r.status === 200) scrapes++
             }, () => {})
           }, 1000)
-    const r = await autocannon({ ...opts, duration: SECONDS }).finally(() => scraper && clearInterval(scraper))
+    let r: autocannon.Result
+    try {
+      r = await autocannon({ ...opts, duration: SECONDS })
+    } finally {
+      if (scraper) clearInterval(scraper)
+    }
     return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, scrapes }
   } finally {
     svc.child.kill('SIGTERM')

@@ -68,6 +68,10 @@ export function startTracing(options: { serviceName: string; spanProcessors?: Sp
     serviceName: options.serviceName,
     textMapPropagator: w3c,
     instrumentations: [new MongoDBInstrumentation()],
+    // Traces only: metrics are Prometheus's (GET /metrics), logs stay on the process's output. The
+    // SDK would otherwise start OTLP metric and log exporters by default.
+    metricReaders: [],
+    logRecordProcessors: [],
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
   })
   sdk.start()
