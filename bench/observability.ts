@@ -7,7 +7,9 @@
 //            prom-client, and GET /metrics scraped every second during the run
 //   traces   metrics as above, and OTEL_EXPORTER_OTLP_ENDPOINT at a local sink that accepts the
 //            OTLP/HTTP exports: spans for every request, append, projection and batch export
-//   npx tsx bench/observability.ts        knobs: ROUNDS (3), SECONDS (10), CONNECTIONS (64), NOTES (1000)
+// Besides requests/s, each run reports the service process's CPU time (user + system) per request
+// answered: on a machine shared with other work, that cost moves far less than the rate does.
+//   npx tsx bench/observability.ts        knobs: ROUNDS (3), SECONDS (10), CONNECTIONS (16), NOTES (1000)
 import autocannon from 'autocannon'
 import { fork, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
@@ -16,11 +18,11 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { envInt, machine, machineLoad, table } from './lib.ts'
+import { cpuBreakdown, cpuSnapshot, envInt, machine, machineLoad, table } from './lib.ts'
 
 const ROUNDS = envInt('ROUNDS', 3)
 const SECONDS = envInt('SECONDS', 10)
-const CONNECTIONS = envInt('CONNECTIONS', 64)
+const CONNECTIONS = envInt('CONNECTIONS', 16)
 const NOTES = envInt('NOTES', 1000)
 const TOKEN = 'bench-metrics-token'
 const serverScript = fileURLToPath(new URL('./api-server.ts', import.meta.url))
@@ -57,11 +59,13 @@ interface Run {
   p99: number
   errors: number
   scrapes: number
+  /** The service process's CPU time per request answered, ms. */
+  cpuMs: number
 }
 
 async function run(variant: Variant): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-observability-'))
-  const svc = await start({ ...ENV[variant], DATA_DIR: dir, NOTES: String(NOTES) })
+  const svc = await start({ ...ENV[variant], DATA_DIR: dir, NOTES: String(NOTES), MCP_PORT: '0' })
   try {
     const url = `http://127.0.0.1:${svc.port}/v1/notes`
     const opts = { url, method: 'POST' as const, connections: CONNECTIONS, headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ filename: 'bench.wav', contentType: 'audio/wav', fileSizeBytes: 1000 }) }
@@ -78,12 +82,14 @@ async function run(variant: Variant): Promise<Run> {
             }, () => {})
           }, 1000)
     let r: autocannon.Result
+    const before = cpuSnapshot()
     try {
       r = await autocannon({ ...opts, duration: SECONDS })
     } finally {
       if (scraper) clearInterval(scraper)
     }
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, scrapes }
+    const [service] = cpuBreakdown(before, cpuSnapshot(), [['service', (pid) => pid === svc.child.pid]])
+    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, scrapes, cpuMs: service!.ms / Math.max(1, r.requests.total) }
   } finally {
     svc.child.kill('SIGTERM')
     await new Promise((r) => (svc.child.exitCode !== null ? r(null) : svc.child.once('exit', r)))
@@ -98,19 +104,22 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const v of ['off', 'metrics', 'traces'] as const) {
     const r = await run(v)
     runs[v].push(r)
-    console.log(`round ${round} ${v.padEnd(8)} ${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}${v === 'off' ? '' : `  scrapes ${r.scrapes}`}`)
+    console.log(`round ${round} ${v.padEnd(8)} ${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}  service CPU ${r.cpuMs.toFixed(2)} ms/request${v === 'off' ? '' : `  scrapes ${r.scrapes}`}`)
   }
 }
 sink.close()
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 const base = mean(runs.off.map((r) => r.rps))
+const baseCpu = mean(runs.off.map((r) => r.cpuMs))
 table(
-  ['variant', 'req/s (mean)', 'per round', 'vs off', 'p50 ms (mean)', 'p99 ms (mean)', 'errors'],
+  ['variant', 'req/s (mean)', 'per round', 'vs off', 'CPU ms/request (mean)', 'vs off', 'p50 ms (mean)', 'p99 ms (mean)', 'errors'],
   (['off', 'metrics', 'traces'] as const).map((v) => [
     v,
     Math.round(mean(runs[v].map((r) => r.rps))),
     runs[v].map((r) => Math.round(r.rps)).join(' / '),
     `${((mean(runs[v].map((r) => r.rps)) / base) * 100).toFixed(1)} %`,
+    mean(runs[v].map((r) => r.cpuMs)).toFixed(3),
+    `${((mean(runs[v].map((r) => r.cpuMs)) / baseCpu) * 100).toFixed(1)} %`,
     mean(runs[v].map((r) => r.p50)).toFixed(1),
     mean(runs[v].map((r) => r.p99)).toFixed(1),
     runs[v].reduce((a, r) => a + r.errors, 0),
