@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace'
 import { startTracing } from '../adapters/opentelemetry/tracing.ts'
 import { readKafkaTopics } from '../adapters/kafka/kafkaPublisher.ts'
+import { dropMongoDatabase } from '../adapters/mongodb/documentStore.ts'
 import { installTracer, noopTracer } from '../ports/tracing.ts'
 import { loadConfig } from '../app/config.ts'
 import { startService } from '../app/server.ts'
@@ -37,6 +38,8 @@ if (!brokers) {
     await new Promise<void>((r) => host.listen(0, '127.0.0.1', r))
     t.teardown(() => host.close())
     const topicPrefix = `trace-${Date.now()}.`
+    const mongoDb = `trace_${Date.now()}`
+    if (mongoUrl) t.teardown(() => dropMongoDatabase(mongoUrl, mongoDb))
     const service = await startService(
       loadConfig({
         DATA_DIR: tmp.dir,
@@ -49,7 +52,7 @@ if (!brokers) {
         KAFKA_TOPIC_PREFIX: topicPrefix,
         JOB_POLL_MS: '50',
         // On MongoDB (FerretDB in `npm test`) the driver's own spans join the trace too.
-        ...(mongoUrl ? { MONGO_URL: mongoUrl, MONGO_DB: `trace_${Date.now()}` } : {}),
+        ...(mongoUrl ? { MONGO_URL: mongoUrl, MONGO_DB: mongoDb } : {}),
       }),
       () => {},
     )
