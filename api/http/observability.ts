@@ -40,6 +40,14 @@ export const observability = fp<ObservabilityOptions>(
         if (span) span.run(done)
         else done()
       })
+      // A client that goes away before the answer gets no onResponse: its span ends here.
+      app.addHook('onRequestAbort', (req, done) => {
+        const span = spans.get(req)
+        spans.delete(req)
+        span?.setAttributes({ 'notes.aborted': true })
+        span?.end()
+        done()
+      })
     }
     app.addHook('onResponse', (req, reply, done) => {
       const route = req.routeOptions.url ?? 'unmatched'
@@ -48,6 +56,7 @@ export const observability = fp<ObservabilityOptions>(
       m.httpRequests.inc(labels)
       m.httpDuration.observe(labels, reply.elapsedTime / 1000)
       const span = spans.get(req)
+      spans.delete(req)
       if (span) {
         span.setAttributes({ 'http.response.status_code': reply.statusCode })
         if (reply.statusCode >= 500) span.fail(new Error(`HTTP ${reply.statusCode}`))
