@@ -1,15 +1,17 @@
 // The monitoring files shipped in ops/ (issue 30): the Prometheus alert rules and scrape config,
 // and the Grafana dashboard, checked against what the service really exposes, so a renamed
 // metric cannot leave an alert or a panel reading nothing. With promtool on PATH (or PROMTOOL),
-// the rules also go through `promtool check rules` and their unit tests (`promtool test rules`).
+// the rules also go through `promtool check rules` and their unit tests (`promtool test rules`),
+// and the scrape config through `promtool check config`.
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
 import { prometheusRegistry } from '../adapters/prometheus/registry.ts'
 import { installMetrics, noopRegistry } from '../ports/metrics.ts'
+import { tempDir } from './support/tmp.ts'
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const read = (p: string) => readFileSync(join(root, p), 'utf8')
@@ -90,5 +92,11 @@ else {
     t.match(check, /SUCCESS/)
     const unit = execFileSync(promtool, ['test', 'rules', 'alerts.test.yml'], { encoding: 'utf8', cwd: join(root, 'ops/prometheus') })
     t.match(unit, /SUCCESS/)
+    // The scrape config as the container reads it, its rule file where compose mounts it from.
+    const tmp = tempDir()
+    t.teardown(tmp.remove)
+    const config = join(tmp.dir, 'prometheus.yml')
+    writeFileSync(config, read('ops/prometheus/prometheus.yml').replace('/etc/prometheus/alerts.yml', join(root, 'ops/prometheus/alerts.yml')))
+    t.match(execFileSync(promtool, ['check', 'config', config], { encoding: 'utf8' }), /SUCCESS/)
   })
 }
