@@ -1,8 +1,8 @@
 // The monitoring files shipped in ops/ (issue 30): the Prometheus alert rules and scrape config,
 // and the Grafana dashboard, checked against what the service really exposes, so a renamed
-// metric cannot leave an alert or a panel reading nothing. With promtool on PATH (or PROMTOOL),
-// the rules also go through `promtool check rules` and their unit tests (`promtool test rules`),
-// and the scrape config through `promtool check config`.
+// metric cannot leave an alert or a panel reading nothing. With promtool on PATH or in PROMTOOL
+// (`eval "$(bash scripts/servers/promtool.sh install)"` builds it), the rules also go through
+// `promtool check rules` and their unit tests, and the scrape config through `promtool check config`.
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
