@@ -14,6 +14,7 @@ import { emptyJsonIsNoBody } from './http/emptyJson.ts'
 import { storeFor } from './http/rateLimit.ts'
 import { fastifyTrustProxy } from './http/trustProxy.ts'
 import { loadShedding } from './http/loadShedding.ts'
+import { observability } from './http/observability.ts'
 import { crossOrigin, ownOrigins, type CrossOriginPaths } from './http/crossOrigin.ts'
 import { registerRoute, defineRoute, type RouteDef } from './route.ts'
 import { buildOpenApi } from './openapi.ts'
@@ -27,6 +28,8 @@ export interface BuildAppOptions {
   mounts?: FastifyPluginAsync[]
   /** The mounts' paths for CORS (api/http/crossOrigin.ts), beside the OAuth server's own. */
   crossOriginPaths?: CrossOriginPaths
+  /** METRICS_TOKEN: serves GET /metrics to a caller with this bearer token (api/http/observability.ts). */
+  metricsToken?: string | null
 }
 
 /** The OAuth server's paths a browser-based MCP client calls, and its public metadata. */
@@ -149,6 +152,7 @@ export function buildApp(application: Application, options: BuildAppOptions = {}
     // from X-Forwarded-For when a load balancer sits in front.
     trustProxy: fastifyTrustProxy(application.settings.trustProxy),
   })
+  app.register(observability, { metricsToken: options.metricsToken ?? null })
   app.register(errorHandling)
   app.register(noSniff)
   app.register(loadShedding, application.settings.loadShedding)

@@ -118,6 +118,8 @@ export interface Config {
   faults: Set<string>
   /** Uploads not finalized within the URL's lifetime plus `graceMs` fail (workers/uploadExpiry.ts). */
   uploadExpiry: { graceMs: number; checkEveryMs: number }
+  /** Metrics and traces (docs/observability.md). */
+  observability: ObservabilityConfig
   /** The web dashboard at {dashboard_url} = <publicBaseUrl>/app (docs/dashboard.md, "Web dashboard"). */
   dashboard: {
     /** DASHBOARD_SESSION_HOURS (default 12): a session's absolute lifetime. */
@@ -129,6 +131,19 @@ export interface Config {
     /** API_KEY_USAGE_INTERVAL_SECONDS (default 300): a key's use is recorded at most once per interval and process. */
     keyUsageIntervalSeconds: number
   }
+}
+
+export interface ObservabilityConfig {
+  /** A bearer token: GET /metrics on the REST host answers a caller sending it; unset, the REST host has no /metrics. */
+  metricsToken: string | null
+  /** The port of this process's operator listener, serving GET /metrics without a token, whatever its roles (0: any free port); unset, none. */
+  metricsPort: number | null
+  /** The operator listener's address (default HOST): keep it off the public network. */
+  metricsHost: string
+  /** An OTLP collector (http://host:4318): traces go there, and tracing is on only when it is set. */
+  otlpEndpoint: string | null
+  /** How this process is named in metrics (the `service` label) and traces; default notes-<roles>. */
+  serviceName: string
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -235,6 +250,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkEveryMs: int(env.UPLOAD_EXPIRY_CHECK_MS, 60_000, 'UPLOAD_EXPIRY_CHECK_MS') || 60_000,
     },
     dashboard: dashboardConfig(env, (env.PUBLIC_BASE_URL ?? '').startsWith('https:')),
+    observability: {
+      metricsToken: env.METRICS_TOKEN || null,
+      metricsPort: env.METRICS_PORT ? int(env.METRICS_PORT, 0, 'METRICS_PORT') : null,
+      metricsHost: env.METRICS_HOST ?? env.HOST ?? '127.0.0.1',
+      otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || null,
+      serviceName: env.OTEL_SERVICE_NAME || `notes-${list(env.ROLES ?? 'api,projections,workers,forwarder').join('-')}`,
+    },
   }
 }
 

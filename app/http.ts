@@ -8,6 +8,8 @@ import { buildMcpApp, mcpBaseRoutes, MCP_BASE_CROSS_ORIGIN } from '../mcp/http.t
 
 export interface HttpOptions {
   logger?: FastifyServerOptions['logger']
+  /** METRICS_TOKEN: GET /metrics on the REST host for a caller with this bearer token. */
+  metricsToken?: string | null
 }
 
 /** {base_url}: REST, OAuth, the dashboard, and the MCP endpoint on the same host. */

@@ -13,6 +13,11 @@ import { seedDemoDataset } from './demoDataset.ts'
 import { ffprobeMediaProbe } from '../adapters/ffprobe/mediaProbe.ts'
 import { systemResolver } from '../adapters/net/dnsResolver.ts'
 import type { FastifyInstance } from 'fastify'
+import { startTelemetry } from './telemetry.ts'
+import { startMetricsListener, type MetricsListener } from './metricsListener.ts'
+import { observedEventStore } from '../adapters/telemetry/eventStore.ts'
+import { observed } from '../projections/observed.ts'
+import { metrics } from '../ports/metrics.ts'
 
 export interface RunningService {
   services: Services
@@ -20,22 +25,27 @@ export interface RunningService {
   /** The {mcp_url} listener (role api). */
   mcpApp: FastifyInstance | null
   baseUrl: string
+  /** The operator listener's URL (METRICS_PORT), serving GET /metrics; null when not configured. */
+  metricsUrl: string | null
   close(): Promise<void>
 }
 
 export async function startService(given: Config, log: (msg: string) => void = console.log): Promise<RunningService> {
+  // First: the instruments exist, and the drivers load under tracing, before anything runs.
+  const telemetry = await startTelemetry(given)
   // Content keys and signing secrets from the stores every process shares (MongoDB at scale), so
   // roles on other hosts seal, open, sign and verify alike; DATA_DIR on one host.
   const keyStores = await openKeyStores(given, log)
   const config = await withSharedSecrets(given, keyStores.secrets)
   const contentKeys = keyStores.contentKeys
-  const events = await openEventStore(config, contentKeys)
+  const events = observedEventStore(await openEventStore(config, contentKeys))
   const docs = await openDocumentStore(config)
   const running: RunningProjection[] = []
   // On MongoDB several instances may run a projection at once (replicas, a rolling deploy): each
   // takes the projection's lease before it writes, so one writes and the others stand by.
   const leases: Leased[] = []
-  const lease = (p: Projection): Projection => {
+  const lease = (unobserved: Projection): Projection => {
+    const p = observed(unobserved)
     if (!config.mongoUrl) return p
     const l = leased(p, docs, { ttlMs: config.leaseTtlSeconds * 1000 })
     leases.push(l)
@@ -46,7 +56,7 @@ export async function startService(given: Config, log: (msg: string) => void = c
   // non-zero code, so the supervisor (compose's restart policy, systemd, Kubernetes) starts it afresh.
   const supervision: Pick<RunOptions, 'giveUpMs' | 'onGiveUp' | 'onError'> = {
     giveUpMs: config.loopGiveUpSeconds * 1000,
-    onError: (err, name) => log(`[loop ${name}] failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
+    onError: (err, name) => (metrics().projectionErrors.inc({ projection: name }), log(`[loop ${name}] failed, retrying: ${err instanceof Error ? err.message : String(err)}`)),
     onGiveUp: (err, name) => {
       log(`[loop ${name}] could not recover within ${config.loopGiveUpSeconds} s, exiting: ${err instanceof Error ? err.message : String(err)}`)
       process.exit(70)
@@ -81,7 +91,8 @@ export async function startService(given: Config, log: (msg: string) => void = c
   }
   const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: systemResolver, projections: running, contentKeys })
   const workers: RunningWorker[] = config.roles.has('workers') ? startWorkers(services) : []
-  const app = config.roles.has('api') ? buildRestHost(services, { logger: { level: config.logLevel } }) : null
+  telemetry.watch({ events, docs, projections: running, roles: config.roles })
+  const app = config.roles.has('api') ? buildRestHost(services, { logger: { level: config.logLevel }, metricsToken: config.observability.metricsToken }) : null
   const mcpApp = config.roles.has('api') ? buildMcpHost(services, { logger: { level: config.logLevel } }) : null
   if (app && mcpApp) {
     // The demo endpoint's sample library, written once; later starts find it and change nothing.
@@ -98,11 +109,25 @@ export async function startService(given: Config, log: (msg: string) => void = c
       throw err
     }
   }
+  let metricsListener: MetricsListener | null = null
+  if (config.observability.metricsPort !== null) {
+    try {
+      metricsListener = await startMetricsListener(config.observability.metricsPort, config.observability.metricsHost)
+    } catch (err) {
+      await Promise.allSettled([app?.close(), mcpApp?.close(), ...workers.map((w) => w.stop()), ...running.map((p) => p.stop())])
+      await closePublisher().catch(() => {})
+      await events.close().catch(() => {})
+      await docs.close().catch(() => {})
+      throw err
+    }
+    log(`  metrics:     ${metricsListener.url}/metrics (METRICS_PORT)`)
+  }
   return {
     services,
     app,
     mcpApp,
     baseUrl: config.publicBaseUrl,
+    metricsUrl: metricsListener?.url ?? null,
     async close() {
       // Together: an open request (a long MCP wait) must not keep the workers running, and a
       // stopping worker hands its jobs back at once (workers/transcription.ts).
@@ -117,6 +142,8 @@ export async function startService(given: Config, log: (msg: string) => void = c
       await events.close()
       await contentKeys.close()
       await docs.close()
+      await metricsListener?.close()
+      await telemetry.close()
     },
   }
 }

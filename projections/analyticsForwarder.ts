@@ -33,6 +33,8 @@ import type { AnalyticsMessage, AnalyticsPublisher } from '../ports/analyticsPub
 import { categoryOf, type EventFilter, type RecordedEvent } from '../ports/eventStore.ts'
 import { ANALYTICS_SCHEMA_VERSION, isPublished, publishedData, publishedMetadata, type ForwardedEvent } from '../domain/analytics/contract.ts'
 import { startProjection, type Projection, type RunningProjection, type RunOptions } from './runner.ts'
+import { metrics } from '../ports/metrics.ts'
+import { carrierOf, tracer, type Span } from '../ports/tracing.ts'
 
 export const ANALYTICS_FORWARDER = 'analytics-forwarder'
 export const DEFAULT_TOPIC_PREFIX = 'notes.events.'
@@ -89,8 +91,31 @@ export function analyticsForwarder(publisher: AnalyticsPublisher, options: Analy
     async handle(events, docs) {
       // Resolves only when every message is acknowledged; a rejection makes the runner retry the
       // same batch (the checkpoint has not moved), which is where duplicates come from.
-      const messages = events.map((e) => toAnalyticsMessage(e, topicPrefix, personal)).filter((m) => m !== null)
-      if (messages.length > 0) await publisher.publish(messages)
+      const messages: AnalyticsMessage[] = []
+      // With tracing on, a producer span per message of a traced event, its context in the
+      // message's `traceparent` header: a consumer continues the request's trace.
+      const spans: Span[] = []
+      const t = tracer()
+      for (const e of events) {
+        const m = toAnalyticsMessage(e, topicPrefix, personal)
+        if (!m) continue
+        const parent = t.enabled ? carrierOf(e.metadata) : null
+        if (parent) {
+          const span = t.startSpan(`kafka publish ${m.topic}`, { kind: 'producer', parent, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': m.topic, 'messaging.message.id': e.id, 'notes.event_type': e.type } })
+          spans.push(span)
+          m.headers = { ...m.headers, ...span.carrier() }
+        }
+        messages.push(m)
+      }
+      try {
+        if (messages.length > 0) await publisher.publish(messages)
+      } catch (err) {
+        for (const s of spans) s.fail(err)
+        throw err
+      } finally {
+        for (const s of spans) s.end()
+      }
+      metrics().kafkaPublished.inc({}, messages.length)
       // A write makes the runner save the checkpoint with this batch (see the header).
       const last = events[events.length - 1]!
       await docs
@@ -155,6 +180,7 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
           return p
         } catch (err) {
           if (isClosed()) throw err
+          metrics().kafkaPublishFailures.inc({ stage: 'connect' })
           become('down', `Kafka unreachable (${errorText(err)}); retrying with backoff up to ${Math.round(maxDelayMs / 1000)} s, quietly until it answers`)
           await sleep(delay)
         }
@@ -173,6 +199,7 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
           return
         } catch (err) {
           if (isClosed()) throw err
+          metrics().kafkaPublishFailures.inc({ stage: 'publish' })
           become('down', `Kafka publish failing (${errorText(err)}); retrying the batch with backoff up to ${Math.round(maxDelayMs / 1000)} s`)
           await sleep(delay)
         }

@@ -8,6 +8,7 @@ import type { NoteEvent } from '../domain/notes/note.ts'
 import type { Projection } from './runner.ts'
 import { replaceRead, updateRead } from './revisionGuard.ts'
 import { noteStream } from '../domain/notes/note.ts'
+import { causedBy } from '../ports/tracing.ts'
 
 export const TRANSCRIPTION_JOBS = 'transcription_jobs'
 
@@ -22,6 +23,13 @@ export interface TranscriptionJobDoc {
   /** ISO 8601: when a worker may act on it (claim, reclaim after the lease plus backoff, settle). */
   dueAt: string
   revision: number
+  /** The event that queued the job, its correlation and trace: the worker's work continues them. */
+  cause?: { correlationId: string; causationId: string; traceparent?: string; tracestate?: string }
+}
+
+const causeOf = (recorded: RecordedEvent): NonNullable<TranscriptionJobDoc['cause']> => {
+  const c = causedBy(recorded)
+  return { correlationId: c.correlationId, causationId: c.causationId, ...(c.trace ?? {}) }
 }
 
 export const transcriptionJobsProjection: Projection = {
@@ -72,12 +80,12 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
   switch (e.type) {
     case 'NoteCreated':
       if (e.data.jobId) {
-        await replaceRead(jobs, doc, { _id: noteId, accountId: e.data.accountId, jobId: e.data.jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision })
+        await replaceRead(jobs, doc, { _id: noteId, accountId: e.data.accountId, jobId: e.data.jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision, cause: causeOf(recorded) })
       }
       return
     case 'NoteFinalized': {
       const accountId = String((recorded.metadata as { accountId?: string }).accountId ?? doc?.accountId ?? '')
-      await replaceRead(jobs, doc, { _id: noteId, accountId, jobId: e.data.jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision })
+      await replaceRead(jobs, doc, { _id: noteId, accountId, jobId: e.data.jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision, cause: causeOf(recorded) })
       return
     }
     case 'TranscriptionStarted':

@@ -41,6 +41,8 @@ import { LeaseLostError, type ExistingNote, type Lease, type TranscriptionJobs }
 import type { CreditCommands } from '../commands/credits.ts'
 import { TRANSCRIPTION_JOBS, type TranscriptionJobDoc } from '../projections/transcriptionJobs.ts'
 import type { Sources, FetchedSource, PublishedTranscript } from './sources.ts'
+import { metrics } from '../ports/metrics.ts'
+import { carrierOf, inSpan, withCausation } from '../ports/tracing.ts'
 
 export interface TranscriptionWorkerConfig {
   workerId?: string
@@ -136,6 +138,12 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
     const now = clock().toISOString()
     const queue = deps.docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS)
     const due = await queue.find({ dueAt: { $lte: now } }, { sort: { dueAt: 1, _id: 1 }, limit: 100 })
+    // A job's claim and work are caused by the event that queued it, and continue its trace.
+    const causes = new Map(due.map((j) => [j._id, j.cause]))
+    const inCause = <T>(id: string, fn: () => T): T => {
+      const c = causes.get(id)
+      return c ? withCausation({ correlationId: c.correlationId, causationId: c.causationId, trace: carrierOf(c) }, fn) : fn()
+    }
     for (const job of due) {
       if (stopping.signal.aborted) return
       if (job.status === 'settling') await deps.jobs.settle(job._id)
@@ -152,7 +160,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
       // The slot beyond `concurrency` is for an account with nothing running: its job waits for
       // the next turn at the engine (a chunk of a long job at most), not for the long job's end.
       if (running.size >= deps.config.concurrency && (runningByAccount.get(job.accountId) ?? 0) > 0) continue
-      const claim = await deps.jobs.claim(job.id, workerId)
+      const claim = await inCause(job.id, () => deps.jobs.claim(job.id, workerId))
       if (claim.kind === 'failed') {
         log(`[transcription ${workerId}] note ${job.id} out of attempts: ${claim.note.errorCode}`)
         await deps.jobs.settle(job.id)
@@ -161,7 +169,11 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
       if (claim.kind !== 'claimed') continue
       runningByAccount.set(job.accountId, (runningByAccount.get(job.accountId) ?? 0) + 1)
       const lease: Lease = { noteId: job.id, workerId, attempt: claim.attempt }
-      const p = runJob(lease, claim.note)
+      const cause = causes.get(job.id)
+      const note = claim.note
+      const p = inCause(job.id, () =>
+        inSpan('transcription job', { kind: 'consumer', parent: cause ? carrierOf(cause) : null, attributes: { 'notes.note_id': lease.noteId, 'notes.attempt': lease.attempt, 'notes.worker_id': workerId } }, () => runJob(lease, note)),
+      )
         // The job's own failure handling failed (store unreachable...): its lease will run out and
         // another attempt will follow; nothing to do here but say so.
         .catch((err) => log(`[transcription ${workerId}] note ${lease.noteId} attempt ${lease.attempt} left to its lease: ${(err as Error).message}`))
@@ -211,6 +223,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
       work.catch(() => {})
       await Promise.race([work, stopped(abort.signal)])
       await sending
+      metrics().transcriptionJobs.inc({ outcome: 'succeeded' })
     } catch (err) {
       await sending
       if (abort.signal.reason === STOPPING) {
@@ -232,6 +245,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
       if (failure.errorCode === 'internal_error') log(`[transcription ${workerId}] note ${lease.noteId} attempt ${lease.attempt}: ${(err as Error).stack ?? String(err)}`)
       try {
         const outcome = await deps.jobs.fail(lease, failure)
+        metrics().transcriptionJobs.inc({ outcome: failure.errorCode })
         if (outcome === 'failed') await deps.jobs.settle(lease.noteId)
       } catch (e) {
         if (!(e instanceof LeaseLostError)) throw e
@@ -380,8 +394,10 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
         if (activeMs(speech) < MIN_SPEECH_MS) throw noSpeech()
       }
       ctx.progress('transcribing', 0)
+      const recognizing = performance.now()
       const r = await recognize(note, wav, duration, speech, languageHint(forced), ctx)
       check()
+      if (duration > 0) metrics().speechRealTimeFactor.observe({ engine: deps.engine.engine }, (performance.now() - recognizing) / 1000 / duration)
       segments = withoutNonSpeech(r.segments)
       if (segments.length === 0) throw noSpeech()
       // Words that Whisper stretched back over a pause start where the speech does.

@@ -22,6 +22,7 @@ import { startProjection, type Projection } from '../projections/runner.ts'
 import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/webhooks.ts'
 import type { WebhookPayload } from '../contract/webhooks.ts'
 import { sleep } from './transcription.ts'
+import { metrics } from '../ports/metrics.ts'
 
 export interface WebhookWorkerDeps {
   events: EventStore
@@ -109,7 +110,7 @@ export function startWebhookWorkers(deps: WebhookWorkerDeps) {
     const { state: endpoint } = await deps.webhooks.endpoint(doc.endpointId)
     const base = { attempt: running.attempt, workerId, retryDelaysMs: deps.config.retryDelaysMs, jitter: Math.random() }
     if (!endpoint.exists || endpoint.deleted) {
-      await deps.webhooks.recordAttempt(doc._id, { ...base, statusCode: null, error: 'the endpoint was deleted', durationMs: 0, cancelled: true })
+      counted(await deps.webhooks.recordAttempt(doc._id, { ...base, statusCode: null, error: 'the endpoint was deleted', durationMs: 0, cancelled: true }))
       return
     }
     const delivery = (await deps.events.readStream(deliveryStream.of(doc._id), { maxCount: 1 })).events[0]
@@ -122,7 +123,12 @@ export function startWebhookWorkers(deps: WebhookWorkerDeps) {
       'webhook-signature': signatureHeader(await deps.webhooks.signingSecrets(doc.endpointId, now.toISOString()), doc.messageId, timestamp, body),
     }
     const r = await deps.transport.post(endpoint.url, body, headers, deps.config.timeoutMs)
-    await deps.webhooks.recordAttempt(doc._id, { ...base, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, responseExcerpt: r.responseExcerpt ?? null })
+    counted(await deps.webhooks.recordAttempt(doc._id, { ...base, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, responseExcerpt: r.responseExcerpt ?? null }))
+  }
+  /** Counts the attempt by the outcome its event records: delivered, retry, failed (out of retries), cancelled. */
+  const counted = (recorded: { events: { data: unknown }[] }) => {
+    const outcome = (recorded.events[0]?.data as { outcome?: string } | undefined)?.outcome
+    if (outcome) metrics().webhookDeliveries.inc({ outcome })
   }
 
   const loop = async () => {
