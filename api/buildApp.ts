@@ -10,6 +10,7 @@ import type { Application } from '../commands/application.ts'
 import { restAuthentication } from './http/authentication.ts'
 import { clientErrorHandler, errorHandling, frameworkErrors } from './http/errorHandling.ts'
 import { noSniff } from './http/securityHeaders.ts'
+import { shuttingDown } from './http/shuttingDown.ts'
 import { emptyJsonIsNoBody } from './http/emptyJson.ts'
 import { storeFor } from './http/rateLimit.ts'
 import { fastifyTrustProxy } from './http/trustProxy.ts'
@@ -148,8 +149,11 @@ export function buildApp(application: Application, options: BuildAppOptions = {}
     // TRUST_PROXY: the client address (req.ip, what the sign-in and registration limits count)
     // from X-Forwarded-For when a load balancer sits in front.
     trustProxy: fastifyTrustProxy(application.settings.trustProxy),
+    // The spec's body instead of fastify's own (api/http/shuttingDown.ts).
+    return503OnClosing: false,
   })
   app.register(errorHandling)
+  app.register(shuttingDown, { retryAfterSeconds: application.settings.loadShedding.retryAfterSeconds })
   app.register(noSniff)
   app.register(loadShedding, application.settings.loadShedding)
   app.register(crossOrigin, {
