@@ -22,6 +22,9 @@ export interface RunningService {
   close(): Promise<void>
 }
 
+/** Whether this process seeds the demo library and account: the single-process start (api and projections together), SEED_DEMO not 0. */
+export const seedsDemo = (config: Config): boolean => config.seedDemo && config.roles.has('api') && config.roles.has('projections')
+
 export async function startService(config: Config, log: (msg: string) => void = console.log): Promise<RunningService> {
   const contentKeys = openContentKeys(config)
   const events = await openEventStore(config, contentKeys)
@@ -80,8 +83,11 @@ export async function startService(config: Config, log: (msg: string) => void = 
   const mcpApp = config.roles.has('api') ? buildMcpHost(services, { logger: { level: config.logLevel } }) : null
   if (app && mcpApp) {
     // The demo endpoint's sample library, written once; later starts find it and change nothing.
+    // Only where the read models it reads are projected in this process (the single-process
+    // start) and SEED_DEMO is not 0: an api-only process would wait on (or, after a read-model
+    // loss, fail with not_found on) read models another process rebuilds (issue 31).
     try {
-      await seedDemoDataset(services)
+      if (seedsDemo(config)) await seedDemoDataset(services)
       await app.listen({ port: config.port, host: config.host })
       await mcpApp.listen({ port: config.mcp.port, host: config.mcp.host })
     } catch (err) {
