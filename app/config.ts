@@ -33,6 +33,24 @@ export interface Config {
   trustProxy: boolean | number | string
   /** LEASE_TTL_SECONDS: a projection's lease lapses this long after its holder last renewed it (MongoDB only). */
   leaseTtlSeconds: number
+  /**
+   * The operator's health listener, one per process whatever its roles (docs/health-and-recovery.md):
+   * HEALTH_PORT (default PORT+2, e.g. 3002; 0 when PORT is 0: any free port; `off`: none) on
+   * HEALTH_HOST (default 127.0.0.1) serves GET /healthz and GET /readyz with every detail and no
+   * token. Compose healthchecks probe http://127.0.0.1:$HEALTH_PORT/readyz inside each role's
+   * container. HEALTH_TOKEN: a bearer token that also shows the detail on the API's public
+   * /health and /readyz (unset: the public ones answer with a status only).
+   */
+  health: { port: number | null; portIsDefault: boolean; host: string; token: string | null }
+  /**
+   * When /readyz says not ready (docs/health-and-recovery.md): READY_MAX_LAG (default 500) events a
+   * read model the process depends on may trail the log; READY_STALL_SECONDS (default 30) a
+   * projection with events to apply may go without moving its checkpoint (a dead projections
+   * process); FORWARDER_MAX_DOWN_SECONDS (default 60) the Kafka forwarder may be unable to publish.
+   */
+  readiness: { maxLag: number; stallSeconds: number; forwarderMaxDownSeconds: number }
+  /** READ_MODEL_CHECK_MS (default 2000): how often the projections process looks whether the read-model store lost its checkpoints (then it rebuilds them in bulk). */
+  readModelCheckMs: number
   /** READ_MODEL_MAX_LAG: how many log positions a projection may trail a note command before the command waits for it (back-pressure). */
   readModelMaxLag: number
   rateLimit: { max: number; windowSeconds: number }
@@ -173,6 +191,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     leaseTtlSeconds: int(env.LEASE_TTL_SECONDS, 30, 'LEASE_TTL_SECONDS') || 30,
+    health: healthConfig(env, port),
+    readiness: {
+      maxLag: int(env.READY_MAX_LAG, 500, 'READY_MAX_LAG') || 500,
+      stallSeconds: int(env.READY_STALL_SECONDS, 30, 'READY_STALL_SECONDS') || 30,
+      forwarderMaxDownSeconds: int(env.FORWARDER_MAX_DOWN_SECONDS, 60, 'FORWARDER_MAX_DOWN_SECONDS') || 60,
+    },
+    readModelCheckMs: int(env.READ_MODEL_CHECK_MS, 2000, 'READ_MODEL_CHECK_MS') || 2000,
     readModelMaxLag: int(env.READ_MODEL_MAX_LAG, MAX_LAG_POSITIONS, 'READ_MODEL_MAX_LAG'),
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
     loadShedding: { maxEventLoopDelayMs: int(env.MAX_EVENT_LOOP_DELAY_MS, 1000, 'MAX_EVENT_LOOP_DELAY_MS'), retryAfterSeconds: int(env.LOAD_SHED_RETRY_AFTER_SECONDS, 10, 'LOAD_SHED_RETRY_AFTER_SECONDS') || 10 },
@@ -219,6 +244,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dashboard: dashboardConfig(env, (env.PUBLIC_BASE_URL ?? '').startsWith('https:')),
   }
+}
+
+function healthConfig(env: NodeJS.ProcessEnv, port: number): Config['health'] {
+  const v = (env.HEALTH_PORT ?? '').trim().toLowerCase()
+  const token = env.HEALTH_TOKEN || null
+  if (token !== null && token.length < 16) throw new Error('HEALTH_TOKEN must be at least 16 characters')
+  const host = env.HEALTH_HOST || '127.0.0.1'
+  if (v === 'off') return { port: null, portIsDefault: false, host, token }
+  if (v === '') return { port: port === 0 ? 0 : port + 2, portIsDefault: true, host, token }
+  return { port: int(v, 0, 'HEALTH_PORT'), portIsDefault: false, host, token }
 }
 
 function dashboardConfig(env: NodeJS.ProcessEnv, https: boolean): Config['dashboard'] {

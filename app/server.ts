@@ -12,6 +12,8 @@ import { seedDemoDataset } from './demoDataset.ts'
 import { ffprobeMediaProbe } from '../adapters/ffprobe/mediaProbe.ts'
 import { systemResolver } from '../adapters/net/dnsResolver.ts'
 import type { FastifyInstance } from 'fastify'
+import { startHealthServer, type HealthServer } from './healthServer.ts'
+import type { ResilientPublisher } from '../projections/analyticsForwarder.ts'
 
 export interface RunningService {
   services: Services
@@ -19,6 +21,8 @@ export interface RunningService {
   /** The {mcp_url} listener (role api). */
   mcpApp: FastifyInstance | null
   baseUrl: string
+  /** The operator's health listener (HEALTH_PORT), or null. */
+  healthUrl: string | null
   close(): Promise<void>
 }
 
@@ -54,6 +58,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
     for (const p of READ_MODEL_PROJECTIONS) running.push(startProjection(lease(p), { events, docs, ...supervision }))
   }
   let closePublisher = async () => {}
+  let forwarderHandle: { running: RunningProjection; publisher: ResilientPublisher } | null = null
   if (config.roles.has('forwarder') && config.kafkaBrokers.length > 0) {
     const { openKafkaPublisher } = await import('../adapters/kafka/kafkaPublisher.ts')
     const { startAnalyticsForwarder } = await import('../projections/analyticsForwarder.ts')
@@ -74,10 +79,31 @@ export async function startService(config: Config, log: (msg: string) => void = 
       { topicPrefix: config.kafkaTopicPrefix, personalTopics: config.analyticsPersonalTopics, log, run: { events, docs, ...supervision }, wrap: lease },
     )
     running.push(forwarder)
+    forwarderHandle = { running: forwarder, publisher: forwarder.publisher }
     closePublisher = () => forwarder.publisher.close()
     log(`forwarding events to Kafka at ${config.kafkaBrokers.join(',')} (topics ${config.kafkaTopicPrefix}<category>)`)
   }
-  const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: systemResolver, projections: running, contentKeys })
+  const services = createServices(config, { events, docs, probe: ffprobeMediaProbe(), resolver: systemResolver, projections: running, forwarder: forwarderHandle, contentKeys })
+  // The operator's health port, before anything that may take long (a rebuild, the demo seed),
+  // so an orchestrator sees the process alive and why it is not ready yet.
+  let health: HealthServer | null = null
+  if (config.health.port !== null) {
+    try {
+      health = await startHealthServer(services, { port: config.health.port, host: config.health.host, roles: config.roles })
+      log(`health: ${health.url}/healthz and ${health.url}/readyz (roles ${[...config.roles].join(', ')})`)
+    } catch (err) {
+      // The default port (PORT+2) may be taken by something else on a shared host: said, not fatal.
+      // A HEALTH_PORT that was asked for and cannot be had ends the start.
+      if (!config.health.portIsDefault) {
+        await Promise.allSettled([...running.map((p) => p.stop())])
+        await closePublisher().catch(() => {})
+        await events.close().catch(() => {})
+        await docs.close().catch(() => {})
+        throw err
+      }
+      log(`WARNING: no health port: ${config.health.host}:${config.health.port} is not free (${(err as Error).message}); set HEALTH_PORT`)
+    }
+  }
   const workers: RunningWorker[] = config.roles.has('workers') ? startWorkers(services) : []
   const app = config.roles.has('api') ? buildRestHost(services, { logger: { level: config.logLevel } }) : null
   const mcpApp = config.roles.has('api') ? buildMcpHost(services, { logger: { level: config.logLevel } }) : null
@@ -92,7 +118,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
       await mcpApp.listen({ port: config.mcp.port, host: config.mcp.host })
     } catch (err) {
       // A start that fails ends what it started, so the process exits instead of lingering.
-      await Promise.allSettled([app.close(), mcpApp.close(), ...workers.map((w) => w.stop()), ...running.map((p) => p.stop())])
+      await Promise.allSettled([app.close(), mcpApp.close(), health?.close(), ...workers.map((w) => w.stop()), ...running.map((p) => p.stop())])
       await closePublisher().catch(() => {})
       await events.close().catch(() => {})
       await docs.close().catch(() => {})
@@ -104,7 +130,9 @@ export async function startService(config: Config, log: (msg: string) => void = 
     app,
     mcpApp,
     baseUrl: config.publicBaseUrl,
+    healthUrl: health?.url ?? null,
     async close() {
+      await health?.close()
       // Together: an open request (a long MCP wait) must not keep the workers running, and a
       // stopping worker hands its jobs back at once (workers/transcription.ts).
       await Promise.all([app?.close(), mcpApp?.close(), ...workers.map((w) => w.stop())])

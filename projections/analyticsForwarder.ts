@@ -106,6 +106,10 @@ export type PublisherState = 'connecting' | 'up' | 'down' | 'closed'
 
 export interface ResilientPublisher extends AnalyticsPublisher {
   state(): PublisherState
+  /** When it entered its state (ms since the epoch): with `down` or `connecting`, since when it cannot publish. */
+  since(): number
+  /** The error that made it `down`, or null. */
+  lastError(): string | null
 }
 
 export interface BackoffOptions {
@@ -126,6 +130,8 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, options: BackoffOptions): ResilientPublisher {
   const { log, initialDelayMs = 500, maxDelayMs = 30_000 } = options
   let state: PublisherState = 'connecting'
+  let since = Date.now()
+  let lastError: string | null = null
   let inner: AnalyticsPublisher | null = null
   let connecting: Promise<AnalyticsPublisher> | null = null
   const closed = new AbortController()
@@ -134,8 +140,12 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
       const timer = setTimeout(resolve, ms)
       closed.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
     })
-  const become = (next: PublisherState, message: string) => {
+  const become = (next: PublisherState, message: string, err?: unknown) => {
+    if (next === 'down') lastError = errorText(err)
+    else if (next === 'up') lastError = null
     if (next === state) return
+    // `connecting` then `down` is one outage: it started when the publisher could first not publish.
+    if (!(state === 'connecting' && next === 'down')) since = Date.now()
     state = next
     log(`analytics forwarder: ${message}`)
   }
@@ -155,7 +165,7 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
           return p
         } catch (err) {
           if (isClosed()) throw err
-          become('down', `Kafka unreachable (${errorText(err)}); retrying with backoff up to ${Math.round(maxDelayMs / 1000)} s, quietly until it answers`)
+          become('down', `Kafka unreachable (${errorText(err)}); retrying with backoff up to ${Math.round(maxDelayMs / 1000)} s, quietly until it answers`, err)
           await sleep(delay)
         }
       }
@@ -164,6 +174,8 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
   void ensure().catch(() => {})
   return {
     state: () => state,
+    since: () => since,
+    lastError: () => lastError,
     async publish(messages) {
       for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
         const p = await ensure()
@@ -173,7 +185,7 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
           return
         } catch (err) {
           if (isClosed()) throw err
-          become('down', `Kafka publish failing (${errorText(err)}); retrying the batch with backoff up to ${Math.round(maxDelayMs / 1000)} s`)
+          become('down', `Kafka publish failing (${errorText(err)}); retrying the batch with backoff up to ${Math.round(maxDelayMs / 1000)} s`, err)
           await sleep(delay)
         }
       }
