@@ -24,6 +24,8 @@ export interface Config {
   mongoDb: string
   kafkaBrokers: string[]
   kafkaTopicPrefix: string
+  /** KAFKA_CHECKPOINT_TOPIC (default `notes.forwarder.checkpoints`): the compacted one-partition topic where the forwarder keeps its checkpoint (docs/health-and-recovery.md). */
+  kafkaCheckpointTopic: string
   /** Topics (stream categories, e.g. `note,ask`) on which personal fields are published; none by default. */
   analyticsPersonalTopics: string[]
   /** Which processes this instance runs: api, projections, workers, forwarder (comma separated). */
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongoDb: env.MONGO_DB ?? 'notes',
     kafkaBrokers: list(env.KAFKA_BROKERS),
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
+    kafkaCheckpointTopic: env.KAFKA_CHECKPOINT_TOPIC || 'notes.forwarder.checkpoints',
     analyticsPersonalTopics: list(env.ANALYTICS_PERSONAL_TOPICS),
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

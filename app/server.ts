@@ -37,9 +37,9 @@ export async function startService(config: Config, log: (msg: string) => void = 
   // On MongoDB several instances may run a projection at once (replicas, a rolling deploy): each
   // takes the projection's lease before it writes, so one writes and the others stand by.
   const leases: Leased[] = []
-  const lease = (p: Projection): Projection => {
+  const lease = (p: Projection, checkpoint?: (name: string) => Promise<number>): Projection => {
     if (!config.mongoUrl) return p
-    const l = leased(p, docs, { ttlMs: config.leaseTtlSeconds * 1000 })
+    const l = leased(p, docs, { ttlMs: config.leaseTtlSeconds * 1000, ...(checkpoint ? { checkpoint } : {}) })
     leases.push(l)
     return l.projection
   }
@@ -72,11 +72,18 @@ export async function startService(config: Config, log: (msg: string) => void = 
         openKafkaPublisher({
           brokers: config.kafkaBrokers,
           clientId: 'notes-forwarder',
+          checkpointTopic: config.kafkaCheckpointTopic,
           log: (level, message) => {
             if (kafkaDetails) console.error(`[kafkajs] ${level} (forwarder ${state()}): ${message}`)
           },
         }),
-      { topicPrefix: config.kafkaTopicPrefix, personalTopics: config.analyticsPersonalTopics, log, run: { events, docs, ...supervision }, wrap: lease },
+      { topicPrefix: config.kafkaTopicPrefix, personalTopics: config.analyticsPersonalTopics,
+        // Its checkpoint lives in Kafka, with what it published: not lost with the read models (docs/health-and-recovery.md).
+        checkpointsInBroker: true,
+        log,
+        run: { events, docs, ...supervision },
+        wrap: (p, publisher) => lease(p, async (name) => (await publisher.checkpoints.read(name)) ?? -1),
+      },
     )
     running.push(forwarder)
     forwarderHandle = { running: forwarder, publisher: forwarder.publisher }

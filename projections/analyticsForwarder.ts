@@ -29,7 +29,7 @@
 // partition can hold an event twice (the second copy after the first). Consumers must
 // deduplicate by `eventId` (or, per stream, skip events whose `revision` is not above the last
 // one they processed); after that they see exactly the stored events, in stream order.
-import type { AnalyticsMessage, AnalyticsPublisher } from '../ports/analyticsPublisher.ts'
+import type { AnalyticsMessage, AnalyticsPublisher, PublishedCheckpoints } from '../ports/analyticsPublisher.ts'
 import { categoryOf, type EventFilter, type RecordedEvent } from '../ports/eventStore.ts'
 import { ANALYTICS_SCHEMA_VERSION, isPublished, publishedData, publishedMetadata, type ForwardedEvent } from '../domain/analytics/contract.ts'
 import { startProjection, type Projection, type RunningProjection, type RunOptions } from './runner.ts'
@@ -50,6 +50,12 @@ export interface AnalyticsForwarderOptions {
   name?: string
   /** Stream categories (topics without the prefix) whose personal fields are published. */
   personalTopics?: ReadonlySet<string> | readonly string[]
+  /**
+   * The checkpoint lives with the published messages (the publisher's `checkpoints`, Kafka's
+   * checkpoint topic) instead of the read-model store: a read-model loss then re-publishes
+   * nothing, and the forwarder does not touch the read-model store at all.
+   */
+  checkpointsInBroker?: boolean
 }
 
 /** Kafka topic names allow [a-zA-Z0-9._-], at most 249 characters. */
@@ -91,6 +97,8 @@ export function analyticsForwarder(publisher: AnalyticsPublisher, options: Analy
       // same batch (the checkpoint has not moved), which is where duplicates come from.
       const messages = events.map((e) => toAnalyticsMessage(e, topicPrefix, personal)).filter((m) => m !== null)
       if (messages.length > 0) await publisher.publish(messages)
+      // The runner saves the checkpoint in the broker after this batch.
+      if (options.checkpointsInBroker) return
       // A write makes the runner save the checkpoint with this batch (see the header).
       const last = events[events.length - 1]!
       await docs
@@ -105,6 +113,7 @@ export function analyticsForwarder(publisher: AnalyticsPublisher, options: Analy
 export type PublisherState = 'connecting' | 'up' | 'down' | 'closed'
 
 export interface ResilientPublisher extends AnalyticsPublisher {
+  checkpoints: PublishedCheckpoints
   state(): PublisherState
   /** When it entered its state (ms since the epoch): with `down` or `connecting`, since when it cannot publish. */
   since(): number
@@ -172,23 +181,29 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
     })())
   // Connect at once, not at the first event: an outage shows in the log even while idle.
   void ensure().catch(() => {})
+  /** `op` on the connected publisher, retried with backoff until it succeeds or the publisher closes. */
+  const retrying = async <T>(op: (p: AnalyticsPublisher) => Promise<T>, what: string, retried: string): Promise<T> => {
+    for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
+      const p = await ensure()
+      try {
+        const result = await op(p)
+        become('up', 'Kafka publishing again')
+        return result
+      } catch (err) {
+        if (isClosed()) throw err
+        become('down', `Kafka ${what} failing (${errorText(err)}); retrying ${retried} with backoff up to ${Math.round(maxDelayMs / 1000)} s`, err)
+        await sleep(delay)
+      }
+    }
+  }
   return {
     state: () => state,
     since: () => since,
     lastError: () => lastError,
-    async publish(messages) {
-      for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
-        const p = await ensure()
-        try {
-          await p.publish(messages)
-          become('up', 'Kafka publishing again')
-          return
-        } catch (err) {
-          if (isClosed()) throw err
-          become('down', `Kafka publish failing (${errorText(err)}); retrying the batch with backoff up to ${Math.round(maxDelayMs / 1000)} s`, err)
-          await sleep(delay)
-        }
-      }
+    publish: (messages) => retrying((p) => p.publish(messages), 'publish', 'the batch'),
+    checkpoints: {
+      read: (name) => retrying((p) => (p.checkpoints ? p.checkpoints.read(name) : Promise.reject(new Error('this publisher keeps no checkpoints'))), 'checkpoint read', 'it'),
+      save: (name, position) => retrying((p) => (p.checkpoints ? p.checkpoints.save(name, position) : Promise.reject(new Error('this publisher keeps no checkpoints'))), 'checkpoint save', 'it'),
     },
     async close() {
       if (isClosed()) return
@@ -201,8 +216,8 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
 
 export interface StartForwarderOptions extends AnalyticsForwarderOptions, BackoffOptions {
   run: RunOptions
-  /** Wraps the projection before it runs (the lease that lets one of several instances write). */
-  wrap?: (projection: Projection) => Projection
+  /** Wraps the projection before it runs (the lease that lets one of several instances write); gets the publisher, whose checkpoints a takeover reads. */
+  wrap?: (projection: Projection, publisher: ResilientPublisher) => Projection
 }
 
 /**
@@ -217,7 +232,7 @@ export function startAnalyticsForwarder(connect: (state: () => PublisherState) =
   const getState = () => publisher.state()
   publisher = resilientPublisher(() => connect(getState), { log, ...(initialDelayMs !== undefined ? { initialDelayMs } : {}), ...(maxDelayMs !== undefined ? { maxDelayMs } : {}) })
   log('analytics forwarder: connecting to Kafka')
-  const running = startProjection(wrap(analyticsForwarder(publisher, forwarderOptions)), run)
+  const running = startProjection(wrap(analyticsForwarder(publisher, forwarderOptions), publisher), forwarderOptions.checkpointsInBroker ? { ...run, checkpoints: publisher.checkpoints } : run)
   return {
     ...running,
     publisher,

@@ -21,6 +21,8 @@ export interface LeaseOptions {
   /** How often a waiting instance looks whether the lease is free (default ttl / 6). */
   pollMs?: number
   holder?: string
+  /** Where the projection's checkpoint is read on a takeover (default: the read-model store; the forwarder's lives in Kafka). */
+  checkpoint?: (name: string) => Promise<number>
 }
 
 export interface Leased {
@@ -102,7 +104,7 @@ export function leased(projection: Projection, docs: DocumentStore, options: Lea
     async handle(events, store) {
       const justTaken = await acquire()
       // Taken over: what the previous holder applied (its checkpoint) is not applied again.
-      const from = justTaken ? await readCheckpoint(store, projection.name) : -1
+      const from = justTaken ? await (options.checkpoint ? options.checkpoint(projection.name) : readCheckpoint(store, projection.name)) : -1
       const todo = from >= 0 ? events.filter((e) => e.globalPosition > from) : events
       if (todo.length > 0) await projection.handle(todo, store)
     },

@@ -8,6 +8,7 @@
 // counts twice.
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { countingCalls } from './countingCalls.ts'
+import type { PublishedCheckpoints } from '../ports/analyticsPublisher.ts'
 import { START, type EventFilter, type EventStore, type GlobalPosition, type RecordedEvent } from '../ports/eventStore.ts'
 
 export interface Projection {
@@ -63,6 +64,12 @@ export interface RunOptions {
   onGiveUp?: (err: unknown, projection: string) => void
   /** Backoff bounds (jittered, doubling): defaults 100 ms and 5 s. */
   backoff?: { initialMs: number; maxMs: number }
+  /**
+   * Keeps the checkpoint elsewhere than the read-model store (the Kafka forwarder's lives with
+   * what it published): read at start, saved after each batch's `handle` resolved, which then
+   * runs outside a document-store batch.
+   */
+  checkpoints?: PublishedCheckpoints
 }
 
 /** What a supervised loop reports to /readyz. */
@@ -151,8 +158,17 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
   // saved with the next batch that writes, after CHECKPOINT_LAG_MS at the latest, and on stop.
   let savedPosition: GlobalPosition = START
   let savedAt = 0
+  const external = options.checkpoints
+  const save = (at: GlobalPosition) => (external ? external.save(projection.name, at) : saveCheckpoint(docs, projection.name, at))
   const apply = async (batch: RecordedEvent[]) => {
     const last = batch[batch.length - 1]!.globalPosition
+    if (external) {
+      await projection.handle(batch, docs)
+      await external.save(projection.name, last)
+      savedPosition = last
+      savedAt = Date.now()
+      return
+    }
     await docs.writeBatch(async (tx) => {
       const counted = countingWrites(tx)
       await projection.handle(batch, counted.store)
@@ -167,9 +183,9 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
   /** One subscription, from the last applied event; returns when stopped or `stopAfter` is reached, throws on any failure. */
   const runOnce = async (): Promise<void> => {
     if (!initialised) {
-      await initCheckpoint(docs, projection.name)
+      if (!external) await initCheckpoint(docs, projection.name)
       await projection.setup?.(docs)
-      position = await readCheckpoint(docs, projection.name)
+      position = external ? ((await external.read(projection.name)) ?? START) : await readCheckpoint(docs, projection.name)
       savedPosition = position
       initialised = true
       wake()
@@ -212,7 +228,7 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
         if (r === checkpointTick) advanceToScanned()
         else if (r === saveTick) {
           const at = position
-          await saveCheckpoint(docs, projection.name, at)
+          await save(at)
           savedPosition = at
           savedAt = Date.now()
         } else return r
@@ -277,7 +293,7 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
         }
       }
     } finally {
-      if (initialised && position > savedPosition) await saveCheckpoint(docs, projection.name, position).catch((err) => onError(err, projection.name))
+      if (initialised && position > savedPosition) await save(position).catch((err) => onError(err, projection.name))
       if (status.state !== 'failed') enter('stopped')
     }
   }
