@@ -4,7 +4,12 @@ import type { Config } from './config.ts'
 import { openContentKeys, openDocumentStore, openEventStore } from './infrastructure.ts'
 import { createServices, type Services } from './services.ts'
 import { startWorkers, type RunningWorker } from './workers.ts'
-import { startProjection, type Projection, type RunOptions, type RunningProjection } from '../projections/runner.ts'
+import { rebuildProjection, type Projection, type RunOptions, type RunningProjection } from '../projections/runner.ts'
+import { startWatchedProjection } from '../projections/readModelWatch.ts'
+import { rebuildInBulk } from '../projections/bulkRebuild.ts'
+import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
+import type { EventStore } from '../ports/eventStore.ts'
+import type { DocumentStore } from '../ports/documentStore.ts'
 import { leased, type Leased } from '../projections/lease.ts'
 import { READ_MODEL_PROJECTIONS } from './projections.ts'
 import { buildMcpHost, buildRestHost } from './http.ts'
@@ -24,6 +29,21 @@ export interface RunningService {
   /** The operator's health listener (HEALTH_PORT), or null. */
   healthUrl: string | null
   close(): Promise<void>
+}
+
+/**
+ * Empties a read model and replays the log into it. On MongoDB through an in-memory staging
+ * store and bulk inserts (every write there is a round trip); the embedded store replays in
+ * batches of 2,000 events, one transaction each.
+ */
+async function rebuildReadModel(config: Config, projection: Projection, events: EventStore, docs: DocumentStore): Promise<number> {
+  if (!config.mongoUrl) return rebuildProjection(projection, { events, docs })
+  const staging = openEmbeddedDocumentStore({ path: ':memory:' })
+  try {
+    return await rebuildInBulk(projection, { events, docs, staging })
+  } finally {
+    await staging.close()
+  }
 }
 
 /** Whether this process seeds the demo library and account: the single-process start (api and projections together), SEED_DEMO not 0. */
@@ -55,7 +75,23 @@ export async function startService(config: Config, log: (msg: string) => void = 
     },
   }
   if (config.roles.has('projections')) {
-    for (const p of READ_MODEL_PROJECTIONS) running.push(startProjection(lease(p), { events, docs, ...supervision }))
+    // Watched: a read-model store lost at run time (its checkpoints gone) is rebuilt in bulk, and
+    // so is one found without checkpoints at start (projections/readModelWatch.ts).
+    for (const p of READ_MODEL_PROJECTIONS) {
+      const projection = lease(p)
+      const l = leases.find((x) => x.projection === projection)
+      running.push(
+        startWatchedProjection(projection, {
+          events,
+          docs,
+          ...supervision,
+          checkEveryMs: config.readModelCheckMs,
+          rebuild: (q) => rebuildReadModel(config, q, events, docs),
+          ...(l ? { exclusive: () => l.tryHold() } : {}),
+          log,
+        }),
+      )
+    }
   }
   let closePublisher = async () => {}
   let forwarderHandle: { running: RunningProjection; publisher: ResilientPublisher } | null = null

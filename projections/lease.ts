@@ -31,6 +31,8 @@ export interface Leased {
   holds(): boolean
   /** Lets go of the lease (another instance may take it at once) and stops waiting for it. */
   release(): Promise<void>
+  /** One attempt to take (or renew) the lease now, without waiting: true when this instance holds it. */
+  tryHold(): Promise<boolean>
 }
 
 export class LeaseReleased extends Error {
@@ -113,6 +115,12 @@ export function leased(projection: Projection, docs: DocumentStore, options: Lea
   return {
     projection: wrapped,
     holds: () => held,
+    async tryHold() {
+      if (released) return false
+      held = await tryTake()
+      if (held) startRenewing()
+      return held
+    },
     async release() {
       released = true
       wake?.()

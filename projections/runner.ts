@@ -73,7 +73,8 @@ export interface RunOptions {
 }
 
 /** What a supervised loop reports to /readyz. */
-export type LoopState = 'starting' | 'running' | 'retrying' | 'failed' | 'stopped'
+/** `rebuilding`: its read model is being rebuilt from the log after a loss (projections/readModelWatch.ts). */
+export type LoopState = 'starting' | 'running' | 'retrying' | 'rebuilding' | 'failed' | 'stopped'
 export interface LoopStatus {
   state: LoopState
   /** When it entered this state (ISO 8601). */
