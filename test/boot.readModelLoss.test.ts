@@ -36,10 +36,12 @@ async function snapshot(s: RunningService): Promise<Record<string, unknown[]>> {
 async function rebuilt(s: RunningService, deadlineMs = 60_000): Promise<{ statusCode: number; projections: { name: string; state: string; behind: number }[] }> {
   const deadline = Date.now() + deadlineMs
   for (;;) {
-    const r = await s.app!.inject({ method: 'GET', url: '/readyz' })
-    const projections = r.json().projections as { name: string; state: string; behind: number }[]
-    if (r.statusCode === 200 && projections.every((p) => p.state === 'running' && p.behind === 0)) return { statusCode: r.statusCode, projections }
-    if (Date.now() > deadline) return { statusCode: r.statusCode, projections }
+    // The operator's detail (the public /readyz says ready or not, nothing more).
+    const r = await s.services.readiness()
+    const statusCode = r.ready ? 200 : 503
+    const projections = r.projections as { name: string; state: string; behind: number }[]
+    if (r.ready && projections.every((p) => p.state === 'running' && p.behind === 0)) return { statusCode, projections }
+    if (Date.now() > deadline) return { statusCode, projections }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
