@@ -68,6 +68,8 @@ export interface Config {
   seedDemo: boolean
   /** LOOP_GIVE_UP_SECONDS: how long a supervised loop (projection, forwarder) may fail without progress before the process exits non-zero. */
   loopGiveUpSeconds: number
+  /** LOOP_BATCH_TIMEOUT_SECONDS (default 120): a projection's batch that has not finished by then (a store call that never answers) fails and is retried. */
+  loopBatchTimeoutSeconds: number
   logLevel: string
   /** An OpenAI-compatible chat endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); null: local engines only. */
   llm: { baseUrl: string; apiKey: string | null; model: string } | null
@@ -210,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     s3: loadS3Config(env),
     seedDemo: env.SEED_DEMO !== '0',
     loopGiveUpSeconds: int(env.LOOP_GIVE_UP_SECONDS, 300, 'LOOP_GIVE_UP_SECONDS') || 300,
+    loopBatchTimeoutSeconds: int(env.LOOP_BATCH_TIMEOUT_SECONDS, 120, 'LOOP_BATCH_TIMEOUT_SECONDS') || 120,
     logLevel: env.LOG_LEVEL ?? 'info',
     mcp: mcpConfig(env, port, host, shownHost),
     oauthSigningSecret: env.OAUTH_SIGNING_SECRET || null,
