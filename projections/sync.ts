@@ -74,15 +74,18 @@ export function readModelSync(
   /** The one poll loop of `name`: runs while anyone waits on it. */
   const poll = async (name: string, waiters: Set<Waiter>) => {
     while (waiters.size > 0) {
-      const at = await checkpointOf(docs, name).catch(() => seen.get(name) ?? -1)
-      // No checkpoint: the read-model store was lost and the read model is being rebuilt (or was
-      // never written). Nothing to wait for: each wait would last its whole timeout (every note
-      // command waited 5 s on position -1; issue 31), and /readyz says not ready meanwhile.
-      if (at === null) {
+      const found = await checkpointOf(docs, name).catch(() => seen.get(name) ?? -1)
+      // A checkpoint seen before and gone now: the read-model store was lost and the read model
+      // is being rebuilt. Nothing to wait for: each wait would last its whole timeout (every note
+      // command waited 5 s on position -1; issue 31), and /readyz says not ready meanwhile. One
+      // never seen, of a projection another process runs, belongs to one that has not started yet:
+      // that is waited for.
+      if (found === null && (seen.has(name) || running.some((p) => p.name === name))) {
         for (const w of waiters) (waiters.delete(w), w.resolve())
         break
       }
-      seen.set(name, at)
+      const at = found ?? -1
+      if (found !== null) seen.set(name, at)
       for (const w of waiters) if (at >= w.position) (waiters.delete(w), w.resolve())
       if (waiters.size > 0) await new Promise((r) => setTimeout(r, pollMs))
     }
