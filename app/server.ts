@@ -119,7 +119,7 @@ export async function startService(config: Config, log: (msg: string) => void = 
         checkpointsInBroker: true,
         log,
         run: { events, docs, ...supervision },
-        wrap: (p, publisher) => lease(p, async (name) => (await publisher.checkpoints.read(name)) ?? -1),
+        wrap: (p, checkpoints) => lease(p, async (name) => (await checkpoints.read(name)) ?? -1),
       },
     )
     running.push(forwarder)

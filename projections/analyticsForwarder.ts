@@ -30,7 +30,7 @@
 // deduplicate by `eventId` (or, per stream, skip events whose `revision` is not above the last
 // one they processed); after that they see exactly the stored events, in stream order.
 import type { AnalyticsMessage, AnalyticsPublisher, PublishedCheckpoints } from '../ports/analyticsPublisher.ts'
-import { categoryOf, type EventFilter, type RecordedEvent } from '../ports/eventStore.ts'
+import { categoryOf, type EventFilter, type EventStore, type RecordedEvent } from '../ports/eventStore.ts'
 import { ANALYTICS_SCHEMA_VERSION, isPublished, publishedData, publishedMetadata, type ForwardedEvent } from '../domain/analytics/contract.ts'
 import { startProjection, type Projection, type RunningProjection, type RunOptions } from './runner.ts'
 
@@ -214,10 +214,34 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
   }
 }
 
+/**
+ * Checkpoints kept under the forwarder's name and the id of the log's first event: a broker that
+ * outlived its event log (a new deployment, a test's fresh store on a kept broker) holds a
+ * position of another log, which would skip this log's events up to it. Under its own key, a new
+ * log starts from the beginning. With an empty log there is nothing to read or save yet.
+ */
+export function logScoped(checkpoints: PublishedCheckpoints, events: EventStore): PublishedCheckpoints {
+  let logId: string | null = null
+  const key = async (name: string): Promise<string | null> => {
+    logId ??= (await events.readAll({ maxCount: 1 }))[0]?.id ?? null
+    return logId === null ? null : `${name}@${logId}`
+  }
+  return {
+    async read(name) {
+      const k = await key(name)
+      return k === null ? null : checkpoints.read(k)
+    },
+    async save(name, position) {
+      const k = await key(name)
+      if (k !== null) await checkpoints.save(k, position)
+    },
+  }
+}
+
 export interface StartForwarderOptions extends AnalyticsForwarderOptions, BackoffOptions {
   run: RunOptions
-  /** Wraps the projection before it runs (the lease that lets one of several instances write); gets the publisher, whose checkpoints a takeover reads. */
-  wrap?: (projection: Projection, publisher: ResilientPublisher) => Projection
+  /** Wraps the projection before it runs (the lease that lets one of several instances write); gets the checkpoints a takeover reads. */
+  wrap?: (projection: Projection, checkpoints: PublishedCheckpoints) => Projection
 }
 
 /**
@@ -232,7 +256,8 @@ export function startAnalyticsForwarder(connect: (state: () => PublisherState) =
   const getState = () => publisher.state()
   publisher = resilientPublisher(() => connect(getState), { log, ...(initialDelayMs !== undefined ? { initialDelayMs } : {}), ...(maxDelayMs !== undefined ? { maxDelayMs } : {}) })
   log('analytics forwarder: connecting to Kafka')
-  const running = startProjection(wrap(analyticsForwarder(publisher, forwarderOptions), publisher), forwarderOptions.checkpointsInBroker ? { ...run, checkpoints: publisher.checkpoints } : run)
+  const checkpoints = logScoped(publisher.checkpoints, run.events)
+  const running = startProjection(wrap(analyticsForwarder(publisher, forwarderOptions), checkpoints), forwarderOptions.checkpointsInBroker ? { ...run, checkpoints } : run)
   return {
     ...running,
     publisher,
