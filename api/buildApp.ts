@@ -10,6 +10,8 @@ import type { Application } from '../commands/application.ts'
 import { restAuthentication } from './http/authentication.ts'
 import { clientErrorHandler, errorHandling, frameworkErrors } from './http/errorHandling.ts'
 import { noSniff } from './http/securityHeaders.ts'
+import { shuttingDown } from './http/shuttingDown.ts'
+import { isOperator } from './http/operatorToken.ts'
 import { emptyJsonIsNoBody } from './http/emptyJson.ts'
 import { storeFor } from './http/rateLimit.ts'
 import { fastifyTrustProxy } from './http/trustProxy.ts'
@@ -38,23 +40,30 @@ export const OAUTH_CROSS_ORIGIN: CrossOriginPaths = {
   open: ['/.well-known/oauth-authorization-server'],
 }
 
-const ReadinessBody = z.object({
-  status: z.literal('ready'),
+const Check = z.object({ reachable: z.boolean(), latencyMs: z.number().nullable(), error: z.string().nullable() })
+const LoopState = z.enum(['starting', 'running', 'retrying', 'rebuilding', 'failed', 'stopped'])
+const ProjectionBody = z.object({
+  name: z.string(),
+  position: z.number(),
+  behind: z.number().nullable(),
+  behindAtLeast: z.boolean(),
+  inThisProcess: z.boolean(),
+  /** The supervised loop's state in this process (null when another process runs it). */
+  state: LoopState.nullable(),
+  retries: z.number(),
+  lastError: z.string().nullable(),
+})
+/** The operator's detail (HEALTH_TOKEN, or the health port): absent from the public answer. */
+export const ReadinessDetail = z.object({
   version: z.string(),
-  eventStore: z.object({ reachable: z.boolean(), latencyMs: z.number().nullable(), error: z.string().nullable() }),
-  projections: z.array(
-    z.object({
-      name: z.string(),
-      position: z.number(),
-      behind: z.number(),
-      behindAtLeast: z.boolean(),
-      inThisProcess: z.boolean(),
-      /** The supervised loop's state in this process (null when another process runs it). */
-      state: z.enum(['starting', 'running', 'retrying', 'failed', 'stopped']).nullable(),
-      retries: z.number(),
-      lastError: z.string().nullable(),
-    }),
-  ),
+  roles: z.array(z.string()),
+  reasons: z.array(z.string()),
+  eventStore: Check,
+  readModelStore: Check.nullable(),
+  blobStore: Check.nullable(),
+  kafka: z.object({ state: z.enum(['connecting', 'up', 'down', 'closed']), since: z.string(), downSeconds: z.number(), error: z.string().nullable() }).nullable(),
+  projections: z.array(ProjectionBody.extend({ checkpoint: z.enum(['present', 'missing', 'unknown']), stalledSeconds: z.number().nullable() })),
+  forwarder: ProjectionBody.nullable(),
   speech: z.object({
     engine: z.string(),
     provider: z.string(),
@@ -65,6 +74,16 @@ const ReadinessBody = z.object({
     details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   }),
 })
+const ReadinessBody = z.object({ status: z.literal('ready') }).extend(ReadinessDetail.partial().shape)
+
+/** /readyz's answer: the public one says ready or not; the operator's adds every check. */
+export async function readinessAnswer(app: Application, detail: boolean): Promise<{ ready: true; body: z.infer<typeof ReadinessBody> } | { ready: false; error: DomainError }> {
+  const { ready, ...checks } = await app.readiness()
+  const retryAfter = app.settings.loadShedding.retryAfterSeconds
+  if (ready) return { ready, body: detail ? { status: 'ready', version: app.settings.version, ...checks } : { status: 'ready' } }
+  if (!detail) return { ready, error: new DomainError('service_unavailable', 'Not ready.', { retryAfter, status: 'not_ready' }) }
+  return { ready, error: new DomainError('service_unavailable', `Not ready: ${checks.reasons.join('; ')}.`, { retryAfter, status: 'not_ready', version: app.settings.version, ...checks }) }
+}
 
 export function allRoutes(app: Application): RouteDef[] {
   const contract: RouteDef[] = []
@@ -86,17 +105,17 @@ export function allRoutes(app: Application): RouteDef[] {
       method: 'GET',
       path: '/health',
       tag: 'meta',
-      summary: 'Liveness and projection positions',
+      summary: 'Liveness (projection positions for the operator)',
       extension: true,
       public: true,
       invalidCode: 'invalid_request',
       response: {
         status: 200,
-        schema: z.object({ status: z.literal('ok'), version: z.string(), projections: z.array(z.object({ name: z.string(), position: z.number() })) }),
-        description: 'The service is up.',
+        schema: z.object({ status: z.literal('ok'), version: z.string(), projections: z.array(z.object({ name: z.string(), position: z.number() })).optional() }),
+        description: 'The service is up. The projection positions only with `Authorization: Bearer <HEALTH_TOKEN>`.',
       },
       errors: [],
-      handle: async () => ({ status: 'ok' as const, version: app.settings.version, projections: app.projectionPositions() }),
+      handle: async ({ req }) => ({ status: 'ok' as const, version: app.settings.version, ...(isOperator(req, app.settings.health.token) ? { projections: app.projectionPositions() } : {}) }),
     }),
   ]
   meta.push(
@@ -118,21 +137,16 @@ export function allRoutes(app: Application): RouteDef[] {
       method: 'GET',
       path: '/readyz',
       tag: 'meta',
-      summary: 'Ready: event store reachable, projection lag, speech engine build and instruction set',
+      summary: 'Ready: the stores, read models and forwarder this process depends on (the detail for the operator)',
       extension: true,
       public: true,
       invalidCode: 'invalid_request',
-      response: { status: 200, schema: ReadinessBody, description: 'The process can serve; what it serves with.' },
+      response: { status: 200, schema: ReadinessBody, description: 'The process can serve. Every check only with `Authorization: Bearer <HEALTH_TOKEN>` (or on the health port).' },
       errors: ['service_unavailable'],
-      handle: async () => {
-        const r = await app.readiness()
-        const { ready, ...checks } = r
-        if (!ready) {
-          const failed = r.projections.filter((p) => p.state === 'failed').map((p) => p.name)
-          const why = r.eventStore.reachable ? `projections failed: ${failed.join(', ')}` : `the event store does not answer (${r.eventStore.error})`
-          throw new DomainError('service_unavailable', `Not ready: ${why}.`, { retryAfter: app.settings.loadShedding.retryAfterSeconds, status: 'not_ready', version: app.settings.version, ...checks })
-        }
-        return { status: 'ready' as const, version: app.settings.version, ...checks }
+      handle: async ({ req }) => {
+        const r = await readinessAnswer(app, isOperator(req, app.settings.health.token))
+        if (!r.ready) throw r.error
+        return r.body
       },
     }),
   )
@@ -151,9 +165,12 @@ export function buildApp(application: Application, options: BuildAppOptions = {}
     // TRUST_PROXY: the client address (req.ip, what the sign-in and registration limits count)
     // from X-Forwarded-For when a load balancer sits in front.
     trustProxy: fastifyTrustProxy(application.settings.trustProxy),
+    // The spec's body instead of fastify's own (api/http/shuttingDown.ts).
+    return503OnClosing: false,
   })
   app.register(observability, { metricsToken: options.metricsToken ?? null })
   app.register(errorHandling)
+  app.register(shuttingDown, { retryAfterSeconds: application.settings.loadShedding.retryAfterSeconds })
   app.register(noSniff)
   app.register(loadShedding, application.settings.loadShedding)
   app.register(crossOrigin, {

@@ -37,6 +37,8 @@ export interface Config {
   kafkaBrokers: string[]
   /** KAFKA_TOPIC_PREFIX: topic name prefix; a topic per stream category follows it. */
   kafkaTopicPrefix: string
+  /** KAFKA_CHECKPOINT_TOPIC (default `notes.forwarder.checkpoints`): the compacted one-partition topic where the forwarder keeps its checkpoint (docs/health-and-recovery.md). */
+  kafkaCheckpointTopic: string
   /** Topics (stream categories, e.g. `note,ask`) on which personal fields are published; none by default. */
   analyticsPersonalTopics: string[]
   /** Which processes this instance runs: api, projections, workers, forwarder (comma separated). */
@@ -45,6 +47,24 @@ export interface Config {
   trustProxy: boolean | number | string
   /** LEASE_TTL_SECONDS: a projection's lease lapses this long after its holder last renewed it (MongoDB only). */
   leaseTtlSeconds: number
+  /**
+   * The operator's health listener, one per process whatever its roles (docs/health-and-recovery.md):
+   * HEALTH_PORT (default PORT+2, e.g. 3002; 0 when PORT is 0: any free port; `off`: none) on
+   * HEALTH_HOST (default 127.0.0.1) serves GET /healthz and GET /readyz with every detail and no
+   * token. Compose healthchecks probe http://127.0.0.1:$HEALTH_PORT/readyz inside each role's
+   * container. HEALTH_TOKEN: a bearer token that also shows the detail on the API's public
+   * /health and /readyz (unset: the public ones answer with a status only).
+   */
+  health: { port: number | null; portIsDefault: boolean; host: string; token: string | null }
+  /**
+   * When /readyz says not ready (docs/health-and-recovery.md): READY_MAX_LAG (default 500) events a
+   * read model the process depends on may trail the log; READY_STALL_SECONDS (default 30) a
+   * projection with events to apply may go without moving its checkpoint (a dead projections
+   * process); FORWARDER_MAX_DOWN_SECONDS (default 60) the Kafka forwarder may be unable to publish.
+   */
+  readiness: { maxLag: number; stallSeconds: number; forwarderMaxDownSeconds: number }
+  /** READ_MODEL_CHECK_MS (default 2000): how often the projections process looks whether the read-model store lost its checkpoints (then it rebuilds them in bulk). */
+  readModelCheckMs: number
   /** READ_MODEL_MAX_LAG: how many log positions a projection may trail a note command before the command waits for it (back-pressure). */
   readModelMaxLag: number
   /** RATE_LIMIT_MAX requests per API key per RATE_LIMIT_WINDOW_SECONDS (429 beyond). */
@@ -63,6 +83,8 @@ export interface Config {
   seedDemo: boolean
   /** LOOP_GIVE_UP_SECONDS: how long a supervised loop (projection, forwarder) may fail without progress before the process exits non-zero. */
   loopGiveUpSeconds: number
+  /** LOOP_BATCH_TIMEOUT_SECONDS (default 120): a projection's batch that has not finished by then (a store call that never answers) fails and is retried. */
+  loopBatchTimeoutSeconds: number
   /** LOG_LEVEL: pino's log level (`debug` also shows kafkajs' own lines). */
   logLevel: string
   /** An OpenAI-compatible chat endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); null: local engines only. */
@@ -201,10 +223,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keysMongoDb: env.KEYS_MONGO_DB || `${env.MONGO_DB ?? 'notes'}_keys`,
     kafkaBrokers: list(env.KAFKA_BROKERS),
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'notes.events.',
+    kafkaCheckpointTopic: env.KAFKA_CHECKPOINT_TOPIC || 'notes.forwarder.checkpoints',
     analyticsPersonalTopics: list(env.ANALYTICS_PERSONAL_TOPICS),
     roles: new Set(list(env.ROLES ?? 'api,projections,workers,forwarder')),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     leaseTtlSeconds: int(env.LEASE_TTL_SECONDS, 30, 'LEASE_TTL_SECONDS') || 30,
+    health: healthConfig(env, port),
+    readiness: {
+      maxLag: int(env.READY_MAX_LAG, 500, 'READY_MAX_LAG') || 500,
+      stallSeconds: int(env.READY_STALL_SECONDS, 30, 'READY_STALL_SECONDS') || 30,
+      forwarderMaxDownSeconds: int(env.FORWARDER_MAX_DOWN_SECONDS, 60, 'FORWARDER_MAX_DOWN_SECONDS') || 60,
+    },
+    readModelCheckMs: int(env.READ_MODEL_CHECK_MS, 2000, 'READ_MODEL_CHECK_MS') || 2000,
     readModelMaxLag: int(env.READ_MODEL_MAX_LAG, MAX_LAG_POSITIONS, 'READ_MODEL_MAX_LAG'),
     rateLimit: { max: int(env.RATE_LIMIT_MAX, 600, 'RATE_LIMIT_MAX'), windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60, 'RATE_LIMIT_WINDOW_SECONDS') || 60 },
     loadShedding: { maxEventLoopDelayMs: int(env.MAX_EVENT_LOOP_DELAY_MS, 1000, 'MAX_EVENT_LOOP_DELAY_MS'), retryAfterSeconds: int(env.LOAD_SHED_RETRY_AFTER_SECONDS, 10, 'LOAD_SHED_RETRY_AFTER_SECONDS') || 10 },
@@ -214,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     s3: loadS3Config(env),
     seedDemo: env.SEED_DEMO !== '0',
     loopGiveUpSeconds: int(env.LOOP_GIVE_UP_SECONDS, 300, 'LOOP_GIVE_UP_SECONDS') || 300,
+    loopBatchTimeoutSeconds: int(env.LOOP_BATCH_TIMEOUT_SECONDS, 120, 'LOOP_BATCH_TIMEOUT_SECONDS') || 120,
     logLevel: env.LOG_LEVEL ?? 'info',
     mcp: mcpConfig(env, port, host, shownHost),
     oauthSigningSecret: env.OAUTH_SIGNING_SECRET || null,
@@ -258,6 +289,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       serviceName: env.OTEL_SERVICE_NAME || `notes-${list(env.ROLES ?? 'api,projections,workers,forwarder').join('-')}`,
     },
   }
+}
+
+function healthConfig(env: NodeJS.ProcessEnv, port: number): Config['health'] {
+  const v = (env.HEALTH_PORT ?? '').trim().toLowerCase()
+  const token = env.HEALTH_TOKEN || null
+  if (token !== null && token.length < 16) throw new Error('HEALTH_TOKEN must be at least 16 characters')
+  const host = env.HEALTH_HOST || '127.0.0.1'
+  if (v === 'off') return { port: null, portIsDefault: false, host, token }
+  if (v === '') return { port: port === 0 ? 0 : port + 2, portIsDefault: true, host, token }
+  return { port: int(v, 0, 'HEALTH_PORT'), portIsDefault: false, host, token }
 }
 
 function dashboardConfig(env: NodeJS.ProcessEnv, https: boolean): Config['dashboard'] {

@@ -33,6 +33,7 @@ import { AnalysisCommands } from '../commands/analysis.ts'
 import { AskCommands } from '../commands/ask.ts'
 import { DeliverableCommands } from '../commands/deliverables.ts'
 import type { RunningProjection } from '../projections/runner.ts'
+import type { ResilientPublisher } from '../projections/analyticsForwarder.ts'
 import { createTranscriptServices, speakerEmbedderFrom, type TranscriptServices } from './transcriptServices.ts'
 import { createIngest, type Ingest } from './pipeline.ts'
 import { SecretBox, WebhookCommands } from '../commands/webhooks.ts'
@@ -73,6 +74,8 @@ export interface ServiceDeps {
   probe: MediaProbe
   resolver: HostResolver
   projections: RunningProjection[]
+  /** The Kafka forwarder this process runs (also in `projections`), for /readyz. */
+  forwarder?: { running: RunningProjection; publisher: ResilientPublisher } | null
   /** The note content keys the event store seals with (app/infrastructure.ts, openKeyStores); by default DATA_DIR/keys.db, and required with MONGO_URL. */
   contentKeys?: ContentKeyStore
   clock?: () => Date
@@ -125,6 +128,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       loadShedding: config.loadShedding,
       mcp: config.mcp,
       dashboard: config.dashboard,
+      health: { token: config.health.token },
       secrets: {
         oauth: signingSecret(config.dataDir, 'oauth', config.oauthSigningSecret),
         dashboard: signingSecret(config.dataDir, 'dashboard', config.dashboard.signingSecret),
@@ -134,7 +138,17 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
     counters,
     audit: creditAudit({ events: deps.events, docs: deps.docs, sync, holdLeaseMs: config.creditHolds.leaseMs, clock }),
     projectionPositions: () => deps.projections.map((p) => ({ name: p.name, position: p.position() })),
-    readiness: readinessOf({ events: deps.events, docs: deps.docs, projections: deps.projections, engine: ingest.engine }),
+    readiness: readinessOf({
+      events: deps.events,
+      docs: deps.docs,
+      blobs,
+      projections: deps.projections,
+      forwarder: deps.forwarder ?? null,
+      engine: ingest.engine,
+      roles: config.roles,
+      thresholds: config.readiness,
+      forwarderLeaseInReadModels: !!config.mongoUrl,
+    }),
     events: deps.events,
     docs: deps.docs,
     handler,

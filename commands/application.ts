@@ -24,12 +24,51 @@ import type { ReadModelSync } from '../projections/sync.ts'
 import type { CounterStore } from '../ports/counterStore.ts'
 
 /** What the edges need of the configuration; secrets already resolved (configured or kept in DATA_DIR). */
-/** GET /readyz: whether this process can serve, and what it serves with. */
+/** One store this process depends on, asked with a deadline. */
+export interface DependencyCheck {
+  reachable: boolean
+  latencyMs: number | null
+  error: string | null
+}
+
+export type LoopStateName = 'starting' | 'running' | 'retrying' | 'rebuilding' | 'failed' | 'stopped'
+
+/** A read model's projection as /readyz reports it. */
+export interface ProjectionReadiness {
+  name: string
+  /** Its checkpoint (in this process: the last applied event). */
+  position: number
+  /** Events of the log it follows and has not applied yet (counted up to a cap: `behindAtLeast`); null when the event store does not answer. */
+  behind: number | null
+  behindAtLeast: boolean
+  inThisProcess: boolean
+  /** The supervised loop's state in this process (null when another process runs it). */
+  state: LoopStateName | null
+  retries: number
+  lastError: string | null
+  /** Whether its checkpoint is in the read-model store (`missing`: lost with the store, or not written yet; `unknown`: the store does not answer). */
+  checkpoint: 'present' | 'missing' | 'unknown'
+  /** With events to apply: how long its checkpoint has not moved (s); else null. */
+  stalledSeconds: number | null
+}
+
+/** GET /readyz: whether this process can serve its roles, and what it serves with. */
 export interface Readiness {
   ready: boolean
-  eventStore: { reachable: boolean; latencyMs: number | null; error: string | null }
-  /** Each read model's projection: its checkpoint, and how many events of the log it has yet to apply (counted up to `LAG_CAP`). */
-  projections: { name: string; position: number; behind: number; behindAtLeast: boolean; inThisProcess: boolean; state: 'starting' | 'running' | 'retrying' | 'failed' | 'stopped' | null; retries: number; lastError: string | null }[]
+  /** The roles this process runs. */
+  roles: string[]
+  /** Why it is not ready, one line per failing check, each naming the dependency; empty when ready. */
+  reasons: string[]
+  eventStore: DependencyCheck
+  /** Null where the roles do not use it. */
+  readModelStore: DependencyCheck | null
+  blobStore: DependencyCheck | null
+  /** The forwarder's broker connection (role forwarder with KAFKA_BROKERS); null elsewhere. */
+  kafka: { state: 'connecting' | 'up' | 'down' | 'closed'; since: string; downSeconds: number; error: string | null } | null
+  /** The read models this process depends on: its own projections, and for api and workers every read model. */
+  projections: ProjectionReadiness[]
+  /** The Kafka forwarder in this process, or null. */
+  forwarder: Omit<ProjectionReadiness, 'checkpoint' | 'stalledSeconds'> | null
   /** The speech engine: for local engines the build, instruction set, model and threads (the start banner's line). */
   speech: { engine: string; provider: string; model: string; state: 'ready' | 'preparing' | 'unavailable' | 'remote'; summary: string; reason: string | null; details: Record<string, string | number | boolean | null> }
 }
@@ -44,6 +83,8 @@ export interface EdgeSettings {
   /** TRUST_PROXY: fastify's trustProxy on the REST host (true, a hop count, or addresses). */
   trustProxy: boolean | number | string
   dashboard: { secureCookies: boolean }
+  /** HEALTH_TOKEN: shows the operator's detail on the public /health and /readyz; null: status only there. */
+  health: { token: string | null }
   secrets: { oauth: string; dashboard: string }
 }
 

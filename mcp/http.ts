@@ -11,6 +11,7 @@ import { demoCaller, type Caller } from '../commands/context.ts'
 import { errorBody } from '../api/errors.ts'
 import { authenticateMcp, unauthorized, type McpAuth } from '../api/http/authentication.ts'
 import { clientErrorHandler, errorHandling, frameworkErrors, handleError } from '../api/http/errorHandling.ts'
+import { shuttingDown } from '../api/http/shuttingDown.ts'
 import { noSniff } from '../api/http/securityHeaders.ts'
 import { limitPerCredential, memoryStore, storeFor, type RateLimitStore } from '../api/http/rateLimit.ts'
 import { fastifyTrustProxy } from '../api/http/trustProxy.ts'
@@ -155,8 +156,9 @@ export function mcpBaseRoutes(application: Application) {
  * /demo, the same info at /info, and the resource metadata at /.well-known/oauth-protected-resource.
  */
 export function buildMcpApp(application: Application, options: { logger?: boolean | { level: string } } = {}): FastifyInstance {
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: fastifyTrustProxy(application.settings.mcp.trustProxy), frameworkErrors, clientErrorHandler })
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024, genReqId: () => randomUUID(), trustProxy: fastifyTrustProxy(application.settings.mcp.trustProxy), frameworkErrors, clientErrorHandler, return503OnClosing: false })
   app.register(errorHandling)
+  app.register(shuttingDown, { retryAfterSeconds: application.settings.loadShedding.retryAfterSeconds })
   app.register(noSniff)
   app.register(loadShedding, application.settings.loadShedding)
   app.register(crossOrigin, { paths: MCP_HOST_CROSS_ORIGIN, allowedOrigins: application.settings.mcp.allowedOrigins, ownOrigins: ownOrigins(application.settings) })

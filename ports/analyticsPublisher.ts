@@ -11,7 +11,21 @@ export interface AnalyticsMessage {
   headers?: Readonly<Record<string, string>>
 }
 
+/**
+ * Where the forwarder keeps its position: with what it published (Kafka: a compacted topic of its
+ * own), not in the read-model store, so losing the read models re-publishes nothing, and losing
+ * the broker's data loses the position with the messages it stood for (docs/health-and-recovery.md).
+ */
+export interface PublishedCheckpoints {
+  /** The position saved under `name`, or null when none was. */
+  read(name: string): Promise<number | null>
+  /** Saves `position` under `name`, acknowledged like a publish; after the messages it covers. */
+  save(name: string, position: number): Promise<void>
+}
+
 export interface AnalyticsPublisher {
+  /** Present when the broker keeps the forwarder's checkpoint. */
+  checkpoints?: PublishedCheckpoints
   /**
    * Publishes the messages and resolves only once the broker has acknowledged every one of them
    * (written to all in-sync replicas: acks=all). Messages with the same topic and key are

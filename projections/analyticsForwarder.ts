@@ -29,8 +29,8 @@
 // partition can hold an event twice (the second copy after the first). Consumers must
 // deduplicate by `eventId` (or, per stream, skip events whose `revision` is not above the last
 // one they processed); after that they see exactly the stored events, in stream order.
-import type { AnalyticsMessage, AnalyticsPublisher } from '../ports/analyticsPublisher.ts'
-import { categoryOf, type EventFilter, type RecordedEvent } from '../ports/eventStore.ts'
+import type { AnalyticsMessage, AnalyticsPublisher, PublishedCheckpoints } from '../ports/analyticsPublisher.ts'
+import { categoryOf, type EventFilter, type EventStore, type RecordedEvent } from '../ports/eventStore.ts'
 import { ANALYTICS_SCHEMA_VERSION, isPublished, publishedData, publishedMetadata, type ForwardedEvent } from '../domain/analytics/contract.ts'
 import { startProjection, type Projection, type RunningProjection, type RunOptions } from './runner.ts'
 import { metrics } from '../ports/metrics.ts'
@@ -52,6 +52,12 @@ export interface AnalyticsForwarderOptions {
   name?: string
   /** Stream categories (topics without the prefix) whose personal fields are published. */
   personalTopics?: ReadonlySet<string> | readonly string[]
+  /**
+   * The checkpoint lives with the published messages (the publisher's `checkpoints`, Kafka's
+   * checkpoint topic) instead of the read-model store: a read-model loss then re-publishes
+   * nothing, and the forwarder does not touch the read-model store at all.
+   */
+  checkpointsInBroker?: boolean
 }
 
 /** Kafka topic names allow [a-zA-Z0-9._-], at most 249 characters. */
@@ -116,6 +122,8 @@ export function analyticsForwarder(publisher: AnalyticsPublisher, options: Analy
         for (const s of spans) s.end()
       }
       metrics().kafkaPublished.inc({}, messages.length)
+      // The runner saves the checkpoint in the broker after this batch.
+      if (options.checkpointsInBroker) return
       // A write makes the runner save the checkpoint with this batch (see the header).
       const last = events[events.length - 1]!
       await docs
@@ -130,7 +138,12 @@ export function analyticsForwarder(publisher: AnalyticsPublisher, options: Analy
 export type PublisherState = 'connecting' | 'up' | 'down' | 'closed'
 
 export interface ResilientPublisher extends AnalyticsPublisher {
+  checkpoints: PublishedCheckpoints
   state(): PublisherState
+  /** When it entered its state (ms since the epoch): with `down` or `connecting`, since when it cannot publish. */
+  since(): number
+  /** The error that made it `down`, or null. */
+  lastError(): string | null
 }
 
 export interface BackoffOptions {
@@ -151,6 +164,8 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, options: BackoffOptions): ResilientPublisher {
   const { log, initialDelayMs = 500, maxDelayMs = 30_000 } = options
   let state: PublisherState = 'connecting'
+  let since = Date.now()
+  let lastError: string | null = null
   let inner: AnalyticsPublisher | null = null
   let connecting: Promise<AnalyticsPublisher> | null = null
   const closed = new AbortController()
@@ -159,8 +174,12 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
       const timer = setTimeout(resolve, ms)
       closed.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
     })
-  const become = (next: PublisherState, message: string) => {
+  const become = (next: PublisherState, message: string, err?: unknown) => {
+    if (next === 'down') lastError = errorText(err)
+    else if (next === 'up') lastError = null
     if (next === state) return
+    // `connecting` then `down` is one outage: it started when the publisher could first not publish.
+    if (!(state === 'connecting' && next === 'down')) since = Date.now()
     state = next
     log(`analytics forwarder: ${message}`)
   }
@@ -181,29 +200,37 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
         } catch (err) {
           if (isClosed()) throw err
           metrics().kafkaPublishFailures.inc({ stage: 'connect' })
-          become('down', `Kafka unreachable (${errorText(err)}); retrying with backoff up to ${Math.round(maxDelayMs / 1000)} s, quietly until it answers`)
+          become('down', `Kafka unreachable (${errorText(err)}); retrying with backoff up to ${Math.round(maxDelayMs / 1000)} s, quietly until it answers`, err)
           await sleep(delay)
         }
       }
     })())
   // Connect at once, not at the first event: an outage shows in the log even while idle.
   void ensure().catch(() => {})
+  /** `op` on the connected publisher, retried with backoff until it succeeds or the publisher closes. */
+  const retrying = async <T>(op: (p: AnalyticsPublisher) => Promise<T>, what: string, retried: string): Promise<T> => {
+    for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
+      const p = await ensure()
+      try {
+        const result = await op(p)
+        become('up', 'Kafka publishing again')
+        return result
+      } catch (err) {
+        if (isClosed()) throw err
+        metrics().kafkaPublishFailures.inc({ stage: what === 'publish' ? 'publish' : 'checkpoint' })
+        become('down', `Kafka ${what} failing (${errorText(err)}); retrying ${retried} with backoff up to ${Math.round(maxDelayMs / 1000)} s`, err)
+        await sleep(delay)
+      }
+    }
+  }
   return {
     state: () => state,
-    async publish(messages) {
-      for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
-        const p = await ensure()
-        try {
-          await p.publish(messages)
-          become('up', 'Kafka publishing again')
-          return
-        } catch (err) {
-          if (isClosed()) throw err
-          metrics().kafkaPublishFailures.inc({ stage: 'publish' })
-          become('down', `Kafka publish failing (${errorText(err)}); retrying the batch with backoff up to ${Math.round(maxDelayMs / 1000)} s`)
-          await sleep(delay)
-        }
-      }
+    since: () => since,
+    lastError: () => lastError,
+    publish: (messages) => retrying((p) => p.publish(messages), 'publish', 'the batch'),
+    checkpoints: {
+      read: (name) => retrying((p) => (p.checkpoints ? p.checkpoints.read(name) : Promise.reject(new Error('this publisher keeps no checkpoints'))), 'checkpoint read', 'it'),
+      save: (name, position) => retrying((p) => (p.checkpoints ? p.checkpoints.save(name, position) : Promise.reject(new Error('this publisher keeps no checkpoints'))), 'checkpoint save', 'it'),
     },
     async close() {
       if (isClosed()) return
@@ -214,10 +241,34 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
   }
 }
 
+/**
+ * Checkpoints kept under the forwarder's name and the id of the log's first event: a broker that
+ * outlived its event log (a new deployment, a test's fresh store on a kept broker) holds a
+ * position of another log, which would skip this log's events up to it. Under its own key, a new
+ * log starts from the beginning. With an empty log there is nothing to read or save yet.
+ */
+export function logScoped(checkpoints: PublishedCheckpoints, events: EventStore): PublishedCheckpoints {
+  let logId: string | null = null
+  const key = async (name: string): Promise<string | null> => {
+    logId ??= (await events.readAll({ maxCount: 1 }))[0]?.id ?? null
+    return logId === null ? null : `${name}@${logId}`
+  }
+  return {
+    async read(name) {
+      const k = await key(name)
+      return k === null ? null : checkpoints.read(k)
+    },
+    async save(name, position) {
+      const k = await key(name)
+      if (k !== null) await checkpoints.save(k, position)
+    },
+  }
+}
+
 export interface StartForwarderOptions extends AnalyticsForwarderOptions, BackoffOptions {
   run: RunOptions
-  /** Wraps the projection before it runs (the lease that lets one of several instances write). */
-  wrap?: (projection: Projection) => Projection
+  /** Wraps the projection before it runs (the lease that lets one of several instances write); gets the checkpoints a takeover reads. */
+  wrap?: (projection: Projection, checkpoints: PublishedCheckpoints) => Projection
 }
 
 /**
@@ -232,7 +283,8 @@ export function startAnalyticsForwarder(connect: (state: () => PublisherState) =
   const getState = () => publisher.state()
   publisher = resilientPublisher(() => connect(getState), { log, ...(initialDelayMs !== undefined ? { initialDelayMs } : {}), ...(maxDelayMs !== undefined ? { maxDelayMs } : {}) })
   log('analytics forwarder: connecting to Kafka')
-  const running = startProjection(wrap(analyticsForwarder(publisher, forwarderOptions)), run)
+  const checkpoints = logScoped(publisher.checkpoints, run.events)
+  const running = startProjection(wrap(analyticsForwarder(publisher, forwarderOptions), checkpoints), forwarderOptions.checkpointsInBroker ? { ...run, checkpoints } : run)
   return {
     ...running,
     publisher,

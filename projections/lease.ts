@@ -21,6 +21,8 @@ export interface LeaseOptions {
   /** How often a waiting instance looks whether the lease is free (default ttl / 6). */
   pollMs?: number
   holder?: string
+  /** Where the projection's checkpoint is read on a takeover (default: the read-model store; the forwarder's lives in Kafka). */
+  checkpoint?: (name: string) => Promise<number>
 }
 
 export interface Leased {
@@ -29,6 +31,8 @@ export interface Leased {
   holds(): boolean
   /** Lets go of the lease (another instance may take it at once) and stops waiting for it. */
   release(): Promise<void>
+  /** One attempt to take (or renew) the lease now, without waiting: true when this instance holds it. */
+  tryHold(): Promise<boolean>
 }
 
 export class LeaseReleased extends Error {
@@ -102,7 +106,7 @@ export function leased(projection: Projection, docs: DocumentStore, options: Lea
     async handle(events, store) {
       const justTaken = await acquire()
       // Taken over: what the previous holder applied (its checkpoint) is not applied again.
-      const from = justTaken ? await readCheckpoint(store, projection.name) : -1
+      const from = justTaken ? await (options.checkpoint ? options.checkpoint(projection.name) : readCheckpoint(store, projection.name)) : -1
       const todo = from >= 0 ? events.filter((e) => e.globalPosition > from) : events
       if (todo.length > 0) await projection.handle(todo, store)
     },
@@ -111,6 +115,12 @@ export function leased(projection: Projection, docs: DocumentStore, options: Lea
   return {
     projection: wrapped,
     holds: () => held,
+    async tryHold() {
+      if (released) return false
+      held = await tryTake()
+      if (held) startRenewing()
+      return held
+    },
     async release() {
       released = true
       wake?.()

@@ -8,6 +8,7 @@
 // counts twice.
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { countingCalls } from './countingCalls.ts'
+import type { PublishedCheckpoints } from '../ports/analyticsPublisher.ts'
 import { START, type EventFilter, type EventStore, type GlobalPosition, type RecordedEvent } from '../ports/eventStore.ts'
 
 export interface Projection {
@@ -63,10 +64,19 @@ export interface RunOptions {
   onGiveUp?: (err: unknown, projection: string) => void
   /** Backoff bounds (jittered, doubling): defaults 100 ms and 5 s. */
   backoff?: { initialMs: number; maxMs: number }
+  /** How long one batch may take before it counts as failed and is retried (LOOP_BATCH_TIMEOUT_SECONDS; default 120 s). */
+  batchTimeoutMs?: number
+  /**
+   * Keeps the checkpoint elsewhere than the read-model store (the Kafka forwarder's lives with
+   * what it published): read at start, saved after each batch's `handle` resolved, which then
+   * runs outside a document-store batch.
+   */
+  checkpoints?: PublishedCheckpoints
 }
 
 /** What a supervised loop reports to /readyz. */
-export type LoopState = 'starting' | 'running' | 'retrying' | 'failed' | 'stopped'
+/** `rebuilding`: its read model is being rebuilt from the log after a loss (projections/readModelWatch.ts). */
+export type LoopState = 'starting' | 'running' | 'retrying' | 'rebuilding' | 'failed' | 'stopped'
 export interface LoopStatus {
   state: LoopState
   /** When it entered this state (ISO 8601). */
@@ -95,6 +105,14 @@ const saveTick = Symbol('save')
 /** How late the checkpoint of batches that wrote nothing may be saved. */
 export const CHECKPOINT_LAG_MS = 250
 export const DEFAULT_GIVE_UP_MS = 300_000
+export const DEFAULT_BATCH_TIMEOUT_MS = 120_000
+
+/** `p`, or a rejection with `message` after `ms` (`p` is then abandoned; its late rejection is ignored). */
+function withinDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  p.catch(() => {})
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer))
+}
 
 /** Full-jitter exponential backoff: a random wait up to min(max, initial * 2^attempt). */
 export const jitteredBackoff = (attempt: number, initialMs: number, maxMs: number): number =>
@@ -129,7 +147,7 @@ function countingWrites(store: DocumentStore): { store: DocumentStore; writes():
  * anything reports `failed` and calls `onGiveUp`.
  */
 export function startProjection(projection: Projection, options: RunOptions): RunningProjection {
-  const { events, docs, batchSize = 500, onError = defaultOnError, stopAfter, giveUpMs = DEFAULT_GIVE_UP_MS, onGiveUp } = options
+  const { events, docs, batchSize = 500, onError = defaultOnError, stopAfter, giveUpMs = DEFAULT_GIVE_UP_MS, onGiveUp, batchTimeoutMs = DEFAULT_BATCH_TIMEOUT_MS } = options
   const { initialMs, maxMs } = options.backoff ?? { initialMs: 100, maxMs: 5000 }
   const ac = new AbortController()
   let position: GlobalPosition = START
@@ -151,8 +169,17 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
   // saved with the next batch that writes, after CHECKPOINT_LAG_MS at the latest, and on stop.
   let savedPosition: GlobalPosition = START
   let savedAt = 0
+  const external = options.checkpoints
+  const save = (at: GlobalPosition) => (external ? external.save(projection.name, at) : saveCheckpoint(docs, projection.name, at))
   const apply = async (batch: RecordedEvent[]) => {
     const last = batch[batch.length - 1]!.globalPosition
+    if (external) {
+      await projection.handle(batch, docs)
+      await external.save(projection.name, last)
+      savedPosition = last
+      savedAt = Date.now()
+      return
+    }
     await docs.writeBatch(async (tx) => {
       const counted = countingWrites(tx)
       await projection.handle(batch, counted.store)
@@ -167,9 +194,9 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
   /** One subscription, from the last applied event; returns when stopped or `stopAfter` is reached, throws on any failure. */
   const runOnce = async (): Promise<void> => {
     if (!initialised) {
-      await initCheckpoint(docs, projection.name)
+      if (!external) await initCheckpoint(docs, projection.name)
       await projection.setup?.(docs)
-      position = await readCheckpoint(docs, projection.name)
+      position = external ? ((await external.read(projection.name)) ?? START) : await readCheckpoint(docs, projection.name)
       savedPosition = position
       initialised = true
       wake()
@@ -196,7 +223,13 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
       position = scanned
       wake()
     }
-    const iterator = events.subscribeToAll({ after: position, filter: projection.filter, signal: ac.signal, batchSize, onCheckpoint })[Symbol.asyncIterator]()
+    // Its own signal, aborted when this subscription ends for any reason: a read still pending
+    // (a batch that failed while the next one was being read) must end too, or closing the
+    // iterator waits behind it until the next event arrives.
+    const run = new AbortController()
+    const stopRun = () => run.abort()
+    ac.signal.addEventListener('abort', stopRun, { once: true })
+    const iterator = events.subscribeToAll({ after: position, filter: projection.filter, signal: run.signal, batchSize, onCheckpoint })[Symbol.asyncIterator]()
     let pending = iterator.next()
     /** The next event; while none comes, follows the reported checkpoints and saves them at most every CHECKPOINT_LAG_MS. */
     const nextEvent = async (): Promise<IteratorResult<RecordedEvent>> => {
@@ -212,7 +245,7 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
         if (r === checkpointTick) advanceToScanned()
         else if (r === saveTick) {
           const at = position
-          await saveCheckpoint(docs, projection.name, at)
+          await withinDeadline(save(at), batchTimeoutMs, `saving the checkpoint did not finish within ${batchTimeoutMs} ms`)
           savedPosition = at
           savedAt = Date.now()
         } else return r
@@ -238,7 +271,9 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
           if (r === nextTick || r.done) break
           batch.push(r.value)
         }
-        await apply(batch)
+        // A store call that never answers (a connection lost mid-request) must not hold the loop
+        // for good: the batch fails after `batchTimeoutMs` and is retried from the checkpoint.
+        await withinDeadline(apply(batch), batchTimeoutMs, `the batch of ${batch.length} event(s) did not finish within ${batchTimeoutMs} ms`)
         applied += batch.length
         position = batch[batch.length - 1]!.globalPosition
         advanceToScanned()
@@ -249,6 +284,8 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
     } finally {
       // A pending read of a broken subscription may reject later: nothing waits for it any more.
       pending.catch(() => {})
+      run.abort()
+      ac.signal.removeEventListener('abort', stopRun)
       await Promise.resolve(iterator.return?.()).catch(() => {})
     }
   }
@@ -277,7 +314,7 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
         }
       }
     } finally {
-      if (initialised && position > savedPosition) await saveCheckpoint(docs, projection.name, position).catch((err) => onError(err, projection.name))
+      if (initialised && position > savedPosition) await save(position).catch((err) => onError(err, projection.name))
       if (status.state !== 'failed') enter('stopped')
     }
   }

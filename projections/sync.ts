@@ -10,7 +10,13 @@
 // says nothing false: the write is stored either way).
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { RunningProjection } from './runner.ts'
-import { readCheckpoint } from './runner.ts'
+import { CHECKPOINTS } from './runner.ts'
+
+/** A projection's checkpoint, or null when the read-model store holds none. */
+async function checkpointOf(docs: DocumentStore, name: string): Promise<number | null> {
+  const cp = await docs.collection<{ _id: string; position: number }>(CHECKPOINTS).findOne({ _id: name })
+  return cp ? cp.position : null
+}
 
 export interface ReadModelSync {
   /** Resolves once projection `name` has applied the event at `position` (or after the timeout). */
@@ -68,8 +74,18 @@ export function readModelSync(
   /** The one poll loop of `name`: runs while anyone waits on it. */
   const poll = async (name: string, waiters: Set<Waiter>) => {
     while (waiters.size > 0) {
-      const at = await readCheckpoint(docs, name).catch(() => seen.get(name) ?? -1)
-      seen.set(name, at)
+      const found = await checkpointOf(docs, name).catch(() => seen.get(name) ?? -1)
+      // A checkpoint seen before and gone now: the read-model store was lost and the read model
+      // is being rebuilt. Nothing to wait for: each wait would last its whole timeout (every note
+      // command waited 5 s on position -1; issue 31), and /readyz says not ready meanwhile. One
+      // never seen, of a projection another process runs, belongs to one that has not started yet:
+      // that is waited for.
+      if (found === null && (seen.has(name) || running.some((p) => p.name === name))) {
+        for (const w of waiters) (waiters.delete(w), w.resolve())
+        break
+      }
+      const at = found ?? -1
+      if (found !== null) seen.set(name, at)
       for (const w of waiters) if (at >= w.position) (waiters.delete(w), w.resolve())
       if (waiters.size > 0) await new Promise((r) => setTimeout(r, pollMs))
     }

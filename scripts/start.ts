@@ -3,7 +3,7 @@
 // On a fresh data directory it seeds a demo `pro` account and prints its key.
 import './checkNode.ts'
 import { loadConfig } from '../app/config.ts'
-import { startService } from '../app/server.ts'
+import { seedsDemo, startService } from '../app/server.ts'
 import { seedDemoAccount } from '../app/demo.ts'
 import { buildWeb } from './build-web.ts'
 import { existsSync } from 'node:fs'
@@ -45,12 +45,15 @@ if (config.transcripts.speakerModelIsDefault && !existsSync(speakerModel)) {
 }
 const service = await startService(config, (msg) => console.log(msg))
 const base = service.baseUrl
-console.log(`notes service listening on ${base}`)
+// Only a process with a listener says it listens (roles without api serve just the health port, below).
+console.log(service.app ? `notes service listening on ${base}` : `notes service (roles ${[...config.roles].join(', ')}; no API listener)`)
 console.log(`  event store: ${config.esdbUrl ? `EventStoreDB ${config.esdbUrl}` : `SQLite ${config.dataDir}/events.db`}`)
 console.log(`  read models: ${config.mongoUrl ? `MongoDB ${config.mongoUrl}` : `embedded ${config.dataDir}/readmodels.db`}`)
-console.log(`  contract:    ${base}/v1/openapi.json`)
-console.log(`  MCP:         POST ${base}/mcp/stream, and ${config.mcp.publicUrl} (info ${base}/mcp/info; public demo ${config.mcp.publicUrl}/demo)`)
-console.log(`  dashboard:   ${base}/app`)
+if (service.app) {
+  console.log(`  contract:    ${base}/v1/openapi.json`)
+  console.log(`  MCP:         POST ${base}/mcp/stream, and ${config.mcp.publicUrl} (info ${base}/mcp/info; public demo ${config.mcp.publicUrl}/demo)`)
+  console.log(`  dashboard:   ${base}/app`)
+}
 const engine = service.services.ingest.engine
 // Set by the first SIGTERM / SIGINT (shutdown, below).
 let stopping = false
@@ -83,7 +86,7 @@ if (config.roles.has('workers')) {
   )
 }
 console.log(`  voices:      ${service.services.voice.matching.available ? 'voice profiles on the GE2E speaker encoder (resemblyzer 0.1.4)' : `no voice profiles: ${service.services.voice.matching.reason}`}`)
-if (config.seedDemo && service.app) {
+if (seedsDemo(config) && service.app) {
   const demo = await seedDemoAccount(service.services)
   if (demo) {
     console.log(`  demo account ${demo.accountId} (plan pro), API key:`)

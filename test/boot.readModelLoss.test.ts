@@ -36,10 +36,12 @@ async function snapshot(s: RunningService): Promise<Record<string, unknown[]>> {
 async function rebuilt(s: RunningService, deadlineMs = 60_000): Promise<{ statusCode: number; projections: { name: string; state: string; behind: number }[] }> {
   const deadline = Date.now() + deadlineMs
   for (;;) {
-    const r = await s.app!.inject({ method: 'GET', url: '/readyz' })
-    const projections = r.json().projections as { name: string; state: string; behind: number }[]
-    if (r.statusCode === 200 && projections.every((p) => p.state === 'running' && p.behind === 0)) return { statusCode: r.statusCode, projections }
-    if (Date.now() > deadline) return { statusCode: r.statusCode, projections }
+    // The operator's detail (the public /readyz says ready or not, nothing more).
+    const r = await s.services.readiness()
+    const statusCode = r.ready ? 200 : 503
+    const projections = r.projections as { name: string; state: string; behind: number }[]
+    if (r.ready && projections.every((p) => p.state === 'running' && p.behind === 0)) return { statusCode, projections }
+    if (Date.now() > deadline) return { statusCode, projections }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
@@ -47,7 +49,7 @@ async function rebuilt(s: RunningService, deadlineMs = 60_000): Promise<{ status
 t.test('given a service whose read-model store is lost, when it starts again, then it rebuilds the read models and serves', async (t) => {
   const tmp = tempDir()
   t.teardown(tmp.remove)
-  const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', MCP_PORT: '0', ASR_BASE_URL: 'http://127.0.0.1:9/v1', LOG_LEVEL: 'silent' })
+  const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', MCP_PORT: '0', ASR_BASE_URL: 'http://127.0.0.1:9/v1', LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0', HEALTH_PORT: 'off' })
 
   const first = await startService(config, quiet)
   // Everything the first start wrote, once its projections have caught up.
@@ -88,7 +90,7 @@ if (!mongoUrl) {
       await dropMongoDatabase(mongoUrl, `${db}_keys`)
       tmp.remove()
     })
-    const config = loadConfig({ DATA_DIR: tmp.dir, MONGO_URL: mongoUrl, MONGO_DB: db, PORT: '0', MCP_PORT: '0', ASR_BASE_URL: 'http://127.0.0.1:9/v1', LOG_LEVEL: 'silent' })
+    const config = loadConfig({ DATA_DIR: tmp.dir, MONGO_URL: mongoUrl, MONGO_DB: db, PORT: '0', MCP_PORT: '0', ASR_BASE_URL: 'http://127.0.0.1:9/v1', LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0', HEALTH_PORT: 'off' })
 
     const first = await startService(config, quiet)
     t.ok((await first.services.readiness()).ready)
@@ -117,7 +119,8 @@ if (!mongoUrl) {
       for (const p of ready.projections) t.equal(p.state, 'running', `boot ${boot}: ${p.name} running and caught up (${p.behind} behind)`)
       t.same(await snapshot(again), before, `boot ${boot}: the rebuilt read models equal the lost ones`)
       const note = await again.app!.inject({ method: 'GET', url: `/v1/notes/${noteId}`, headers: auth })
-      t.match({ status: note.statusCode, body: note.json() }, { status: 200, body: { id: noteId, title: 'Before the loss' } }, `boot ${boot}: serves the note`)
+      // (Load shedding is off: a rebuild on a machine other suites load may lag the event loop.)
+      t.match({ status: note.statusCode, body: note.json() }, { status: 200, body: { id: noteId, title: 'Before the loss' } }, `boot ${boot}: serves the note (${note.statusCode === 200 ? "ok" : note.body})`)
       const list = await again.app!.inject({ method: 'GET', url: '/v1/notes?limit=10', headers: auth })
       t.equal(list.json().notes?.length ?? list.json().data?.length, 1, `boot ${boot}: lists it`)
       // Serving wrote events too (the key's last use): what the next loss loses is this.

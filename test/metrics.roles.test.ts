@@ -20,9 +20,9 @@ interface Role {
   stop(): Promise<void>
 }
 
-/** Starts test/support/roleProcess.ts with `env`; stopped by the test's teardown at the latest. */
+/** Starts test/support/metricsRoleMain.ts with `env`; stopped by the test's teardown at the latest. */
 async function startRole(t: Test, env: NodeJS.ProcessEnv): Promise<Role> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/roleProcess.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/metricsRoleMain.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let err = ''
   child.stderr!.on('data', (d) => (err += d))
   const exited = new Promise<void>((r) => child.once('exit', () => r()))

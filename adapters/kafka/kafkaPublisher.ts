@@ -31,6 +31,12 @@ export interface KafkaPublisherOptions extends KafkaConnectionOptions {
   replicationFactor?: number
   /** Upper bound of one produce request's payload; larger batches go out in several requests, in order. */
   maxRequestBytes?: number
+  /**
+   * The topic that keeps the forwarder's checkpoints (`checkpoints` of the publisher): one
+   * partition, compacted, key = the forwarder's name, value = `{"position":n,"at":…}`. Unset: the
+   * publisher keeps none.
+   */
+  checkpointTopic?: string
 }
 
 const LEVEL_NAMES = { [logLevel.ERROR]: 'error', [logLevel.WARN]: 'warn', [logLevel.INFO]: 'info', [logLevel.DEBUG]: 'debug' } as const
@@ -137,7 +143,18 @@ export async function openKafkaPublisher(options: KafkaPublisherOptions): Promis
 
   // Publishes run one after another, so two calls never interleave their messages.
   let queue: Promise<unknown> = Promise.resolve()
-  return {
+  const checkpointTopic = options.checkpointTopic
+  const ensureCheckpointTopic = async (topic: string) => {
+    if (knownTopics.has(topic)) return
+    if (!(await admin.listTopics()).includes(topic)) {
+      await admin.createTopics({
+        topics: [{ topic, numPartitions: 1, replicationFactor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, { name: 'segment.ms', value: String(3_600_000) }] }],
+        waitForLeaders: true,
+      })
+    }
+    knownTopics.add(topic)
+  }
+  const publisher: AnalyticsPublisher = {
     publish(messages) {
       if (closed) return Promise.reject(new Error('Kafka publisher is closed'))
       if (messages.length === 0) return Promise.resolve()
@@ -159,6 +176,63 @@ export async function openKafkaPublisher(options: KafkaPublisherOptions): Promis
       await admin.disconnect().catch(() => {})
     },
   }
+  if (checkpointTopic) {
+    publisher.checkpoints = {
+      async read(name) {
+        await ensureCheckpointTopic(checkpointTopic)
+        return readLastCheckpoint(kafka, admin, checkpointTopic, name, options.clientId)
+      },
+      async save(name, position) {
+        await ensureCheckpointTopic(checkpointTopic)
+        // Through the publish queue: saved only after every batch handed over before it.
+        await publisher.publish([{ topic: checkpointTopic, key: name, value: JSON.stringify({ position, at: new Date().toISOString() }) }])
+      },
+    }
+  }
+  return publisher
+}
+
+/**
+ * The last checkpoint saved under `name`: the newest message with that key among the last
+ * CHECKPOINT_SCAN of the topic's one partition (only forwarders write there, one message per
+ * batch; compaction keeps the newest per key).
+ */
+const CHECKPOINT_SCAN = 1000n
+async function readLastCheckpoint(kafka: Kafka, admin: Admin, topic: string, name: string, clientId: string, timeoutMs = 30_000): Promise<number | null> {
+  const [p] = await admin.fetchTopicOffsets(topic)
+  if (!p || BigInt(p.high) <= BigInt(p.low)) return null
+  const high = BigInt(p.high)
+  const from = high - CHECKPOINT_SCAN > BigInt(p.low) ? high - CHECKPOINT_SCAN : BigInt(p.low)
+  const groupId = `${clientId}-checkpoint-reader-${randomUUID()}`
+  const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false })
+  let found: number | null = null
+  try {
+    await consumer.connect()
+    await consumer.subscribe({ topics: [topic], fromBeginning: true })
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`reading the checkpoint topic ${topic}: not read to its end within ${timeoutMs} ms`)), timeoutMs)
+      consumer.on(consumer.events.CRASH, (e) => (clearTimeout(timer), reject(e.payload.error)))
+      consumer
+        .run({
+          autoCommit: false,
+          eachMessage: async ({ message }) => {
+            const offset = BigInt(message.offset)
+            if (offset < from) return
+            if (message.key?.toString() === name && message.value) {
+              const position = (JSON.parse(message.value.toString()) as { position?: unknown }).position
+              if (typeof position === 'number') found = position
+            }
+            if (offset + 1n >= high) (clearTimeout(timer), resolve())
+          },
+        })
+        .then(() => consumer.seek({ topic, partition: p.partition, offset: String(from) }))
+        .catch((err) => (clearTimeout(timer), reject(err)))
+    })
+  } finally {
+    await consumer.disconnect().catch(() => {})
+    await admin.deleteGroups([groupId]).catch(() => {})
+  }
+  return found
 }
 
 function* chunksByBytes(messages: readonly AnalyticsMessage[], maxBytes: number): Generator<AnalyticsMessage[]> {

@@ -15,11 +15,13 @@ export interface OpenOptions {
 export function openSqlite(path: string, { synchronous }: OpenOptions): SqliteDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path)
+  // Several processes (API, workers, projections) may share one file: wait for the write lock
+  // instead of failing at once. First: switching to WAL (and recovering a WAL another process
+  // left) takes a lock too, and without a timeout two roles starting at once failed with
+  // SQLITE_BUSY_RECOVERY (issue 31).
+  db.exec('PRAGMA busy_timeout = 10000')
   db.exec('PRAGMA journal_mode = WAL')
   db.exec(`PRAGMA synchronous = ${synchronous}`)
-  // Several processes (API, workers, projections) may share one file: wait for the write lock
-  // instead of failing at once.
-  db.exec('PRAGMA busy_timeout = 10000')
   return db
 }
 

@@ -1,0 +1,121 @@
+// A projection whose read model may disappear under it (the embedded file deleted, the MongoDB
+// database dropped while the service runs). Its checkpoint lives in the same store as the read
+// model, on purpose: the two are lost together, so a lost checkpoint is how the loss shows. The
+// runner alone kept its position in memory and went on writing into the empty store, so the
+// checkpoints never came back and the read model held only what came after the loss (the list
+// showed 0 of 8,339 notes until a manual restart; issue 31).
+//
+// Here the checkpoint is looked at every `checkEveryMs`. Once seen, its absence is a loss: the
+// loop stops, the read model is rebuilt from the log in bulk (`rebuild`: `rebuildInBulk` through
+// an in-memory staging store on MongoDB), and the loop starts again from the rebuilt checkpoint.
+// At start, a missing checkpoint with events in the log to apply is rebuilt the same way instead
+// of being replayed one live batch at a time. During a rebuild the state is `rebuilding`, and
+// /readyz says so. Where several instances run the projection (leases), only the one that can
+// take the lease rebuilds (`exclusive`); the others keep following the shared checkpoint.
+import type { DocumentStore } from '../ports/documentStore.ts'
+import { START, type EventStore, type GlobalPosition } from '../ports/eventStore.ts'
+import { CHECKPOINTS, startProjection, type LoopStatus, type Projection, type RunOptions, type RunningProjection } from './runner.ts'
+
+export interface WatchOptions extends RunOptions {
+  /** How often the checkpoint is looked at (READ_MODEL_CHECK_MS). */
+  checkEveryMs: number
+  /** Empties the projection's read model and replays the log into it, checkpoint last. */
+  rebuild: (projection: Projection) => Promise<number>
+  /** Whether this instance may rebuild now (holds or took the projection's lease); default yes. */
+  exclusive?: () => Promise<boolean>
+  log?: (message: string) => void
+}
+
+const hasCheckpoint = async (docs: DocumentStore, name: string) => (await docs.collection<{ _id: string }>(CHECKPOINTS).findOne({ _id: name })) !== null
+
+async function hasWork(events: EventStore, projection: Projection): Promise<boolean> {
+  return (await events.readAll({ maxCount: 1, ...(projection.filter ? { filter: projection.filter } : {}) })).length > 0
+}
+
+export function startWatchedProjection(projection: Projection, options: WatchOptions): RunningProjection & { rebuilds(): number } {
+  const { events, docs, checkEveryMs, rebuild, exclusive = async () => true, log = () => {}, ...rest } = options
+  const run: RunOptions = { events, docs, ...rest }
+  let inner: RunningProjection | null = null
+  let rebuilding: Promise<void> | null = null
+  let rebuildingSince = ''
+  let stopped = false
+  let seen = false
+  let rebuilt = 0
+  let lastRebuildError: string | null = null
+  let endDone!: () => void
+  const done = new Promise<void>((resolve) => (endDone = resolve))
+
+  /** Rebuilds (when this instance may), then runs the loop. Any failure is retried by the next check. */
+  const rebuildThenRun = (why: string) =>
+    (rebuilding ??= (async () => {
+      rebuildingSince = new Date().toISOString()
+      try {
+        await inner?.stop()
+        inner = null
+        if (stopped) return
+        if (await exclusive()) {
+          const started = Date.now()
+          log(`[projection ${projection.name}] ${why}: rebuilding its read model from the log in bulk`)
+          const n = await rebuild(projection)
+          rebuilt++
+          lastRebuildError = null
+          log(`[projection ${projection.name}] rebuilt from ${n} events in ${Date.now() - started} ms`)
+        }
+      } catch (err) {
+        lastRebuildError = err instanceof Error ? err.message : String(err)
+        log(`[projection ${projection.name}] rebuild failed, trying again: ${lastRebuildError}`)
+      } finally {
+        if (!stopped) inner = startProjection(projection, run)
+        rebuilding = null
+      }
+    })())
+
+  const check = async () => {
+    if (stopped || rebuilding) return
+    try {
+      if (await hasCheckpoint(docs, projection.name)) return void (seen = true)
+      if (seen && inner) {
+        seen = false
+        await rebuildThenRun('its checkpoint is gone (the read-model store was lost)')
+      }
+    } catch {
+      // The store does not answer: the loop reports that itself, and /readyz names the store.
+    }
+  }
+
+  const boot = (async () => {
+    try {
+      if (!(await hasCheckpoint(docs, projection.name)) && (await hasWork(events, projection))) return void (await rebuildThenRun('no checkpoint at start'))
+    } catch {
+      // Stores not answering yet: the runner waits for them with its own backoff.
+    }
+    if (!stopped) inner = startProjection(projection, run)
+  })()
+  const timer = setInterval(() => void check(), checkEveryMs)
+  timer.unref()
+
+  const rebuildingStatus = (): LoopStatus => ({ state: 'rebuilding', since: rebuildingSince, retries: 0, lastError: lastRebuildError })
+  return {
+    name: projection.name,
+    rebuilds: () => rebuilt,
+    position: (): GlobalPosition => (rebuilding ? START : (inner?.position() ?? START)),
+    status: (): LoopStatus => (rebuilding ? rebuildingStatus() : (inner?.status() ?? { state: 'starting', since: new Date().toISOString(), retries: 0, lastError: lastRebuildError })),
+    async waitFor(target, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs
+      const timeout = () => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())
+      await Promise.race([boot, timeout()])
+      while (rebuilding && Date.now() < deadline) await Promise.race([rebuilding, timeout()])
+      if (!inner) throw new Error(`projection ${projection.name} did not reach position ${target} within ${timeoutMs} ms (rebuilding its read model)`)
+      return inner.waitFor(target, Math.max(1, deadline - Date.now()))
+    },
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      await boot
+      await rebuilding
+      await inner?.stop()
+      endDone()
+    },
+    done,
+  }
+}
