@@ -382,7 +382,8 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
       ctx.progress('transcribing', 0)
       const r = await recognize(note, wav, duration, speech, languageHint(forced), ctx)
       check()
-      segments = withoutNonSpeech(r.segments)
+      // A language hint holds for every segment (the note's locale, e.g. es-ES, rather than the engine's es).
+      segments = withoutNonSpeech(forced ? r.segments.map((x) => ({ ...x, language: null })) : r.segments)
       if (segments.length === 0) throw noSpeech()
       // Words that Whisper stretched back over a pause start where the speech does.
       if (speech) segments = startsFromSpeech(segments, speech)
@@ -449,7 +450,7 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
     const spans = chunkSpans(totalMs, (deps.config.chunkSeconds ?? 0) * 1000, speech ?? [])
     const whole = () =>
       inTurn(note, ctx.signal, () =>
-        deps.engine.transcribe({ wavPath: wav, durationSeconds: duration, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', p) }),
+        deps.engine.transcribe({ wavPath: wav, durationSeconds: duration, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', p), ...(speech ? { speech } : {}) }),
       )
     if (spans.length === 1) return whole()
     const handle = await open(wav, 'r')
@@ -470,7 +471,15 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
         await writeFile(path, wavFromPcm(pcm.subarray(0, got.bytesRead - (got.bytesRead % 2)), layout.sampleRate))
         const seconds = (span.endMs - span.startMs) / 1000
         const r = await inTurn(note, ctx.signal, () =>
-          deps.engine.transcribe({ wavPath: path, durationSeconds: seconds, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', ((i + p / 100) / spans.length) * 100) }),
+          deps.engine.transcribe({
+            wavPath: path,
+            durationSeconds: seconds,
+            language,
+            signal: ctx.signal,
+            workDir: ctx.workDir,
+            onProgress: (p) => ctx.progress('transcribing', ((i + p / 100) / spans.length) * 100),
+            ...(speech ? { speech: clip(speech, span).map((r) => ({ startMs: r.startMs - span.startMs, endMs: r.endMs - span.startMs })) } : {}),
+          }),
         )
         await rm(path, { force: true })
         parts.push({ span, r })

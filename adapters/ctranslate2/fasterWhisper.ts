@@ -28,6 +28,11 @@ export interface FasterWhisperOptions {
   computeType: string
   /** 1: greedy decoding (default); more: beam search. */
   beamSize: number
+  /**
+   * The languages detection may answer (ISO 639-1, ASR_LANGUAGES); empty or absent: every
+   * language the model knows. A language hint on a note is not limited by it.
+   */
+  languages?: readonly string[]
   /** false: never fetch (tests of the missing-model path, offline installs). */
   fetch?: boolean
   /**
@@ -119,7 +124,7 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
   }
 
   function spawnWorker(p: { runtime: string; model: string }, slot: number): Worker {
-    const proc = spawn(options.python, ['-s', WORKER, p.model, String(options.threads), options.computeType, String(options.beamSize)], {
+    const proc = spawn(options.python, ['-s', WORKER, p.model, String(options.threads), options.computeType, String(options.beamSize), (options.languages ?? []).join(',')], {
       env: { ...process.env, PYTHONPATH: p.runtime, PYTHONUNBUFFERED: '1', PYTHONNOUSERSITE: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
@@ -208,36 +213,48 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
           resolve(toRecognition(m, hint, ready.multilingual))
         }
       }
-      c.proc.stdin.write(`${JSON.stringify({ id, wav: req.wavPath, language: hint ?? (ready.multilingual ? null : 'en') })}\n`)
+      const speech = req.speech ? req.speech.map((r) => [r.startMs / 1000, r.endMs / 1000]) : null
+      c.proc.stdin.write(`${JSON.stringify({ id, wav: req.wavPath, language: hint ?? (ready.multilingual ? null : 'en'), speech })}\n`)
     })
   }
 
   function toRecognition(m: Extract<Message, { type: 'result' }>, hint: string | null, multilingual: boolean): Recognition {
-    const words = m.segments.flatMap((s) =>
-      s.words.map(([text, start, end, p]) => ({ text, startMs: Math.round(start * 1000), endMs: Math.round(end * 1000), p, logprob: s.avgLogprob })),
-    )
-    // Segments without words (none in practice) are kept as the engine cut them.
-    const bare: RecognizedSegment[] = m.segments
-      .filter((s) => s.words.length === 0 && s.text.trim() !== '')
-      .map((s) => ({ startMs: Math.round(s.start * 1000), endMs: Math.round(s.end * 1000), text: s.text.trim(), speaker: null, confidence: Math.exp(s.avgLogprob), words: null }))
-    const segments = segmentWords(words).map((s) => ({
-      startMs: s.startMs,
-      endMs: s.endMs,
-      text: s.text,
-      speaker: null,
-      // The mean word probability: per segment, as the engine's own logprob is per window.
-      confidence: Math.round((s.words.reduce((a, w) => a + w.p, 0) / s.words.length) * 1000) / 1000,
-      words: s.words.map((w) => ({ text: w.text.trim(), startMs: w.startMs, endMs: Math.max(w.startMs, w.endMs) })),
-    }))
-    // A language heard for a moment (a name, a borrowed word) is not a language of the note.
-    const total = m.languages.reduce((a, [, sec]) => a + sec, 0)
-    const heard = m.languages.filter(([, sec]) => total === 0 || sec / total >= 0.15).map(([code]) => code)
+    // Segments are re-cut by sentence and pause within each run of one language, never across a
+    // language change: a segment is in one language.
+    const runs: WorkerSegment[][] = []
+    for (const s of m.segments) {
+      const last = runs.at(-1)
+      if (last && last[0]!.language === s.language) last.push(s)
+      else runs.push([s])
+    }
+    const segments: RecognizedSegment[] = runs.flatMap((run) => {
+      const language = hint ?? run[0]!.language
+      const words = run.flatMap((s) =>
+        s.words.map(([text, start, end, p]) => ({ text: withoutReplacement(text), startMs: Math.round(start * 1000), endMs: Math.round(end * 1000), p })).filter((w) => w.text.trim() !== ''),
+      )
+      // Segments without words (none in practice) are kept as the engine cut them.
+      const bare = run
+        .filter((s) => s.words.length === 0 && withoutReplacement(s.text).trim() !== '')
+        .map((s) => ({ startMs: Math.round(s.start * 1000), endMs: Math.round(s.end * 1000), text: withoutReplacement(s.text).trim(), speaker: null, confidence: Math.exp(s.avgLogprob), words: null, language }))
+      const worded = segmentWords(words).map((s) => ({
+        startMs: s.startMs,
+        endMs: s.endMs,
+        text: s.text,
+        speaker: null,
+        // The mean word probability: per segment, as the engine's own logprob is per window.
+        confidence: Math.round((s.words.reduce((a, w) => a + w.p, 0) / s.words.length) * 1000) / 1000,
+        words: s.words.map((w) => ({ text: w.text.trim(), startMs: w.startMs, endMs: Math.max(w.startMs, w.endMs) })),
+        language,
+      }))
+      return [...worded, ...bare]
+    })
+    const heard = m.languages.map(([code]) => code)
     const language = hint ?? (multilingual ? (heard[0] ?? m.language) : 'en')
     return {
       language,
       languages: hint ? [hint] : heard.length > 0 ? heard : [language],
       model: modelLabel,
-      segments: [...segments, ...bare].sort((a, b) => a.startMs - b.startMs),
+      segments: segments.sort((a, b) => a.startMs - b.startMs),
     }
   }
 
@@ -299,6 +316,12 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
     },
   }
 }
+
+/**
+ * Text without U+FFFD. A character whose UTF-8 bytes are split over two tokens decodes, token by
+ * token, to replacement characters; what the speaker said never contains one.
+ */
+export const withoutReplacement = (text: string) => text.replace(/\uFFFD/g, '')
 
 interface Worker {
   proc: ChildProcessWithoutNullStreams
