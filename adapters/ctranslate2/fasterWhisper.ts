@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import type { Recognition, RecognizedSegment, SpeechEngine, SpeechEngineStatus, SpeechRequest } from '../../ports/speechEngine.ts'
 import { PipelineFailure } from '../../ports/pipelineFailure.ts'
 import { segmentWords } from '../../domain/notes/segmentation.ts'
-import { CT2_MODELS, checkPython, ct2ModelDir, ensureCt2Model, ensureRuntime, runtimeDir } from './provision.ts'
+import { CT2_MODELS, HUB_MODELS, checkPython, ct2ModelDir, ensureCt2Model, ensureHubModel, ensureRuntime, isHubModel, runtimeDir } from './provision.ts'
 
 const WORKER = join(dirname(fileURLToPath(import.meta.url)), 'fasterWhisperWorker.py')
 
@@ -71,7 +71,10 @@ export const SETUP_COMMAND = 'npm run --silent speech-setup'
 
 export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine {
   const named = CT2_MODELS[options.model]
-  const modelLabel = named ? `whisper-${options.model}` : basename(options.model)
+  // Fetched by faster-whisper's own loader from the Hugging Face hub (provision.ts).
+  const hub = isHubModel(options.model)
+  const modelLabel = named || options.model in HUB_MODELS ? `whisper-${options.model}` : basename(options.model)
+  let hubPath: string | null = null
   let paths: Promise<{ runtime: string; model: string }> | null = null
   let unavailable: string | null = null
   let preparing = false
@@ -93,8 +96,8 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
    */
   function locate(log: (line: string) => void): Promise<{ runtime: string; model: string }> {
     const runtime = runtimeDir(options.modelsDir)
-    const model = named ? ct2ModelDir(options.modelsDir, options.model) : options.model
-    const onDisk = () => existsSync(join(runtime, 'faster_whisper')) && existsSync(join(model, 'model.bin'))
+    const model = named ? ct2ModelDir(options.modelsDir, options.model) : hub ? hubPath : options.model
+    const onDisk = () => existsSync(join(runtime, 'faster_whisper')) && model !== null && existsSync(join(model, 'model.bin'))
     if (unavailable && !paths) {
       if (!onDisk()) return Promise.reject(new PipelineFailure('asr_model_missing', `The local speech engine is not available: ${unavailable}`))
       unavailable = null
@@ -102,14 +105,22 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
     paths ??= (async () => {
       preparing = true
       try {
-        if (!named && !existsSync(join(options.model, 'model.bin'))) throw new Error(`no CTranslate2 model (model.bin) in ${options.model}`)
+        if (!named && !hub && !existsSync(join(options.model, 'model.bin'))) throw new Error(`no CTranslate2 model (model.bin) in ${options.model}`)
+        const p = { modelsDir: options.modelsDir, python: options.python, log, signal: closing.signal }
+        if (hub) {
+          // The hub's cache says whether a snapshot is complete: faster-whisper's loader asks it.
+          if (options.fetch === false && !existsSync(join(runtime, 'faster_whisper'))) throw new Error(`the speech runtime is not in ${options.modelsDir} and fetching is off`)
+          await checkPython(options.python)
+          const rt = options.fetch === false ? runtime : await ensureRuntime(p)
+          hubPath = await ensureHubModel(options.model, rt, { ...p, offline: options.fetch === false })
+          return { runtime: rt, model: hubPath }
+        }
         if (options.fetch === false || onDisk()) {
           if (!onDisk()) throw new Error(`the speech runtime or model is not in ${options.modelsDir} and fetching is off`)
-          return { runtime, model }
+          return { runtime, model: model! }
         }
-        const p = { modelsDir: options.modelsDir, python: options.python, log, signal: closing.signal }
         await checkPython(options.python)
-        return { runtime: await ensureRuntime(p), model: named ? await ensureCt2Model(options.model, p) : model }
+        return { runtime: await ensureRuntime(p), model: named ? await ensureCt2Model(options.model, p) : model! }
       } finally {
         preparing = false
       }
