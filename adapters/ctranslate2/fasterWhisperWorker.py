@@ -47,8 +47,8 @@ PAD = 0.2
 JOIN_SILENCE = 0.3
 # A region is heard confidently when its top language has at least this probability and it is at
 # least this long; otherwise it takes the majority language.
-MIN_CONFIDENCE = 0.5
-MIN_LID_SECONDS = 1.0
+MIN_CONFIDENCE = 0.6
+MIN_LID_SECONDS = 1.5
 LOOPING_RATIO = 2.4
 
 
@@ -172,12 +172,9 @@ def main():
     })
 
     def identify(region_audio):
-        """(language, probability) among the allowed languages, by Whisper's language identification."""
+        """Probabilities of the allowed languages, most probable first (Whisper's language identification)."""
         _, _, probs = model.detect_language(audio=region_audio)
-        for code, p in probs:  # most probable first
-            if code in allowed:
-                return code, float(p)
-        return allowed[0], 0.0
+        return [(code, float(p)) for code, p in probs if code in allowed] or [(allowed[0], 0.0)]
 
     def decode(unit_audio, language, beam_size):
         segments, _ = model.transcribe(
@@ -206,22 +203,20 @@ def main():
             forced = req.get("language") or (None if multilingual else "en")
             regions = regions_of(speech_ranges(audio, req.get("speech")))
 
-            # Language per region, then the majority language for the unsure ones.
+            # Language per region, then the recording's language for the regions heard unsure:
+            # the language with the most probability times speech over all regions.
             heard = []
+            weight = {}
             for start, end in regions:
                 if forced:
                     heard.append((forced, 1.0, True))
                     continue
-                code, p = identify(samples(audio, start, end))
-                heard.append((code, p, p >= MIN_CONFIDENCE and end - start >= MIN_LID_SECONDS))
-            weight = {}
-            for (start, end), (code, p, sure) in zip(regions, heard):
-                if sure:
-                    weight[code] = weight.get(code, 0.0) + (end - start)
-            if not weight:  # nothing heard clearly: the languages by probability-weighted speech
-                for (start, end), (code, p, _) in zip(regions, heard):
+                probs = identify(samples(audio, start, end))
+                for code, p in probs:
                     weight[code] = weight.get(code, 0.0) + p * (end - start)
-            majority = min(weight.items(), key=lambda kv: (-kv[1], kv[0]))[0] if weight else (forced or allowed[0])
+                code, p = probs[0]
+                heard.append((code, p, p >= MIN_CONFIDENCE and end - start >= MIN_LID_SECONDS))
+            majority = forced or (min(weight.items(), key=lambda kv: (-kv[1], kv[0]))[0] if weight else allowed[0])
             languages = [code if sure else majority for code, _, sure in heard]
 
             # Units: consecutive regions of one language, at most 30 s of joined audio.
