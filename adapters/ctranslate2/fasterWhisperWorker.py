@@ -17,8 +17,9 @@
 #  1. Speech regions: the service's VAD (or, without one, the Silero VAD faster-whisper bundles)
 #     gives where someone speaks; regions are those stretches cut at pauses, at most 30 s each.
 #  2. Language per region: Whisper's language identification on the region alone, limited to the
-#     allowed languages (ASR_LANGUAGES). A region heard with low confidence, or too short to tell,
-#     takes the recording's majority language. A language hint skips this: it holds everywhere.
+#     allowed languages (ASR_LANGUAGES). A region heard with low confidence, too short to tell, or
+#     in a language heard clearly for less than 4 s in the whole recording, takes the recording's
+#     majority language. A language hint skips this: it holds everywhere.
 #  3. Decoding: consecutive regions of one language are joined (their audio only, short silences
 #     between) into units of at most 30 s, each decoded on its own in its own language: no text is
 #     carried from one unit to the next (condition_on_previous_text=False), so a language change
@@ -49,6 +50,8 @@ JOIN_SILENCE = 0.3
 # least this long; otherwise it takes the majority language.
 MIN_CONFIDENCE = 0.6
 MIN_LID_SECONDS = 1.5
+# A language other than the majority is one of the recording's only with this much clear speech (s).
+MIN_LANGUAGE_SECONDS = 4.0
 LOOPING_RATIO = 2.4
 
 
@@ -217,7 +220,14 @@ def main():
                 code, p = probs[0]
                 heard.append((code, p, p >= MIN_CONFIDENCE and end - start >= MIN_LID_SECONDS))
             majority = forced or (min(weight.items(), key=lambda kv: (-kv[1], kv[0]))[0] if weight else allowed[0])
-            languages = [code if sure else majority for code, _, sure in heard]
+            # A language of the recording: the majority, and any heard clearly for long enough in
+            # all (a short phrase heard as a language nobody else speaks is a mishearing).
+            sure_seconds = {}
+            for (start, end), (code, _, sure) in zip(regions, heard):
+                if sure:
+                    sure_seconds[code] = sure_seconds.get(code, 0.0) + (end - start)
+            spoken = {majority} | {code for code, secs in sure_seconds.items() if secs >= MIN_LANGUAGE_SECONDS}
+            languages = [code if sure and code in spoken else majority for code, _, sure in heard]
 
             # Units: consecutive regions of one language, at most 30 s of joined audio.
             units = []
