@@ -104,7 +104,7 @@ const espeakVoices = (part: Part, n: number, rand: () => number): Voice[] =>
   [...VOICES[part].espeak]
     .sort(() => rand() - 0.5)
     .slice(0, n)
-    .map((v, i) => ({ name: `espeak:${v}/${CENTS[i]}c/${TEMPI[i]}x`, synth: 'espeak', voice: v, cents: CENTS[i]!, tempo: TEMPI[i]! }))
+    .map((v, i) => ({ name: `espeak:${v}/${CENTS[i % CENTS.length]}c/${TEMPI[i % TEMPI.length]}x`, synth: 'espeak', voice: v, cents: CENTS[i % CENTS.length]!, tempo: TEMPI[i % TEMPI.length]! }))
 const fliteVoices = (part: Part, n: number): Voice[] => VOICES[part].flite.slice(0, n).map((v) => ({ name: `flite:${v}`, synth: 'flite', voice: v, cents: 0, tempo: 1 }))
 
 let counter = 0
