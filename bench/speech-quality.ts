@@ -31,7 +31,7 @@
 // Languages (LANGUAGES=1, or only them: LANGUAGES=only): a mixed-language meeting (MIX_SECONDS,
 // default 600) where each of six espeak-ng voices speaks its own language (en, es, de, fr, pt,
 // it) and a flite voice English, turn by turn, transcribed without a hint as the service does
-// (the VAD's speech ranges handed to the engine), RUNS times (default 3): per segment whether its
+// (the VAD's speech cut at the diarizer's speaker changes handed to the engine), RUNS times (default 3): per segment whether its
 // locale is the language spoken, per turn whether it has text (no speech dropped) and whether its
 // text is clearly in another language (translated), WER per language, and whether the runs'
 // transcripts are identical byte for byte. ASR_LANGUAGES applies as in the service.
@@ -53,6 +53,7 @@ import type { RecognizedSegment } from '../ports/speechEngine.ts'
 import type { SpeakerTurns } from '../ports/diarizer.ts'
 import { LANGUAGES, TEXTS, type Lang } from './speechTexts.ts'
 import { detectTextLanguage } from '../domain/languages.ts'
+import { speechBySpeaker } from '../domain/notes/speakerSpeech.ts'
 import { asrLanguages } from '../app/pipelineConfig.ts'
 import { boundaryErrors, diarizationError, wordAttribution, wordErrors, type Der, type TimedWord, type Turn } from './speechMetrics.ts'
 import { envInt, machine, machineLoad, percentile, table, tempDir } from './lib.ts'
@@ -338,14 +339,14 @@ async function recognize(part: Part, clips: Clip[]): Promise<Result[]> {
   for (const [i, clip] of clips.entries()) {
     const wav = join(process.env.BENCH_WAV_DIR ?? tmp.dir, `${part}-${i}.wav`)
     wavOf(clip.samples, wav)
-    const key = createHash('sha256').update(readFileSync(wav)).update(MODEL).update(`regions-1 ${ALLOWED.join(',')}`).digest('hex').slice(0, 20)
+    const key = createHash('sha256').update(readFileSync(wav)).update(MODEL).update(`regions-2 ${ALLOWED.join(',')}`).digest('hex').slice(0, 20)
     const cached = join(CACHE, `${key}.json`)
     let recognized: RecognizedSegment[] = []
     let asrCpuMs = 0
     if (ASR && existsSync(cached)) ({ recognized, asrCpuMs } = JSON.parse(readFileSync(cached, 'utf8')) as { recognized: RecognizedSegment[]; asrCpuMs: number })
     else if (ASR) {
       const c0 = cpuNow()
-      const speech = await defaults.detect(wav)
+      const speech = await speakerSpeech(wav)
       const r = await engine.transcribe({ wavPath: wav, durationSeconds: clip.samples.length / SR, language: null, workDir: tmp.dir, speech })
       asrCpuMs = cpuNow() - c0
       recognized = withoutNonSpeech(r.segments)
@@ -508,6 +509,13 @@ function mixedMeeting(part: Part, seconds: number): { samples: Float32Array; tur
   return { samples: mix, turns: pieces.map((p) => ({ startMs: (p.at / SR) * 1000, endMs: ((p.at + p.samples.length) / SR) * 1000, lang: p.lang, text: p.text })) }
 }
 
+/** What the service hands the engine: the VAD's speech cut at the diarizer's speaker changes. */
+async function speakerSpeech(wav: string) {
+  const speech = await defaults.detect(wav)
+  const { turns } = await defaults.turns({ wavPath: wav, speakers: null })
+  return turns.length > 0 ? speechBySpeaker(speech, turns) : speech
+}
+
 async function languages() {
   const seconds = envInt('MIX_SECONDS', 600)
   const runs = Math.max(1, envInt('RUNS', 3))
@@ -516,7 +524,7 @@ async function languages() {
   const { samples, turns } = mixedMeeting(part, seconds)
   const wav = join(tmp.dir, 'mixed.wav')
   wavOf(samples, wav)
-  const speech = await defaults.detect(wav)
+  const speech = await speakerSpeech(wav)
   const outputs: string[] = []
   let segments: RecognizedSegment[] = []
   let wallMs = 0

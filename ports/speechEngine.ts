@@ -59,7 +59,7 @@ export interface SpeechRequest {
    * Where the service's voice activity detection heard speech (ms from the start of `wavPath`).
    * An engine that can use it transcribes every one of these ranges and nothing else; others ignore it.
    */
-  speech?: readonly { startMs: number; endMs: number }[]
+  speech?: readonly { startMs: number; endMs: number; /** Who speaks there, when the diarizer said before recognition. */ speaker?: number }[]
 }
 
 export interface SpeechEngine {

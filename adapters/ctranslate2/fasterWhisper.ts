@@ -224,7 +224,7 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
           resolve(toRecognition(m, hint, ready.multilingual))
         }
       }
-      const speech = req.speech ? req.speech.map((r) => [r.startMs / 1000, r.endMs / 1000]) : null
+      const speech = req.speech ? req.speech.map((r) => [r.startMs / 1000, r.endMs / 1000, r.speaker ?? null]) : null
       c.proc.stdin.write(`${JSON.stringify({ id, wav: req.wavPath, language: hint ?? (ready.multilingual ? null : 'en'), speech })}\n`)
     })
   }

@@ -6,7 +6,8 @@
 #
 #   argv: <model dir> <threads> <compute type> <beam size> [<allowed languages, comma-separated>]
 #   in:   {"id": 1, "wav": "/path/16k-mono.wav", "language": "es" | null,
-#          "speech": [[0.5, 3.2], ...] | null}      (speech: the service's VAD, in seconds)
+#          "speech": [[0.5, 3.2, 0], ...] | null}   (the service's VAD, in seconds, with the
+#                                                   speaker when the diarizer knows it, else null)
 #   out:  {"type": "ready", ...versions and model facts}
 #         {"type": "progress", "id": 1, "percent": 42.0}
 #         {"type": "result", "id": 1, "language": "es", "languageProbability": 0.98,
@@ -15,7 +16,8 @@
 #
 # How a recording is heard (docs/speech-models.md):
 #  1. Speech regions: the service's VAD (or, without one, the Silero VAD faster-whisper bundles)
-#     gives where someone speaks; regions are those stretches cut at pauses, at most 30 s each.
+#     gives where someone speaks. With the diarizer's speakers, a region is one speaker's turn;
+#     without, a stretch between pauses (0.4 s or more). At most 28 s each.
 #  2. Language per region: Whisper's language identification on the region alone, limited to the
 #     allowed languages (ASR_LANGUAGES). A region heard with low confidence, too short to tell, or
 #     in a language heard clearly for less than 4 s in the whole recording, takes the recording's
@@ -39,9 +41,9 @@ from faster_whisper import WhisperModel
 from faster_whisper.vad import VadOptions, get_speech_timestamps
 
 RATE = 16000
-# Regions: cut at pauses at least this long (s), never longer than MAX_REGION (s).
-REGION_GAP = 0.4
+# A region is at most this long (s); one speaker's stretches at most TURN_GAP apart are one region.
 MAX_REGION = 28.0
+TURN_GAP = 2.0
 # Added around each VAD range so the first and last phonemes are in (s).
 PAD = 0.2
 # A unit's regions are joined with this much silence between them (s).
@@ -78,33 +80,44 @@ def clean(text):
 
 
 def speech_ranges(audio, given):
-    """Speech stretches in seconds: the service's VAD when given, else the bundled Silero VAD."""
+    """Speech stretches [start, end, speaker] in seconds: the service's VAD (cut at speaker changes
+    when it knows the speakers) when given, else the bundled Silero VAD. Each is padded, and
+    stretches that then touch are joined unless their speakers differ: there the cut stays where
+    the second speaker starts."""
     duration = len(audio) / RATE
     if given is None:
         found = get_speech_timestamps(audio, VadOptions(min_silence_duration_ms=300, speech_pad_ms=0))
         given = [(c["start"] / RATE, c["end"] / RATE) for c in found]
+    items = sorted((float(r[0]), float(r[1]), r[2] if len(r) > 2 else None) for r in given)
     ranges = []
-    for start, end in sorted((float(s), float(e)) for s, e in given):
-        start, end = max(0.0, start - PAD), min(duration, end + PAD)
+    for start, end, speaker in items:
         if end <= start:
             continue
-        if ranges and start <= ranges[-1][1]:
-            ranges[-1][1] = max(ranges[-1][1], end)
-        else:
-            ranges.append([start, end])
-    return ranges
+        padded = [max(0.0, start - PAD), min(duration, end + PAD), speaker]
+        if ranges and padded[0] <= ranges[-1][1]:
+            if speaker == ranges[-1][2]:
+                ranges[-1][1] = max(ranges[-1][1], padded[1])
+                continue
+            cut = max(ranges[-1][0], min(ranges[-1][1], start))
+            ranges[-1][1] = cut
+            padded[0] = cut
+        ranges.append(padded)
+    return [r for r in ranges if r[1] > r[0]]
 
 
 def regions_of(ranges):
-    """Stretches cut at pauses of REGION_GAP or more (padding taken into account), each split to at most MAX_REGION."""
+    """Regions to identify the language of: a known speaker's stretches with pauses up to TURN_GAP
+    between them form one turn (more speech to tell the language by); others stay as cut by pauses.
+    None longer than MAX_REGION."""
     regions = []
-    for start, end in ranges:
-        if regions and start - regions[-1][1] < REGION_GAP - 2 * PAD and end - regions[-1][0] <= MAX_REGION:
-            regions[-1][1] = end
+    for start, end, speaker in ranges:
+        last = regions[-1] if regions else None
+        if last and speaker is not None and speaker == last[2] and start - last[1] <= TURN_GAP and end - last[0] <= MAX_REGION:
+            last[1] = end
         else:
-            regions.append([start, end])
+            regions.append([start, end, speaker])
     out = []
-    for start, end in regions:
+    for start, end, _ in regions:
         while end - start > MAX_REGION:
             out.append([start, start + MAX_REGION])
             start += MAX_REGION
