@@ -2,13 +2,19 @@
 // segment in the language spoken and labelled with it (no translation into the first language),
 // the detectable languages limited by ASR_LANGUAGES, a language hint holding everywhere, every
 // range the service's VAD marks as speech transcribed and nothing outside it, and the same
-// transcript byte for byte on every run and after a restart.
+// transcript byte for byte on every run and after a restart; through the service, the diarizer's
+// speaker turns found before recognition and each segment's locale in the note's transcript.
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { fasterWhisperEngine } from '../adapters/ctranslate2/fasterWhisper.ts'
 import type { Recognition, SpeechEngine, SpeechRequest } from '../ports/speechEngine.ts'
 import { tempDir } from './support/tmp.ts'
+import { readFileSync } from 'node:fs'
+import { ffmpegPath } from '../adapters/ffmpeg/mediaTool.ts'
+import { testService } from './support/service.ts'
+import { startHttpServer } from './support/httpServer.ts'
+import { audit, createImport, transcriptOf, waitForNote } from './support/pipeline.ts'
 
 t.setTimeout(900_000)
 const MODELS = resolve('.ci', 'models')
@@ -130,4 +136,40 @@ t.test('given speech the VAD found (one turn quiet and telephone-band), then eve
   rec.spans.forEach((span, i) => t.ok(within(r, span).some((s) => s.text.trim() !== ''), `range ${i + 1} has text`))
   t.same(r.segments.filter((s) => s.startMs >= end), [], 'nothing in the tone')
   t.ok(r.segments.every((s) => s.language === 'de'), r.segments.map((s) => `${s.language}: ${s.text}`).join(' | '))
+})
+
+t.test('given two speakers in two languages with no pause between them, when the speech ranges say who speaks, then each speaker is heard in their own language', async (t) => {
+  const rec = recording('adjacent', [
+    { voice: 'en-us', text: 'The budget review is finished and we ship on Friday.', pause: 0.1 },
+    { voice: 'es', text: 'La reunión de hoy trata del presupuesto del próximo año.', pause: 0.1 },
+  ])
+  const speech = rec.spans.map((s, i) => ({ ...s, speaker: i }))
+  const r = await base.transcribe(request(rec.wav, { speech }))
+  t.ok(within(r, rec.spans[0]!).every((s) => s.language === 'en'), within(r, rec.spans[0]!).map((s) => `${s.language}: ${s.text}`).join(' | '))
+  const spanish = r.segments.filter((s) => s.startMs >= rec.spans[1]!.startMs - 200)
+  t.ok(spanish.length > 0 && spanish.every((s) => s.language === 'es'), spanish.map((s) => `${s.language}: ${s.text}`).join(' | '))
+  t.match(plain(spanish.map((s) => s.text).join(' ')), /presupuesto/)
+})
+
+t.test('the service end to end: an upload that switches from English to Spanish is ready with each segment in its language, labelled so, and languagesDetected from the segments', async (t) => {
+  const rec = recording('e2e', MEETING.slice(0, 2))
+  const mp3 = join(tmp.dir, 'e2e.mp3')
+  execFileSync(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-y', '-i', rec.wav, '-c:a', 'libmp3lame', '-b:a', '64k', mp3])
+  const web = await startHttpServer({ '/mixed.mp3': { body: readFileSync(mp3), headers: { 'content-type': 'audio/mpeg' } } })
+  t.teardown(web.close)
+  const s = await testService({ workers: true, env: { IMPORT_ALLOW_HOSTS: '127.0.0.1', JOB_POLL_MS: '20', MODELS_DIR: MODELS, JOB_LEASE_MS: '120000' } })
+  t.teardown(s.close)
+  const a = await s.account('pro')
+  const noteId = await createImport(s, a.headers, { audioUrl: web.url('/mixed.mp3') })
+  const { note } = await waitForNote(s, a.headers, noteId, 300_000)
+  t.match(note, { status: 'ready' })
+  const tr = (await transcriptOf(s, noteId))!
+  const shown = tr.segments.map((x) => `${x.locale} ${x.startMs}: ${x.text}`).join(' | ')
+  const english = tr.segments.filter((x) => x.endMs <= rec.spans[0]!.endMs + 300)
+  const spanish = tr.segments.filter((x) => x.startMs >= rec.spans[1]!.startMs - 300)
+  t.ok(english.length > 0 && english.every((x) => x.locale === 'en'), shown)
+  t.ok(spanish.length > 0 && spanish.every((x) => x.locale === 'es'), shown)
+  t.match(plain(spanish.map((x) => x.text).join(' ')), /presupuesto/, 'Spanish, not translated')
+  t.same([...tr.languagesDetected].sort(), ['en', 'es'])
+  t.ok((await audit(s, a.accountId)).result.ok)
 })
