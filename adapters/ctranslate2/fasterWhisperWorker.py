@@ -20,7 +20,7 @@
 #     without, a stretch between pauses (0.4 s or more). At most 28 s each.
 #  2. Language per region: Whisper's language identification on the region alone, limited to the
 #     allowed languages (ASR_LANGUAGES). A region heard with low confidence, too short to tell, or
-#     in a language heard clearly for less than 4 s in the whole recording, takes the recording's
+#     in a language heard clearly for less than 3 s in the whole recording, takes the recording's
 #     majority language. A language hint skips this: it holds everywhere.
 #  3. Decoding: consecutive regions of one language are joined (their audio only, short silences
 #     between) into units of at most 30 s, each decoded on its own in its own language: no text is
@@ -53,7 +53,7 @@ JOIN_SILENCE = 0.3
 MIN_CONFIDENCE = 0.6
 MIN_LID_SECONDS = 1.5
 # A language other than the majority is one of the recording's only with this much clear speech (s).
-MIN_LANGUAGE_SECONDS = 4.0
+MIN_LANGUAGE_SECONDS = 3.0
 LOOPING_RATIO = 2.4
 
 
