@@ -16,8 +16,8 @@
 #
 # How a recording is heard (docs/speech-models.md):
 #  1. Speech regions: the service's VAD (or, without one, the Silero VAD faster-whisper bundles)
-#     gives where someone speaks. With the diarizer's speakers, a region is one speaker's turn;
-#     without, a stretch between pauses (0.4 s or more). At most 28 s each.
+#     gives where someone speaks. A region is a stretch between pauses (0.4 s or more) and, when
+#     the diarizer found the speakers first, between speaker changes. At most 28 s each.
 #  2. Language per region: Whisper's language identification on the region alone, limited to the
 #     allowed languages (ASR_LANGUAGES). A region heard with low confidence, too short to tell, or
 #     in a language heard clearly for less than 3 s in the whole recording, takes the recording's
@@ -41,9 +41,8 @@ from faster_whisper import WhisperModel
 from faster_whisper.vad import VadOptions, get_speech_timestamps
 
 RATE = 16000
-# A region is at most this long (s); one speaker's stretches at most TURN_GAP apart are one region.
+# A region is at most this long (s).
 MAX_REGION = 28.0
-TURN_GAP = 2.0
 # Added around each VAD range so the first and last phonemes are in (s).
 PAD = 0.2
 # A unit's regions are joined with this much silence between them (s).
@@ -106,18 +105,11 @@ def speech_ranges(audio, given):
 
 
 def regions_of(ranges):
-    """Regions to identify the language of: a known speaker's stretches with pauses up to TURN_GAP
-    between them form one turn (more speech to tell the language by); others stay as cut by pauses.
-    None longer than MAX_REGION."""
-    regions = []
-    for start, end, speaker in ranges:
-        last = regions[-1] if regions else None
-        if last and speaker is not None and speaker == last[2] and start - last[1] <= TURN_GAP and end - last[0] <= MAX_REGION:
-            last[1] = end
-        else:
-            regions.append([start, end, speaker])
+    """Regions to identify the language of: the speech stretches as cut by pauses and speaker
+    changes (a speaker's stretches are not joined across a pause: two voices the diarizer took
+    for one must not share a language), none longer than MAX_REGION."""
     out = []
-    for start, end, _ in regions:
+    for start, end, _ in ranges:
         while end - start > MAX_REGION:
             out.append([start, start + MAX_REGION])
             start += MAX_REGION
