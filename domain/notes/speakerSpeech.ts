@@ -1,6 +1,11 @@
 // Speech ranges cut where the speaker changes, each with its speaker: what recognition gets when
 // the diarizer found the turns before it, so it can identify the language per speaker turn.
-import type { SpeakerTurn } from '../../ports/diarizer.ts'
+/** One stretch of one speaker's voice (the diarizer's turn). */
+export interface Turn {
+  startMs: number
+  endMs: number
+  speaker: number
+}
 
 export interface Range {
   startMs: number
@@ -12,7 +17,7 @@ export interface Range {
  * turn covers its middle (where turns overlap, the one that began last: the new voice), and no
  * speaker where no turn does. Neighbouring pieces of one speaker are joined.
  */
-export function speechBySpeaker(speech: readonly Range[], turns: readonly SpeakerTurn[]): (Range & { speaker?: number })[] {
+export function speechBySpeaker(speech: readonly Range[], turns: readonly Turn[]): (Range & { speaker?: number })[] {
   const out: (Range & { speaker?: number })[] = []
   for (const r of speech) {
     const cuts = new Set<number>([r.startMs, r.endMs])
