@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fasterWhisperEngine } from '../adapters/ctranslate2/fasterWhisper.ts'
-import { ensureCt2Model, ensureRuntime, hubCacheDir } from '../adapters/ctranslate2/provision.ts'
+import { ensureCt2Model, ensureRuntime, hubCacheDir, hubSnapshotCached } from '../adapters/ctranslate2/provision.ts'
 import { isPipelineFailure } from '../ports/pipelineFailure.ts'
 import type { SpeechEngine } from '../ports/speechEngine.ts'
 import { startHubStandIn } from './support/hubStandIn.ts'
@@ -54,6 +54,8 @@ t.test('given a hub at HF_ENDPOINT, when WHISPER_MODEL names a hub model, then f
   t.ok(hub.requests.some((r) => r === 'GET /Systran/faster-whisper-base/resolve/' + r.split('/resolve/')[1] && r.endsWith('/model.bin')), `model.bin came from the stand-in: ${hub.requests.join(', ')}`)
   const cached = join(hubCacheDir(modelsDir), 'models--Systran--faster-whisper-base', 'snapshots')
   t.ok(existsSync(cached) && readdirSync(cached).some((c) => existsSync(join(cached, c, 'model.bin'))), 'the snapshot is in the hub cache under MODELS_DIR')
+  t.ok(hubSnapshotCached(modelsDir, 'Systran/faster-whisper-base'), 'an engine that failed earlier sees it there and tries again')
+  t.notOk(hubSnapshotCached(modelsDir, 'small'), 'another model is not there')
   t.ok(lines.some((l) => /fetching Whisper Systran\/faster-whisper-base from the Hugging Face hub/.test(l)), lines.join('\n'))
   t.ok(lines.some((l) => /hub: \d+ MB/.test(l)), 'bytes fetched so far are logged')
 

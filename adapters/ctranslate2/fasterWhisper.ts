@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import type { Recognition, RecognizedSegment, SpeechEngine, SpeechEngineStatus, SpeechRequest } from '../../ports/speechEngine.ts'
 import { PipelineFailure } from '../../ports/pipelineFailure.ts'
 import { segmentWords } from '../../domain/notes/segmentation.ts'
-import { CT2_MODELS, HUB_MODELS, checkPython, ct2ModelDir, ensureCt2Model, ensureHubModel, ensureRuntime, isHubModel, runtimeDir } from './provision.ts'
+import { CT2_MODELS, HUB_MODELS, checkPython, ct2ModelDir, ensureCt2Model, ensureHubModel, ensureRuntime, hubSnapshotCached, isHubModel, runtimeDir } from './provision.ts'
 
 const WORKER = join(dirname(fileURLToPath(import.meta.url)), 'fasterWhisperWorker.py')
 
@@ -97,7 +97,8 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
   function locate(log: (line: string) => void): Promise<{ runtime: string; model: string }> {
     const runtime = runtimeDir(options.modelsDir)
     const model = named ? ct2ModelDir(options.modelsDir, options.model) : hub ? hubPath : options.model
-    const onDisk = () => existsSync(join(runtime, 'faster_whisper')) && model !== null && existsSync(join(model, 'model.bin'))
+    // A hub model's folder is only known once the loader said it; before, its cache tells.
+    const onDisk = () => existsSync(join(runtime, 'faster_whisper')) && (model !== null ? existsSync(join(model, 'model.bin')) : hub && hubSnapshotCached(options.modelsDir, options.model))
     if (unavailable && !paths) {
       if (!onDisk()) return Promise.reject(new PipelineFailure('asr_model_missing', `The local speech engine is not available: ${unavailable}`))
       unavailable = null

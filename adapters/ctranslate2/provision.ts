@@ -5,7 +5,7 @@
 // so a process that dies halfway, or two processes fetching at once, never leave a broken one.
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { createReadStream, existsSync } from 'node:fs'
+import { createReadStream, existsSync, readdirSync } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -181,6 +181,17 @@ export const isHubModel = (model: string) => !CT2_MODELS[model] && (model in HUB
 
 /** Where the hub's files are cached (the hub's own cache layout: models--owner--name/...). */
 export const hubCacheDir = (modelsDir: string) => join(modelsDir, 'huggingface')
+
+/** Whether the hub cache holds a snapshot of the model with its weights (someone ran the setup command). */
+export function hubSnapshotCached(modelsDir: string, name: string): boolean {
+  const repo = HUB_MODELS[name]?.repo ?? name
+  const snapshots = join(hubCacheDir(modelsDir), `models--${repo.replace('/', '--')}`, 'snapshots')
+  try {
+    return readdirSync(snapshots).some((c) => existsSync(join(snapshots, c, 'model.bin')))
+  } catch {
+    return false
+  }
+}
 
 // faster-whisper's own loader: the cached snapshot when it is complete, else a download.
 const HUB_FETCH = `
