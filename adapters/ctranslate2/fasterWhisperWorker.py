@@ -22,10 +22,11 @@
 #     allowed languages (ASR_LANGUAGES). A region heard with low confidence, too short to tell, or
 #     in a language heard clearly for less than 3 s in the whole recording, takes the recording's
 #     majority language. A language hint skips this: it holds everywhere.
-#  3. Decoding: consecutive regions of one language are joined (their audio only, short silences
-#     between) into units of at most 30 s, each decoded on its own in its own language: no text is
-#     carried from one unit to the next (condition_on_previous_text=False), so a language change
-#     never turns into a translation, and Whisper's no-speech filter is off: the VAD decided.
+#  3. Decoding: each region is decoded on its own, in its own language: no text is carried from
+#     one region to the next (condition_on_previous_text=False), so a language change never turns
+#     into a translation, and Whisper's no-speech filter is off: the VAD decided. (Joining a
+#     language's regions into 30 s units saved encoder passes but lost whole turns when the
+#     decoder ended a unit early: bench/speech-quality.ts, 6 of 31 turns without text against 1.)
 #  4. Determinism: temperature 0 only (greedy, or beam search when configured); a unit whose text
 #     loops (compression ratio over 2.4) is decoded again with beam search (5), which is
 #     deterministic too, instead of faster-whisper's sampling at rising temperatures.
@@ -54,6 +55,9 @@ MIN_LID_SECONDS = 1.5
 # A language other than the majority is one of the recording's only with this much clear speech (s).
 MIN_LANGUAGE_SECONDS = 3.0
 LOOPING_RATIO = 2.4
+# Regions of one language decoded together (fewer encoder passes) or each alone (no turn lost
+# when the decoder stops early in a joined unit): alone, see the header.
+JOIN_REGIONS = False
 
 
 def send(obj):
@@ -234,10 +238,10 @@ def main():
             spoken = {majority} | {code for code, secs in sure_seconds.items() if secs >= MIN_LANGUAGE_SECONDS}
             languages = [code if sure and code in spoken else majority for code, _, sure in heard]
 
-            # Units: consecutive regions of one language, at most 30 s of joined audio.
+            # Units: each region alone (JOIN_REGIONS: consecutive regions of one language, at most 28 s).
             units = []
             for region, code in zip(regions, languages):
-                if not units or units[-1].language != code or units[-1].would_be(region) > MAX_REGION:
+                if JOIN_REGIONS is False or not units or units[-1].language != code or units[-1].would_be(region) > MAX_REGION:
                     units.append(Unit(code))
                 units[-1].add(region)
 
