@@ -22,11 +22,13 @@
 #     allowed languages (ASR_LANGUAGES). A region heard with low confidence, too short to tell, or
 #     in a language heard clearly for less than 3 s in the whole recording, takes the recording's
 #     majority language. A language hint skips this: it holds everywhere.
-#  3. Decoding: each region is decoded on its own, in its own language: no text is carried from
-#     one region to the next (condition_on_previous_text=False), so a language change never turns
-#     into a translation, and Whisper's no-speech filter is off: the VAD decided. (Joining a
-#     language's regions into 30 s units saved encoder passes but lost whole turns when the
-#     decoder ended a unit early: bench/speech-quality.ts, 6 of 31 turns without text against 1.)
+#  3. Decoding: each region is decoded in its own language, alone or with the regions of the
+#     same language that follow it within 1 s (up to 15 s of joined audio: a short sentence alone
+#     is misheard more often). No text is carried from one unit to the next
+#     (condition_on_previous_text=False), so a language change never turns into a translation,
+#     and Whisper's no-speech filter is off: the VAD decided. (Units of up to 28 s lost whole
+#     turns when the decoder ended a unit early: bench/speech-quality.ts, 6 of 31 turns without
+#     text against 1 with each region alone.)
 #  4. Determinism: temperature 0 only (greedy, or beam search when configured); a unit whose text
 #     loops (compression ratio over 2.4) is decoded again with beam search (5), which is
 #     deterministic too, instead of faster-whisper's sampling at rising temperatures.
@@ -55,9 +57,11 @@ MIN_LID_SECONDS = 1.5
 # A language other than the majority is one of the recording's only with this much clear speech (s).
 MIN_LANGUAGE_SECONDS = 3.0
 LOOPING_RATIO = 2.4
-# Regions of one language decoded together (fewer encoder passes) or each alone (no turn lost
-# when the decoder stops early in a joined unit): alone, see the header.
-JOIN_REGIONS = False
+# Regions of one language less than JOIN_GAP apart (s) are decoded together up to MAX_UNIT (s):
+# a short sentence alone is misheard more often than with its neighbours, and a long joined unit
+# loses whole turns when the decoder stops early (see the header).
+JOIN_GAP = 1.0
+MAX_UNIT = 15.0
 
 
 def send(obj):
@@ -238,10 +242,12 @@ def main():
             spoken = {majority} | {code for code, secs in sure_seconds.items() if secs >= MIN_LANGUAGE_SECONDS}
             languages = [code if sure and code in spoken else majority for code, _, sure in heard]
 
-            # Units: each region alone (JOIN_REGIONS: consecutive regions of one language, at most 28 s).
+            # Units: a region, with the next ones of its language that follow within JOIN_GAP, up to MAX_UNIT.
             units = []
             for region, code in zip(regions, languages):
-                if JOIN_REGIONS is False or not units or units[-1].language != code or units[-1].would_be(region) > MAX_REGION:
+                last = units[-1] if units else None
+                joined = last and last.language == code and region[0] - (last.parts[-1][1] + last.parts[-1][2]) < JOIN_GAP and last.would_be(region) <= MAX_UNIT
+                if not joined:
                     units.append(Unit(code))
                 units[-1].add(region)
 
