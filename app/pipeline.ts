@@ -60,6 +60,7 @@ export function createEngine(config: Config, media: MediaTool): SpeechEngine {
       threads: asr.threads,
       computeType: asr.computeType,
       beamSize: asr.beamSize,
+      languages: asr.languages,
       // As many processes as the workers run recognitions at once (their turns, workers/turns.ts).
       processes: config.pipeline.jobs.concurrency,
     })

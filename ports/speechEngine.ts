@@ -16,6 +16,11 @@ export interface RecognizedSegment {
   speaker: string | null
   confidence: number | null
   words: RecognizedWord[] | null
+  /**
+   * The language this segment is in (ISO 639-1), when the engine tells per segment (the local
+   * faster-whisper engine does); absent: the recognition's `language`.
+   */
+  language?: string | null
 }
 
 export interface Recognition {
@@ -50,6 +55,11 @@ export interface SpeechRequest {
   onProgress?: (percent: number) => void
   /** Scratch directory for slices. */
   workDir: string
+  /**
+   * Where the service's voice activity detection heard speech (ms from the start of `wavPath`).
+   * An engine that can use it transcribes every one of these ranges and nothing else; others ignore it.
+   */
+  speech?: readonly { startMs: number; endMs: number; /** Who speaks there, when the diarizer said before recognition. */ speaker?: number }[]
 }
 
 export interface SpeechEngine {

@@ -70,7 +70,7 @@ t.test('the samples of the pipeline’s WAV are found from its header; other lay
 })
 
 t.test('concurrency defaults to the cores over the engine threads, and JOB_CONCURRENCY overrides it', async (t) => {
-  const local = { engine: 'faster-whisper' as const, model: 'base', modelsDir: '/m', python: 'python3', threads: 2, computeType: 'int8', beamSize: 1 }
+  const local = { engine: 'faster-whisper' as const, model: 'base', modelsDir: '/m', python: 'python3', threads: 2, computeType: 'int8', beamSize: 1, languages: [] }
   t.match(defaultConcurrency({}, local, 8), { value: 4, source: /8 cores \/ 2 engine threads/ })
   t.match(defaultConcurrency({}, local, 1), { value: 1 })
   t.match(defaultConcurrency({ JOB_CONCURRENCY: '3' }, local, 8), { value: 3, source: 'JOB_CONCURRENCY' })

@@ -32,6 +32,7 @@ import type { SpeechEngine } from '../ports/speechEngine.ts'
 import type { Diarizer, SpeechActivity } from '../ports/diarizer.ts'
 import { withoutNonSpeech } from '../domain/notes/nonSpeech.ts'
 import { startsFromSpeech } from '../domain/notes/speechTiming.ts'
+import { speechBySpeaker } from '../domain/notes/speakerSpeech.ts'
 import { isPipelineFailure, PipelineFailure } from '../ports/pipelineFailure.ts'
 import type { Recognition, RecognizedSegment } from '../ports/speechEngine.ts'
 import { chunkSpans, fairOrder, type Span } from '../domain/notes/scheduling.ts'
@@ -393,12 +394,25 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
         speech = await deps.activity.detect(wav)
         if (activeMs(speech) < MIN_SPEECH_MS) throw noSpeech()
       }
+      // Who speaks when, before recognition when the diarizer can say: the engine then identifies
+      // the language per speaker turn; the diarizer reuses these turns afterwards.
+      let bySpeaker: Span[] | null = speech
+      if (speech && deps.diarizer?.turns) {
+        try {
+          const found = await deps.diarizer.turns({ wavPath: wav, speakers: note.speakers, signal: ctx.signal })
+          if (found.turns.length > 0) bySpeaker = speechBySpeaker(speech, found.turns)
+        } catch (err) {
+          check()
+          log(`[transcription ${workerId}] note ${note.noteId}: speaker turns before recognition failed, languages are identified per pause: ${(err as Error).message}`)
+        }
+      }
       ctx.progress('transcribing', 0)
       const recognizing = performance.now()
-      const r = await recognize(note, wav, duration, speech, languageHint(forced), ctx)
+      const r = await recognize(note, wav, duration, speech, languageHint(forced), ctx, bySpeaker)
       check()
       if (duration > 0) metrics().speechRealTimeFactor.observe({ engine: deps.engine.engine }, (performance.now() - recognizing) / 1000 / duration)
-      segments = withoutNonSpeech(r.segments)
+      // A language hint holds for every segment (the note's locale, e.g. es-ES, rather than the engine's es).
+      segments = withoutNonSpeech(forced ? r.segments.map((x) => ({ ...x, language: null })) : r.segments)
       if (segments.length === 0) throw noSpeech()
       // Words that Whisper stretched back over a pause start where the speech does.
       if (speech) segments = startsFromSpeech(segments, speech)
@@ -460,12 +474,12 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
    * the job gives its turn back after each chunk, so other accounts' jobs run in between.
    * Times of a chunk's segments and words are shifted to the whole recording.
    */
-  async function recognize(note: ExistingNote, wav: string, duration: number, speech: Span[] | null, language: string | null, ctx: Ctx): Promise<Recognition> {
+  async function recognize(note: ExistingNote, wav: string, duration: number, speech: Span[] | null, language: string | null, ctx: Ctx, heard: (Span & { speaker?: number })[] | null = speech): Promise<Recognition> {
     const totalMs = Math.round(duration * 1000)
     const spans = chunkSpans(totalMs, (deps.config.chunkSeconds ?? 0) * 1000, speech ?? [])
     const whole = () =>
       inTurn(note, ctx.signal, () =>
-        deps.engine.transcribe({ wavPath: wav, durationSeconds: duration, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', p) }),
+        deps.engine.transcribe({ wavPath: wav, durationSeconds: duration, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', p), ...(heard ? { speech: heard } : {}) }),
       )
     if (spans.length === 1) return whole()
     const handle = await open(wav, 'r')
@@ -486,7 +500,15 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
         await writeFile(path, wavFromPcm(pcm.subarray(0, got.bytesRead - (got.bytesRead % 2)), layout.sampleRate))
         const seconds = (span.endMs - span.startMs) / 1000
         const r = await inTurn(note, ctx.signal, () =>
-          deps.engine.transcribe({ wavPath: path, durationSeconds: seconds, language, signal: ctx.signal, workDir: ctx.workDir, onProgress: (p) => ctx.progress('transcribing', ((i + p / 100) / spans.length) * 100) }),
+          deps.engine.transcribe({
+            wavPath: path,
+            durationSeconds: seconds,
+            language,
+            signal: ctx.signal,
+            workDir: ctx.workDir,
+            onProgress: (p) => ctx.progress('transcribing', ((i + p / 100) / spans.length) * 100),
+            ...(heard ? { speech: clipSpeakers(heard, span).map((r) => ({ ...r, startMs: r.startMs - span.startMs, endMs: r.endMs - span.startMs })) } : {}),
+          }),
         )
         await rm(path, { force: true })
         parts.push({ span, r })
@@ -532,6 +554,10 @@ export function startTranscriptionWorker(deps: TranscriptionWorkerDeps): Running
     },
   }
 }
+
+/** The speech ranges inside a span, with their speakers. */
+const clipSpeakers = <R extends Span>(ranges: readonly R[], span: Span): R[] =>
+  ranges.filter((r) => r.endMs > span.startMs && r.startMs < span.endMs).map((r) => ({ ...r, startMs: Math.max(r.startMs, span.startMs), endMs: Math.min(r.endMs, span.endMs) }))
 
 /** The speech ranges inside a span. */
 const clip = (ranges: readonly Span[], span: Span): Span[] =>

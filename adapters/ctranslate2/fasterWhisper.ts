@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import type { Recognition, RecognizedSegment, SpeechEngine, SpeechEngineStatus, SpeechRequest } from '../../ports/speechEngine.ts'
 import { PipelineFailure } from '../../ports/pipelineFailure.ts'
 import { segmentWords } from '../../domain/notes/segmentation.ts'
-import { CT2_MODELS, checkPython, ct2ModelDir, ensureCt2Model, ensureRuntime, runtimeDir } from './provision.ts'
+import { CT2_MODELS, HUB_MODELS, checkPython, ct2ModelDir, ensureCt2Model, ensureHubModel, ensureRuntime, hubSnapshotCached, isHubModel, runtimeDir } from './provision.ts'
 
 const WORKER = join(dirname(fileURLToPath(import.meta.url)), 'fasterWhisperWorker.py')
 
@@ -28,6 +28,11 @@ export interface FasterWhisperOptions {
   computeType: string
   /** 1: greedy decoding (default); more: beam search. */
   beamSize: number
+  /**
+   * The languages detection may answer (ISO 639-1, ASR_LANGUAGES); empty or absent: every
+   * language the model knows. A language hint on a note is not limited by it.
+   */
+  languages?: readonly string[]
   /** false: never fetch (tests of the missing-model path, offline installs). */
   fetch?: boolean
   /**
@@ -66,7 +71,10 @@ export const SETUP_COMMAND = 'npm run --silent speech-setup'
 
 export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine {
   const named = CT2_MODELS[options.model]
-  const modelLabel = named ? `whisper-${options.model}` : basename(options.model)
+  // Fetched by faster-whisper's own loader from the Hugging Face hub (provision.ts).
+  const hub = isHubModel(options.model)
+  const modelLabel = named || options.model in HUB_MODELS ? `whisper-${options.model}` : basename(options.model)
+  let hubPath: string | null = null
   let paths: Promise<{ runtime: string; model: string }> | null = null
   let unavailable: string | null = null
   let preparing = false
@@ -88,8 +96,9 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
    */
   function locate(log: (line: string) => void): Promise<{ runtime: string; model: string }> {
     const runtime = runtimeDir(options.modelsDir)
-    const model = named ? ct2ModelDir(options.modelsDir, options.model) : options.model
-    const onDisk = () => existsSync(join(runtime, 'faster_whisper')) && existsSync(join(model, 'model.bin'))
+    const model = named ? ct2ModelDir(options.modelsDir, options.model) : hub ? hubPath : options.model
+    // A hub model's folder is only known once the loader said it; before, its cache tells.
+    const onDisk = () => existsSync(join(runtime, 'faster_whisper')) && (model !== null ? existsSync(join(model, 'model.bin')) : hub && hubSnapshotCached(options.modelsDir, options.model))
     if (unavailable && !paths) {
       if (!onDisk()) return Promise.reject(new PipelineFailure('asr_model_missing', `The local speech engine is not available: ${unavailable}`))
       unavailable = null
@@ -97,14 +106,22 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
     paths ??= (async () => {
       preparing = true
       try {
-        if (!named && !existsSync(join(options.model, 'model.bin'))) throw new Error(`no CTranslate2 model (model.bin) in ${options.model}`)
+        if (!named && !hub && !existsSync(join(options.model, 'model.bin'))) throw new Error(`no CTranslate2 model (model.bin) in ${options.model}`)
+        const p = { modelsDir: options.modelsDir, python: options.python, log, signal: closing.signal }
+        if (hub) {
+          // The hub's cache says whether a snapshot is complete: faster-whisper's loader asks it.
+          if (options.fetch === false && !existsSync(join(runtime, 'faster_whisper'))) throw new Error(`the speech runtime is not in ${options.modelsDir} and fetching is off`)
+          await checkPython(options.python)
+          const rt = options.fetch === false ? runtime : await ensureRuntime(p)
+          hubPath = await ensureHubModel(options.model, rt, { ...p, offline: options.fetch === false })
+          return { runtime: rt, model: hubPath }
+        }
         if (options.fetch === false || onDisk()) {
           if (!onDisk()) throw new Error(`the speech runtime or model is not in ${options.modelsDir} and fetching is off`)
-          return { runtime, model }
+          return { runtime, model: model! }
         }
-        const p = { modelsDir: options.modelsDir, python: options.python, log, signal: closing.signal }
         await checkPython(options.python)
-        return { runtime: await ensureRuntime(p), model: named ? await ensureCt2Model(options.model, p) : model }
+        return { runtime: await ensureRuntime(p), model: named ? await ensureCt2Model(options.model, p) : model! }
       } finally {
         preparing = false
       }
@@ -119,7 +136,7 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
   }
 
   function spawnWorker(p: { runtime: string; model: string }, slot: number): Worker {
-    const proc = spawn(options.python, ['-s', WORKER, p.model, String(options.threads), options.computeType, String(options.beamSize)], {
+    const proc = spawn(options.python, ['-s', WORKER, p.model, String(options.threads), options.computeType, String(options.beamSize), (options.languages ?? []).join(',')], {
       env: { ...process.env, PYTHONPATH: p.runtime, PYTHONUNBUFFERED: '1', PYTHONNOUSERSITE: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
@@ -208,36 +225,48 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
           resolve(toRecognition(m, hint, ready.multilingual))
         }
       }
-      c.proc.stdin.write(`${JSON.stringify({ id, wav: req.wavPath, language: hint ?? (ready.multilingual ? null : 'en') })}\n`)
+      const speech = req.speech ? req.speech.map((r) => [r.startMs / 1000, r.endMs / 1000, r.speaker ?? null]) : null
+      c.proc.stdin.write(`${JSON.stringify({ id, wav: req.wavPath, language: hint ?? (ready.multilingual ? null : 'en'), speech })}\n`)
     })
   }
 
   function toRecognition(m: Extract<Message, { type: 'result' }>, hint: string | null, multilingual: boolean): Recognition {
-    const words = m.segments.flatMap((s) =>
-      s.words.map(([text, start, end, p]) => ({ text, startMs: Math.round(start * 1000), endMs: Math.round(end * 1000), p, logprob: s.avgLogprob })),
-    )
-    // Segments without words (none in practice) are kept as the engine cut them.
-    const bare: RecognizedSegment[] = m.segments
-      .filter((s) => s.words.length === 0 && s.text.trim() !== '')
-      .map((s) => ({ startMs: Math.round(s.start * 1000), endMs: Math.round(s.end * 1000), text: s.text.trim(), speaker: null, confidence: Math.exp(s.avgLogprob), words: null }))
-    const segments = segmentWords(words).map((s) => ({
-      startMs: s.startMs,
-      endMs: s.endMs,
-      text: s.text,
-      speaker: null,
-      // The mean word probability: per segment, as the engine's own logprob is per window.
-      confidence: Math.round((s.words.reduce((a, w) => a + w.p, 0) / s.words.length) * 1000) / 1000,
-      words: s.words.map((w) => ({ text: w.text.trim(), startMs: w.startMs, endMs: Math.max(w.startMs, w.endMs) })),
-    }))
-    // A language heard for a moment (a name, a borrowed word) is not a language of the note.
-    const total = m.languages.reduce((a, [, sec]) => a + sec, 0)
-    const heard = m.languages.filter(([, sec]) => total === 0 || sec / total >= 0.15).map(([code]) => code)
+    // Segments are re-cut by sentence and pause within each run of one language, never across a
+    // language change: a segment is in one language.
+    const runs: WorkerSegment[][] = []
+    for (const s of m.segments) {
+      const last = runs.at(-1)
+      if (last && last[0]!.language === s.language) last.push(s)
+      else runs.push([s])
+    }
+    const segments: RecognizedSegment[] = runs.flatMap((run) => {
+      const language = hint ?? run[0]!.language
+      const words = run.flatMap((s) =>
+        s.words.map(([text, start, end, p]) => ({ text: withoutReplacement(text), startMs: Math.round(start * 1000), endMs: Math.round(end * 1000), p })).filter((w) => w.text.trim() !== ''),
+      )
+      // Segments without words (none in practice) are kept as the engine cut them.
+      const bare = run
+        .filter((s) => s.words.length === 0 && withoutReplacement(s.text).trim() !== '')
+        .map((s) => ({ startMs: Math.round(s.start * 1000), endMs: Math.round(s.end * 1000), text: withoutReplacement(s.text).trim(), speaker: null, confidence: Math.exp(s.avgLogprob), words: null, language }))
+      const worded = segmentWords(words).map((s) => ({
+        startMs: s.startMs,
+        endMs: s.endMs,
+        text: s.text,
+        speaker: null,
+        // The mean word probability: per segment, as the engine's own logprob is per window.
+        confidence: Math.round((s.words.reduce((a, w) => a + w.p, 0) / s.words.length) * 1000) / 1000,
+        words: s.words.map((w) => ({ text: w.text.trim(), startMs: w.startMs, endMs: Math.max(w.startMs, w.endMs) })),
+        language,
+      }))
+      return [...worded, ...bare]
+    })
+    const heard = m.languages.map(([code]) => code)
     const language = hint ?? (multilingual ? (heard[0] ?? m.language) : 'en')
     return {
       language,
       languages: hint ? [hint] : heard.length > 0 ? heard : [language],
       model: modelLabel,
-      segments: [...segments, ...bare].sort((a, b) => a.startMs - b.startMs),
+      segments: segments.sort((a, b) => a.startMs - b.startMs),
     }
   }
 
@@ -299,6 +328,12 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
     },
   }
 }
+
+/**
+ * Text without U+FFFD. A character whose UTF-8 bytes are split over two tokens decodes, token by
+ * token, to replacement characters; what the speaker said never contains one.
+ */
+export const withoutReplacement = (text: string) => text.replace(/\uFFFD/g, '')
 
 interface Worker {
   proc: ChildProcessWithoutNullStreams

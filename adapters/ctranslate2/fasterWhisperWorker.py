@@ -4,13 +4,34 @@
 # instruction set it selected) goes to stderr. Stopping a transcription is done by killing the
 # process: nothing here needs to be interruptible.
 #
-#   argv: <model dir> <threads> <compute type> <beam size>
-#   in:   {"id": 1, "wav": "/path/16k-mono.wav", "language": "es" | null}
+#   argv: <model dir> <threads> <compute type> <beam size> [<allowed languages, comma-separated>]
+#   in:   {"id": 1, "wav": "/path/16k-mono.wav", "language": "es" | null,
+#          "speech": [[0.5, 3.2, 0], ...] | null}   (the service's VAD, in seconds, with the
+#                                                   speaker when the diarizer knows it, else null)
 #   out:  {"type": "ready", ...versions and model facts}
 #         {"type": "progress", "id": 1, "percent": 42.0}
 #         {"type": "result", "id": 1, "language": "es", "languageProbability": 0.98,
-#          "languages": [["es", 61.2], ["en", 4.1]], "segments": [...]}
+#          "languages": [["es", 61.2], ["en", 4.1]], "segments": [...], "regions": [...]}
 #         {"type": "error", "id": 1, "message": "..."}
+#
+# How a recording is heard (docs/speech-models.md):
+#  1. Speech regions: the service's VAD (or, without one, the Silero VAD faster-whisper bundles)
+#     gives where someone speaks. A region is a stretch between pauses (0.4 s or more) and, when
+#     the diarizer found the speakers first, between speaker changes. At most 28 s each.
+#  2. Language per region: Whisper's language identification on the region alone, limited to the
+#     allowed languages (ASR_LANGUAGES). A region heard with low confidence, too short to tell, or
+#     in a language heard clearly for less than 3 s in the whole recording, takes the recording's
+#     majority language. A language hint skips this: it holds everywhere.
+#  3. Decoding: each region is decoded in its own language, alone or with the regions of the
+#     same language that follow it within 1 s (up to 15 s of joined audio: a short sentence alone
+#     is misheard more often). No text is carried from one unit to the next
+#     (condition_on_previous_text=False), so a language change never turns into a translation,
+#     and Whisper's no-speech filter is off: the VAD decided. (Units of up to 28 s lost whole
+#     turns when the decoder ended a unit early: bench/speech-quality.ts, 6 of 31 turns without
+#     text against 1 with each region alone.)
+#  4. Determinism: temperature 0 only (greedy, or beam search when configured); a unit whose text
+#     loops (compression ratio over 2.4) is decoded again with beam search (5), which is
+#     deterministic too, instead of faster-whisper's sampling at rising temperatures.
 import json
 import logging
 import sys
@@ -20,6 +41,27 @@ import numpy as np
 import ctranslate2
 import faster_whisper
 from faster_whisper import WhisperModel
+from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+RATE = 16000
+# A region is at most this long (s).
+MAX_REGION = 28.0
+# Added around each VAD range so the first and last phonemes are in (s).
+PAD = 0.2
+# A unit's regions are joined with this much silence between them (s).
+JOIN_SILENCE = 0.3
+# A region is heard confidently when its top language has at least this probability and it is at
+# least this long; otherwise it takes the majority language.
+MIN_CONFIDENCE = 0.6
+MIN_LID_SECONDS = 1.5
+# A language other than the majority is one of the recording's only with this much clear speech (s).
+MIN_LANGUAGE_SECONDS = 3.0
+LOOPING_RATIO = 2.4
+# Regions of one language less than JOIN_GAP apart (s) are decoded together up to MAX_UNIT (s):
+# a short sentence alone is misheard more often than with its neighbours, and a long joined unit
+# loses whole turns when the decoder stops early (see the header).
+JOIN_GAP = 1.0
+MAX_UNIT = 15.0
 
 
 def send(obj):
@@ -30,7 +72,7 @@ def send(obj):
 def read_wav(path):
     """16-bit PCM WAV (what the pipeline's ffmpeg step writes) as float32 samples in [-1, 1]."""
     with wave.open(path, "rb") as w:
-        if w.getsampwidth() != 2 or w.getframerate() != 16000:
+        if w.getsampwidth() != 2 or w.getframerate() != RATE:
             raise ValueError("expected 16 kHz 16-bit PCM")
         frames = w.readframes(w.getnframes())
         samples = np.frombuffer(frames, dtype=np.int16).astype(np.float32) / 32768.0
@@ -39,43 +81,133 @@ def read_wav(path):
         return samples
 
 
-class LanguageRecorder:
-    """Stands in for the CTranslate2 model to note what each 30-second window was detected as.
+def clean(text):
+    """Text without U+FFFD: a multi-byte character split between tokens decodes to it."""
+    return text.replace("\ufffd", "")
 
-    faster-whisper's `multilingual` mode detects the language of every window but keeps the
-    answer to itself; the segments it yields after a detection belong to that window.
-    """
 
-    def __init__(self, inner):
-        self._inner = inner
-        self.last = None
+def speech_ranges(audio, given):
+    """Speech stretches [start, end, speaker] in seconds: the service's VAD (cut at speaker changes
+    when it knows the speakers) when given, else the bundled Silero VAD. Each is padded, and
+    stretches that then touch are joined unless their speakers differ: there the cut stays where
+    the second speaker starts."""
+    duration = len(audio) / RATE
+    if given is None:
+        found = get_speech_timestamps(audio, VadOptions(min_silence_duration_ms=300, speech_pad_ms=0))
+        given = [(c["start"] / RATE, c["end"] / RATE) for c in found]
+    items = sorted((float(r[0]), float(r[1]), r[2] if len(r) > 2 else None) for r in given)
+    ranges = []
+    for start, end, speaker in items:
+        if end <= start:
+            continue
+        padded = [max(0.0, start - PAD), min(duration, end + PAD), speaker]
+        if ranges and padded[0] <= ranges[-1][1]:
+            if speaker == ranges[-1][2]:
+                ranges[-1][1] = max(ranges[-1][1], padded[1])
+                continue
+            cut = max(ranges[-1][0], min(ranges[-1][1], start))
+            ranges[-1][1] = cut
+            padded[0] = cut
+        ranges.append(padded)
+    return [r for r in ranges if r[1] > r[0]]
 
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
 
-    def detect_language(self, *args, **kwargs):
-        results = self._inner.detect_language(*args, **kwargs)
-        token, probability = results[0][0]
-        self.last = (token[2:-2], probability)
-        return results
+def regions_of(ranges):
+    """Regions to identify the language of: the speech stretches as cut by pauses and speaker
+    changes (a speaker's stretches are not joined across a pause: two voices the diarizer took
+    for one must not share a language), none longer than MAX_REGION."""
+    out = []
+    for start, end, _ in ranges:
+        while end - start > MAX_REGION:
+            out.append([start, start + MAX_REGION])
+            start += MAX_REGION
+        out.append([start, end])
+    return out
+
+
+def samples(audio, start, end):
+    return audio[int(start * RATE):int(end * RATE)]
+
+
+class Unit:
+    """Regions of one language decoded together: their audio joined, and the way back to the recording's times."""
+
+    def __init__(self, language):
+        self.language = language
+        self.parts = []  # (offset in the joined audio, start in the recording, length), seconds
+        self.length = 0.0
+
+    def would_be(self, region):
+        return self.length + (JOIN_SILENCE if self.parts else 0.0) + (region[1] - region[0])
+
+    def add(self, region):
+        if self.parts:
+            self.length += JOIN_SILENCE
+        self.parts.append((self.length, region[0], region[1] - region[0]))
+        self.length += region[1] - region[0]
+
+    def audio(self, audio):
+        gap = np.zeros(int(JOIN_SILENCE * RATE), dtype=np.float32)
+        pieces = []
+        for i, (_, start, length) in enumerate(self.parts):
+            if i:
+                pieces.append(gap)
+            pieces.append(samples(audio, start, start + length))
+        return np.concatenate(pieces)
+
+    def to_recording(self, t):
+        """A time in the joined audio as a time in the recording (a time in a joining silence goes to the nearest region)."""
+        best = self.parts[0]
+        for part in self.parts:
+            if t >= part[0]:
+                best = part
+        offset, start, length = best
+        return start + min(max(t - offset, 0.0), length)
 
 
 def main():
     model_dir, threads, compute_type, beam = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+    allowed_arg = sys.argv[5] if len(sys.argv) > 5 else ""
     ctranslate2.set_log_level(logging.INFO)  # says which ISA it picked, on stderr
     model = WhisperModel(model_dir, device="cpu", compute_type=compute_type, cpu_threads=threads, num_workers=1)
-    recorder = LanguageRecorder(model.model)
-    model.model = recorder
-    multilingual = bool(recorder.is_multilingual)
+    multilingual = bool(model.model.is_multilingual)
+    known = list(model.supported_languages)
+    allowed = [code for code in allowed_arg.split(",") if code] if allowed_arg else known
+    unknown = [code for code in allowed if code not in known]
+    if unknown:
+        raise SystemExit(f"ASR_LANGUAGES names languages this model does not know: {', '.join(unknown)}")
     send({
         "type": "ready",
         "ctranslate2": ctranslate2.__version__,
         "fasterWhisper": faster_whisper.__version__,
         "multilingual": multilingual,
-        "languages": model.supported_languages,
+        "languages": known,
+        "allowedLanguages": allowed,
         "computeType": compute_type,
         "threads": threads,
     })
+
+    def identify(region_audio):
+        """Probabilities of the allowed languages, most probable first (Whisper's language identification)."""
+        _, _, probs = model.detect_language(audio=region_audio)
+        return [(code, float(p)) for code, p in probs if code in allowed] or [(allowed[0], 0.0)]
+
+    def decode(unit_audio, language, beam_size):
+        segments, _ = model.transcribe(
+            unit_audio,
+            language=language,
+            beam_size=beam_size,
+            best_of=1,
+            temperature=0.0,
+            condition_on_previous_text=False,
+            no_speech_threshold=None,
+            log_prob_threshold=None,
+            compression_ratio_threshold=None,
+            word_timestamps=True,
+            vad_filter=False,
+        )
+        return list(segments)
+
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -83,45 +215,82 @@ def main():
         rid = req["id"]
         try:
             audio = read_wav(req["wav"])
-            duration = max(len(audio) / 16000.0, 0.001)
-            language = req.get("language")
-            recorder.last = None
-            segments, info = model.transcribe(
-                audio,
-                language=language,
-                beam_size=beam,
-                best_of=1,
-                word_timestamps=True,
-                # Per-window language detection when none is forced: languagesDetected.
-                multilingual=multilingual and language is None,
-                vad_filter=False,
-            )
+            duration = max(len(audio) / RATE, 0.001)
+            forced = req.get("language") or (None if multilingual else "en")
+            regions = regions_of(speech_ranges(audio, req.get("speech")))
+
+            # Language per region, then the recording's language for the regions heard unsure:
+            # the language with the most probability times speech over all regions.
+            heard = []
+            weight = {}
+            for start, end in regions:
+                if forced:
+                    heard.append((forced, 1.0, True))
+                    continue
+                probs = identify(samples(audio, start, end))
+                for code, p in probs:
+                    weight[code] = weight.get(code, 0.0) + p * (end - start)
+                code, p = probs[0]
+                heard.append((code, p, p >= MIN_CONFIDENCE and end - start >= MIN_LID_SECONDS))
+            majority = forced or (min(weight.items(), key=lambda kv: (-kv[1], kv[0]))[0] if weight else allowed[0])
+            # A language of the recording: the majority, and any heard clearly for long enough in
+            # all (a short phrase heard as a language nobody else speaks is a mishearing).
+            sure_seconds = {}
+            for (start, end), (code, _, sure) in zip(regions, heard):
+                if sure:
+                    sure_seconds[code] = sure_seconds.get(code, 0.0) + (end - start)
+            spoken = {majority} | {code for code, secs in sure_seconds.items() if secs >= MIN_LANGUAGE_SECONDS}
+            languages = [code if sure and code in spoken else majority for code, _, sure in heard]
+
+            # Units: a region, with the next ones of its language that follow within JOIN_GAP, up to MAX_UNIT.
+            units = []
+            for region, code in zip(regions, languages):
+                last = units[-1] if units else None
+                joined = last and last.language == code and region[0] - (last.parts[-1][1] + last.parts[-1][2]) < JOIN_GAP and last.would_be(region) <= MAX_UNIT
+                if not joined:
+                    units.append(Unit(code))
+                units[-1].add(region)
+
             out = []
             seconds = {}
-            last_percent = -1.0
-            for s in segments:
-                lang = recorder.last[0] if (recorder.last and language is None and multilingual) else info.language
-                seconds[lang] = seconds.get(lang, 0.0) + max(0.0, s.end - s.start)
-                out.append({
-                    "start": s.start,
-                    "end": s.end,
-                    "text": s.text,
-                    "avgLogprob": s.avg_logprob,
-                    "noSpeechProb": s.no_speech_prob,
-                    "language": lang,
-                    "words": [[w.word, w.start, w.end, w.probability] for w in (s.words or [])],
-                })
-                percent = min(100.0, 100.0 * s.end / duration)
-                if percent - last_percent >= 1.0:
-                    last_percent = percent
-                    send({"type": "progress", "id": rid, "percent": percent})
+            for i, unit in enumerate(units):
+                unit_audio = unit.audio(audio)
+                segments = decode(unit_audio, unit.language, beam)
+                if beam < 5 and any(s.compression_ratio > LOOPING_RATIO for s in segments):
+                    segments = decode(unit_audio, unit.language, 5)
+                for s in segments:
+                    words = []
+                    for w in s.words or []:
+                        text = clean(w.word)
+                        if text.strip():
+                            words.append([text, unit.to_recording(w.start), unit.to_recording(w.end), w.probability])
+                    text = clean(s.text)
+                    if not text.strip():
+                        continue
+                    start, end = unit.to_recording(s.start), unit.to_recording(s.end)
+                    seconds[unit.language] = seconds.get(unit.language, 0.0) + max(0.0, end - start)
+                    out.append({
+                        "start": start,
+                        "end": end,
+                        "text": text,
+                        "avgLogprob": s.avg_logprob,
+                        "noSpeechProb": s.no_speech_prob,
+                        "language": unit.language,
+                        "words": words,
+                    })
+                send({"type": "progress", "id": rid, "percent": min(100.0, 100.0 * unit.parts[-1][1] / duration)})
+            top = max(seconds.items(), key=lambda kv: kv[1])[0] if seconds else majority
             send({
                 "type": "result",
                 "id": rid,
-                "language": info.language,
-                "languageProbability": info.language_probability,
-                "languages": sorted(seconds.items(), key=lambda kv: -kv[1]),
-                "segments": out,
+                "language": forced or top,
+                "languageProbability": 1.0 if forced else max((p for (c, p, _) in heard if c == top), default=0.0),
+                "languages": sorted(seconds.items(), key=lambda kv: (-kv[1], kv[0])),
+                "segments": sorted(out, key=lambda s: (s["start"], s["end"])),
+                "regions": [
+                    {"start": r[0], "end": r[1], "language": lang, "heard": h[0], "probability": h[1]}
+                    for r, lang, h in zip(regions, languages, heard)
+                ],
             })
         except Exception as err:  # the request fails, the process stays
             send({"type": "error", "id": rid, "message": f"{type(err).__name__}: {err}"})

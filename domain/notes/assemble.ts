@@ -12,6 +12,8 @@ export interface RawSegment {
   speaker: string | null
   confidence: number | null
   words: Word[] | null
+  /** The language of this segment when the engine told it per segment; absent or null: the transcript's. */
+  language?: string | null
 }
 
 /** The raw segments, and the transcript's own fields (who made it, language, duration) as they are. */
@@ -26,6 +28,13 @@ export interface AssembleInput extends Pick<Transcript, 'language' | 'languagesD
 }
 
 const ms = (n: number) => Math.max(0, Math.round(n))
+
+/** Every locale the segments carry, the most speech first. */
+function segmentLanguages(segments: readonly TranscriptSegment[]): string[] {
+  const speech = new Map<string, number>()
+  for (const s of segments) if (s.locale) speech.set(s.locale, (speech.get(s.locale) ?? 0) + Math.max(1, s.endMs - s.startMs))
+  return [...speech].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([l]) => l)
+}
 
 export function assembleTranscript(input: AssembleInput): Transcript {
   const ordered = input.segments
@@ -42,12 +51,14 @@ export function assembleTranscript(input: AssembleInput): Transcript {
     speakerLabel: labels[i] ?? null,
     text: s.text,
     confidence: s.confidence === null || !Number.isFinite(s.confidence) ? null : Math.min(1, Math.max(0, s.confidence)),
-    locale: input.language,
+    locale: s.language ?? input.language,
     words: s.words ? s.words.map((w) => ({ text: w.text.trim(), startMs: ms(w.startMs), endMs: Math.max(ms(w.startMs), ms(w.endMs)) })).filter((w) => w.text !== '') : null,
   }))
   const transcript: Transcript = {
     language: input.language,
-    languagesDetected: [...new Set(input.languagesDetected.filter(Boolean))],
+    // When the engine labelled segments one by one, the languages follow from them: a client never
+    // sees a segment in a language the transcript does not list. Otherwise the engine's list.
+    languagesDetected: ordered.some((s) => s.language) ? segmentLanguages(segments) : [...new Set(input.languagesDetected.filter(Boolean))],
     durationSeconds: input.durationSeconds,
     engine: input.engine,
     provider: input.provider,

@@ -3,7 +3,7 @@
 // clustering), then each recognized word takes the speaker whose turn covers most of it, a
 // segment is cut where the speaker changes between two of its words, and its ends are moved out
 // to where its speaker's turn begins and ends (recognition's word times fall short of the voice).
-import type { Diarization, DiarizationRequest, Diarizer, SpeakerSegmentation, SpeakerTurn } from '../../ports/diarizer.ts'
+import type { Diarization, DiarizationRequest, Diarizer, SpeakerSegmentation, SpeakerTurn, SpeakerTurns } from '../../ports/diarizer.ts'
 import type { RecognizedSegment } from '../../ports/speechEngine.ts'
 import { labelSegments } from './assign.ts'
 
@@ -34,14 +34,28 @@ export function fitToTurns(segments: readonly RecognizedSegment[], turns: readon
 export class TurnDiarizer implements Diarizer {
   readonly model: string
 
+  /** Turns found before recognition, by audio, until the diarize() that follows takes them. */
+  private readonly found = new Map<string, { speakers: number | null; turns: Promise<SpeakerTurns> }>()
+
   constructor(private readonly segmentation: SpeakerSegmentation) {
     this.model = segmentation.model
+  }
+
+  turns(req: { wavPath: string; speakers: number | null; signal?: AbortSignal }): Promise<SpeakerTurns> {
+    const turns = this.segmentation.turns(req)
+    turns.catch(() => this.found.delete(req.wavPath))
+    this.found.set(req.wavPath, { speakers: req.speakers, turns })
+    // A job that failed between the two calls leaves its entry: only the last few are kept.
+    for (const key of [...this.found.keys()].slice(0, Math.max(0, this.found.size - 8))) this.found.delete(key)
+    return turns
   }
 
   async diarize(req: DiarizationRequest): Promise<Diarization> {
     const segments = [...req.segments]
     if (segments.length === 0) return { segments, speakerCount: 0 }
-    const found = await this.segmentation.turns({ wavPath: req.wavPath, speakers: req.speakers, ...(req.signal ? { signal: req.signal } : {}) })
+    const earlier = this.found.get(req.wavPath)
+    this.found.delete(req.wavPath)
+    const found = earlier && earlier.speakers === req.speakers ? await earlier.turns : await this.segmentation.turns({ wavPath: req.wavPath, speakers: req.speakers, ...(req.signal ? { signal: req.signal } : {}) })
     if (found.turns.length === 0) {
       // Words but no voice the models could place (a whisper, music with lyrics): one speaker said it all.
       return { segments: segments.map((s) => ({ ...s, speaker: '1' })), speakerCount: 1 }
