@@ -120,6 +120,6 @@ export interface VoiceReads {
 export interface WebhookReads {
   /** The account's endpoints not deleted, oldest first. */
   endpoints(accountId: string): Promise<WebhookEndpoint[]>
-  /** The last 100 deliveries to an endpoint, newest first; null when it is not the caller's. */
+  /** The last 100 deliveries to an endpoint, newest first; null when it is not the caller's or was deleted. */
   deliveries(accountId: string, endpointId: string): Promise<WebhookDelivery[] | null>
 }

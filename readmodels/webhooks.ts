@@ -12,9 +12,12 @@ export async function webhookEndpoints(docs: DocumentStore, accountId: string): 
   return found.map(toEndpoint)
 }
 
-/** The last 100 deliveries to an endpoint, newest first; null when the endpoint is not the caller's. */
+/**
+ * The last 100 deliveries to an endpoint, newest first; null when the endpoint is not the caller's
+ * or was deleted (a deleted endpoint is gone for every route under it, as a client expects).
+ */
 export async function webhookDeliveries(docs: DocumentStore, accountId: string, endpointId: string): Promise<WebhookDelivery[] | null> {
-  const ep = await docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).findOne({ _id: endpointId, accountId })
+  const ep = await docs.collection<WebhookEndpointDoc>(WEBHOOK_ENDPOINTS).findOne({ _id: endpointId, accountId, deleted: false })
   if (!ep) return null
   const list = await docs.collection<WebhookDeliveryDoc>(WEBHOOK_DELIVERIES).find({ endpointId }, { sort: { createdAt: -1 }, limit: 100 })
   return list.map((x) => ({

@@ -85,6 +85,10 @@ t.test('management: the secret is shown once, lists never show it, bad or privat
   t.equal((await s.inject({ method: 'DELETE', url: `/v1/webhooks/${r.json().id}`, headers: other.headers })).statusCode, 404, "someone else's endpoint is not found")
   t.equal((await s.inject({ method: 'DELETE', url: `/v1/webhooks/${r.json().id}`, headers: a.headers })).statusCode, 200)
   t.same((await s.inject({ method: 'GET', url: '/v1/webhooks', headers: a.headers })).json().webhooks, [])
+  // Gone for every route under it (schemathesis' ST301 found its deliveries still answering 200).
+  const after = await s.inject({ method: 'GET', url: `/v1/webhooks/${r.json().id}/deliveries`, headers: a.headers })
+  t.equal(after.statusCode, 404, 'a deleted endpoint has no deliveries to show')
+  t.equal(after.json().error, 'not_found')
   const contract = (await s.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
   t.ok(contract.paths['/v1/webhooks'], 'the routes are in the contract')
   t.match(contract.webhooks['note.ready'].post.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/WebhookPayload' }, 'the payload is in the contract')

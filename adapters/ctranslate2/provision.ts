@@ -235,15 +235,19 @@ export async function ensureHubModel(name: string, runtime: string, options: Pro
   let said = Date.now()
   let saidBytes = 0
   let announced = false
+  // Said once bytes arrive (a cached model fetches nothing and says nothing about fetching).
+  const progress = (got: number) => {
+    if (!announced) options.log(`  speech engine: fetching Whisper ${name}${known ? ` (${known.repo}, ~${known.megabytes} MB)` : ''} from the Hugging Face hub (${endpoint}) into ${cache} (once)`)
+    announced = true
+    said = Date.now()
+    saidBytes = got
+    options.log(`    hub: ${(got / 1e6).toFixed(0)}${known ? ` of ~${known.megabytes}` : ''} MB`)
+  }
   const poll = setInterval(() => {
     void treeBytes(cache).then((now) => {
       const got = now - before
       if (got <= 0 || (got - saidBytes < 0.05 * (known?.megabytes ?? 100) * 1e6 && Date.now() - said < 10_000)) return
-      if (!announced) options.log(`  speech engine: fetching Whisper ${name}${known ? ` (${known.repo}, ~${known.megabytes} MB)` : ''} from the Hugging Face hub (${endpoint}) into ${cache} (once)`)
-      announced = true
-      said = Date.now()
-      saidBytes = got
-      options.log(`    hub: ${(got / 1e6).toFixed(0)}${known ? ` of ~${known.megabytes}` : ''} MB`)
+      progress(got)
     })
   }, 2000)
   try {
@@ -272,6 +276,9 @@ export async function ensureHubModel(name: string, runtime: string, options: Pro
       })
       .find((x) => x !== null)
     if (answer?.path && existsSync(join(answer.path, 'model.bin'))) {
+      // A fetch faster than the first poll (a near mirror) is still said, with what it brought.
+      const got = (await treeBytes(cache)) - before
+      if (!announced && got > 0) progress(got)
       if (announced) options.log(`  speech engine: Whisper ${name} fetched (${((await treeBytes(cache)) / 1e6).toFixed(0)} MB in ${cache})`)
       return answer.path
     }
