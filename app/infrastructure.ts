@@ -25,11 +25,15 @@ import { createBlobStore } from './blobStore.ts'
 export async function openEventStore(config: Config, given?: ContentKeyStore): Promise<EventStore> {
   const keys = given ?? (await openKeyStores(config)).contentKeys
   const { blobs } = createBlobStore(config, () => new Date())
-  if (config.esdbUrl) {
-    const { openEsdbEventStore } = await import('../adapters/esdb/eventStore.ts')
-    return shreddingEventStore(withClaimCheck(openEsdbEventStore(config.esdbUrl), blobs), keys)
-  }
-  return shreddingEventStore(withClaimCheck(openSqliteEventStore({ path: join(config.dataDir, 'events.db') }), blobs), keys)
+  const log = config.esdbUrl
+    ? (await import('../adapters/esdb/eventStore.ts')).openEsdbEventStore(config.esdbUrl)
+    : openSqliteEventStore({ path: join(config.dataDir, 'events.db') })
+  const events = shreddingEventStore(withClaimCheck(log, blobs), keys)
+  if (given) return events
+  // A key store opened here (a MongoDB client with MONGO_URL) is closed with the event store: an
+  // admin command would otherwise never exit.
+  const close = events.close.bind(events)
+  return Object.assign(events, { close: async () => (await close(), await keys.close()) })
 }
 
 /** The note content keys (ports/contentKeys.ts) of one host, DATA_DIR/keys.db: back this file up with the event log, or the notes cannot be read. */

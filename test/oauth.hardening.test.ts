@@ -3,6 +3,7 @@
 // admin command runs as its own process on the same data directory, as an operator runs it.
 import t from 'tap'
 import { execFile } from 'node:child_process'
+import { embeddedEnv } from './support/embeddedEnv.ts'
 import { mcpTestService } from './support/mcp.ts'
 import { Browser, hiddenFields, pkce } from './support/oauthBrowser.ts'
 import { TOOLS } from '../mcp/tools/index.ts'
@@ -13,7 +14,7 @@ t.teardown(s.close)
 
 const admin = (...args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: { ...process.env, DATA_DIR: s.dir } }, (err, stdout, stderr) =>
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: { ...embeddedEnv(), DATA_DIR: s.dir } }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   )
