@@ -12,7 +12,8 @@ const MESSAGES: [RegExp, ForwarderState][] = [
   [/^analytics forwarder: Kafka connected$/, 'up'],
   [/^analytics forwarder: Kafka publishing again$/, 'up'],
   [/^analytics forwarder: Kafka unreachable \(.+\); retrying/, 'down'],
-  [/^analytics forwarder: Kafka publish failing \(.+\); retrying/, 'down'],
+  // A publish, or the save or read of the forwarder's checkpoint (kept in Kafka), failing.
+  [/^analytics forwarder: Kafka (publish|checkpoint save|checkpoint read) failing \(.+\); retrying/, 'down'],
 ]
 
 /** The state each line reports; null for a line that is none of the forwarder's. */
