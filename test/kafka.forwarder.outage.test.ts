@@ -118,7 +118,10 @@ if (!brokersEnv) {
     await broker.stop()
     const stopped = Date.now()
     await roundsAfter(stoppedAt, 20, 'appending goes on while Kafka is down')
-    await pollUntil('the forwarder reports the outage', () => reported('down', linesBeforeStop) >= 0, 180_000, 100)
+    // On failure, say what the forwarder did say since the stop.
+    await pollUntil('the forwarder reports the outage', () => reported('down', linesBeforeStop) >= 0, 180_000, 100).catch((err: Error) => {
+      throw new Error(`${err.message}; its lines since the stop: ${JSON.stringify(forwarderLines().slice(linesBeforeStop))}`)
+    })
     const outageLine = reported('down', linesBeforeStop)
     t.pass(`the forwarder reported the outage ${Date.now() - stopped} ms after the broker stopped: ${forwarderLines()[outageLine]}`)
     const downFor = rounds
