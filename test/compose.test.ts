@@ -8,20 +8,13 @@
 // health check and no role shares a volume with another.
 import t from 'tap'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { createServer } from 'node:net'
+import { freePort } from './support/ports.ts'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { tempDir } from './support/tmp.ts'
 import { pollUntil } from './support/pollUntil.ts'
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 

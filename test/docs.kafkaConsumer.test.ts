@@ -3,18 +3,15 @@
 // publishes a ledger's events, then a batch of them again (what a forwarder that crashed before
 // its checkpoint does), then one more event: the example must print every event once, in order.
 import t from 'tap'
-import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { spawn } from 'node:child_process'
-import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
-import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
 import { openKafkaPublisher, readKafkaTopics } from '../adapters/kafka/kafkaPublisher.ts'
 import { CommandHandler } from '../commands/handleCommand.ts'
 import { creditsStream, ledgerDecider, type CreditCommand } from '../domain/credits/ledger.ts'
 import { analyticsForwarder, toAnalyticsMessage } from '../projections/analyticsForwarder.ts'
 import { startProjection } from '../projections/runner.ts'
 import type { AnalyticsMessage } from '../ports/analyticsPublisher.ts'
-import { tempDir } from './support/tmp.ts'
+import { embeddedStores } from './support/embeddedStores.ts'
 import { pollUntil } from './support/pollUntil.ts'
 
 const brokersEnv = process.env.KAFKA_BROKERS
@@ -24,12 +21,7 @@ if (!brokersEnv) {
   t.skip('KAFKA_BROKERS not set: npm test starts Kafka and sets it', () => {})
 } else {
   t.test('given a ledger forwarded to Kafka with a batch delivered twice, when the docs example consumes it, then it prints every event exactly once, in order', async (t) => {
-    const tmp = tempDir()
-    t.teardown(tmp.remove)
-    const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
-    t.teardown(() => events.close())
-    const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
-    t.teardown(() => docs.close())
+    const { events, docs } = embeddedStores(t)
     const topicPrefix = `notes.events.docs-${randomUUID().slice(0, 8)}.`
     const publisher = await openKafkaPublisher({ brokers: brokersEnv.split(','), clientId: 'notes-test-docs' })
     t.teardown(() => publisher.close())

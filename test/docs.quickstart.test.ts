@@ -6,20 +6,12 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawn, execFile } from 'node:child_process'
-import { createServer } from 'node:net'
+import { freePort } from './support/ports.ts'
 import { tempDir } from './support/tmp.ts'
 import { embeddedEnv } from './support/embeddedEnv.ts'
 import { speakerModel } from './support/speech.ts'
 import { pollUntil } from './support/pollUntil.ts'
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
 
 /** The shell blocks under a README heading, each as its lines. */
 function shellBlocks(markdown: string, heading: string): string[][] {

@@ -16,6 +16,7 @@ import { analyticsForwarder, ANALYTICS_FORWARDER, startAnalyticsForwarder, topic
 import { readCheckpoint, startProjection, CHECKPOINTS } from '../projections/runner.ts'
 import type { EventStore, RecordedEvent } from '../ports/eventStore.ts'
 import { tempDir } from './support/tmp.ts'
+import { embeddedStores } from './support/embeddedStores.ts'
 import { ANALYTICS_SCHEMA_VERSION, EVENT_FIELDS, METADATA_FIELDS, TOPICS, publishedData, publishedMetadata } from '../domain/analytics/contract.ts'
 import { AccountCommands } from '../commands/accounts.ts'
 import { PersonCommands } from '../commands/persons.ts'
@@ -25,17 +26,6 @@ import { sampleEvents, schemaValidator } from './support/analytics.ts'
 import { ownKafkaBroker } from './support/kafkaBroker.ts'
 import { pollUntil } from './support/pollUntil.ts'
 import { checkForwarderLog, forwarderState } from './support/forwarderLog.ts'
-
-/** An event store and a read-model store of the embedded default in a directory of their own, closed and removed at teardown. */
-function embeddedStores(t: Test) {
-  const tmp = tempDir()
-  t.teardown(tmp.remove)
-  const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
-  t.teardown(() => events.close())
-  const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
-  t.teardown(() => docs.close())
-  return { events, docs }
-}
 
 const brokersEnv = process.env.KAFKA_BROKERS
 

@@ -3,7 +3,7 @@
 // event store listens catches up once it appears; one that cannot recover gives up (the service
 // then exits non-zero). Against the protocol-level EventStoreDB test server with the real client.
 import t from 'tap'
-import { createServer } from 'node:net'
+import { freePort } from './support/ports.ts'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { openEsdbEventStore } from '../adapters/esdb/eventStore.ts'
@@ -33,13 +33,6 @@ async function until(what: string, check: () => boolean | Promise<boolean>, dead
   }
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
 
 const fast = { backoff: { initialMs: 50, maxMs: 300 } }
 

@@ -5,18 +5,10 @@
 // depends on. Kafka is not running: the forwarder starts anyway and its /readyz says so.
 import t from 'tap'
 import { join } from 'node:path'
-import { createServer } from 'node:net'
+import { freePort } from './support/ports.ts'
 import { tempDir } from './support/tmp.ts'
 import { startRole, eventually, type RoleProcess } from './support/roleProcess.ts'
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
 
 t.test('given a fresh data directory, when api, projections, workers and forwarder start at once, then each boots, serves its health port and stops cleanly', async (t) => {
   const tmp = tempDir()

@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { createServer } from 'node:net'
+import { freePort } from './support/ports.ts'
 import { tempDir } from './support/tmp.ts'
 import { embeddedEnv } from './support/embeddedEnv.ts'
 import { startRole, eventually, type RoleProcess } from './support/roleProcess.ts'
@@ -33,14 +33,6 @@ import { isPublished } from '../domain/analytics/contract.ts'
 const { MONGO_URL, KAFKA_BROKERS, S3_ENDPOINT } = process.env
 const OFFSET = 11
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
 
 const server = (script: string, env: Record<string, string>) => ({
   start: () => promisify(execFile)('bash', [`scripts/servers/${script}.sh`, 'start'], { env: { ...process.env, ...env }, timeout: 180_000 }).then(() => undefined),

@@ -3,36 +3,11 @@
 // each process counted in its own memory and two replicas granted twice the limit.
 // MONGO_URL unset: nothing to run here; say so and pass.
 import t, { type Test } from 'tap'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { tempDir } from './support/tmp.ts'
+import { startReplica, stopReplica, type Replica } from './support/apiReplicaProcess.ts'
 
 const mongoUrl = process.env.MONGO_URL
-const replicaScript = fileURLToPath(new URL('./support/apiReplica.ts', import.meta.url))
-
-type Replica = { child: ChildProcess; port: number; mcpPort: number; apiKey?: string }
-
-function startReplica(env: Record<string, string>): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', replicaScript], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! })
-    // Other lines (a log line or two) pass by; the replica's answer is the one JSON line with a port.
-    lines.on('line', (line) => {
-      if (line.startsWith('{"port"')) resolve({ child, ...(JSON.parse(line) as Omit<Replica, 'child'>) })
-    })
-    child.once('exit', (code) => reject(new Error(`replica exited with ${code}`)))
-  })
-}
-
-const stop = (r: Replica) =>
-  new Promise<void>((resolve) => {
-    if (r.child.exitCode !== null) return resolve()
-    r.child.once('exit', () => resolve())
-    r.child.kill('SIGTERM')
-  })
-
 /**
  * Two API processes behind one proxy (TRUST_PROXY=1) on one MongoDB database of their own: `a`
  * also runs the projections and sets the account up, `b` serves only. Stopped and dropped at teardown.
@@ -44,7 +19,7 @@ async function twoReplicas(t: Test, mongoUrl: string, env: Record<string, string
   const a = await startReplica({ ...shared, ROLES: 'api,projections', SETUP: '1' })
   const b = await startReplica({ ...shared, ROLES: 'api' })
   t.teardown(async () => {
-    await Promise.all([stop(a), stop(b)])
+    await Promise.all([stopReplica(a), stopReplica(b)])
     const { dropMongoDatabase } = await import('../adapters/mongodb/documentStore.ts')
     await dropMongoDatabase(mongoUrl, db)
     await dropMongoDatabase(mongoUrl, `${db}_keys`)

@@ -6,39 +6,13 @@
 // one were refused by the other. Now both live in the key store in MongoDB (app/infrastructure.ts).
 // MONGO_URL unset: nothing to run here; say so and pass.
 import t, { type Test } from 'tap'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { tempDir } from './support/tmp.ts'
+import { startReplica, stopReplica, type Replica } from './support/apiReplicaProcess.ts'
 import { startEsdbTestServer } from './support/esdbTestServer.ts'
 import { pollUntil } from './support/pollUntil.ts'
 
 const mongoUrl = process.env.MONGO_URL
-const replicaScript = fileURLToPath(new URL('./support/apiReplica.ts', import.meta.url))
-
-type Replica = { child: ChildProcess; port: number; apiKey?: string }
-
-function startReplica(env: Record<string, string>): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', replicaScript], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! })
-    lines.on('line', (line) => {
-      if (line.startsWith('{"port"')) resolve({ child, ...(JSON.parse(line) as Omit<Replica, 'child'>) })
-    })
-    child.once('exit', (code) => reject(new Error(`replica exited with ${code}`)))
-  })
-}
-
-const stop = (r: Replica) =>
-  new Promise<void>((resolve) => {
-    if (r.child.exitCode !== null) return resolve()
-    r.child.once('exit', () => resolve())
-    r.child.kill('SIGTERM')
-    // One that cannot close (a store gone) must not hold the run.
-    setTimeout(() => r.child.kill('SIGKILL'), 15_000).unref()
-  })
-
 /** `a` serves the API only and sets up an account with a dashboard person; `b` also runs the projections. No directory in common. */
 async function twoHosts(t: Test, mongoUrl: string) {
   const esdb = await startEsdbTestServer()
@@ -50,7 +24,7 @@ async function twoHosts(t: Test, mongoUrl: string) {
   // Stopped at teardown even when the other one failed to start (before, the second crashed at start).
   const started: Replica[] = []
   t.teardown(async () => {
-    await Promise.all(started.map(stop))
+    await Promise.all(started.map(stopReplica))
     const { dropMongoDatabase } = await import('../adapters/mongodb/documentStore.ts')
     await dropMongoDatabase(mongoUrl, db)
     await dropMongoDatabase(mongoUrl, `${db}_keys`)

@@ -6,18 +6,10 @@ import t from 'tap'
 import { speakerModel } from './support/speech.ts'
 import { join } from 'node:path'
 import { spawn, execFile } from 'node:child_process'
-import { createServer } from 'node:net'
+import { freePort } from './support/ports.ts'
 import { tempDir } from './support/tmp.ts'
 import { embeddedEnv } from './support/embeddedEnv.ts'
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
 
 async function start(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { env: { ...embeddedEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })

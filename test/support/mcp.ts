@@ -1,7 +1,7 @@
 // A whole service listening on real ports for MCP tests: the REST host (with POST /mcp/stream and
 // the OAuth authorization server) and the {mcp_url} listener (MCP at its root, the demo at
 // /demo), with the demo library seeded. Clients are the SDK's own, over streamable HTTP.
-import { createServer, type AddressInfo } from 'node:net'
+import { freePorts } from './ports.ts'
 import { randomUUID } from 'node:crypto'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -11,19 +11,8 @@ import { seedDemoDataset } from '../../app/demoDataset.ts'
 import { noteStream } from '../../domain/notes/note.ts'
 import { testService, type TestService, type TestServiceOptions } from './service.ts'
 
-/** Ports free right now (held together while picked, so they differ). */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-      const srv = createServer()
-      srv.once('error', reject)
-      srv.listen(0, '127.0.0.1', () => resolve(srv))
-    })),
-  )
-  const ports = servers.map((srv) => (srv.address() as AddressInfo).port)
-  await Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))))
-  return ports
-}
+
+export { freePorts }
 
 export interface McpTestService extends TestService {
   base: string
