@@ -60,7 +60,7 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
           rebuilt++
           lastRebuildError = null
           log(`[projection ${projection.name}] rebuilt from ${n} events in ${Date.now() - started} ms`)
-        }
+        } else log(`[projection ${projection.name}] ${why}: another instance holds its lease and rebuilds it`)
       } catch (err) {
         lastRebuildError = err instanceof Error ? err.message : String(err)
         log(`[projection ${projection.name}] rebuild failed, trying again: ${lastRebuildError}`)
@@ -74,7 +74,10 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
     if (stopped || rebuilding) return
     try {
       if (await hasCheckpoint(docs, projection.name)) return void (seen = true)
-      if (seen && inner) {
+      // A loop past 'starting' has written its checkpoint (it upserts it first), so its absence
+      // is a loss even when no check saw it in between: a rebuild's checkpoint can be lost
+      // again at once (FerretDB drops a database's file while writes still reach it).
+      if (inner && (seen || inner.status().state !== 'starting')) {
         seen = false
         await rebuildThenRun('its checkpoint is gone (the read-model store was lost)')
       }

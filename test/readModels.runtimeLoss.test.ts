@@ -69,7 +69,7 @@ async function lossAndRecovery(t: Test, env: Record<string, string>, lose: (s: R
     },
     120_000,
   ).catch((err: Error) => {
-    throw new Error(`${err.message}; last /readyz: ${lastReadyz.slice(0, 2000)}`)
+    throw new Error(`${err.message}; last /readyz: ${lastReadyz.slice(0, 2000)}; projection lines: ${logs.filter((l) => l.includes('[projection') || l.includes('[loop')).join(' | ').slice(0, 3000)}`)
   })
   await eventually('the list to hold all 13 notes again', async () => (await listed()) === 13, 60_000)
   const cps = await s.services.docs.collection(CHECKPOINTS).countDocuments({})
