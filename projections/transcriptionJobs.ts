@@ -2,11 +2,10 @@
 // to claim, or a failed note whose credits are not settled yet) and the instant it becomes
 // due. Workers read it to find candidates cheaply; it is only a hint: the claim itself is decided
 // on the note stream at its expected revision, so a stale document can never cause double work.
-import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import type { Projection } from './runner.ts'
-import { replaceRead, updateRead } from './revisionGuard.ts'
+import { applyBatched } from './batchedDocuments.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import { causedBy } from '../ports/tracing.ts'
 
@@ -40,10 +39,19 @@ export const transcriptionJobsProjection: Projection = {
     await docs.collection(TRANSCRIPTION_JOBS).createIndex({ keys: { dueAt: 1, _id: 1 }, name: 'by_due' })
   },
   async handle(events, docs) {
-    // The note events a job ignores (edits, uploads, transcripts) are skipped before any read.
-    for (const e of events) if (JOB_EVENTS.has(e.type)) await apply(e, docs)
+    // One read of the jobs the batch touches and one guarded write of those it changed
+    // (projections/batchedDocuments.ts); the note events a job ignores (edits, uploads,
+    // transcripts) are skipped before any read.
+    await applyBatched(docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS), events, {
+      idOf: (e) => (JOB_EVENTS.has(e.type) && !isUploadCreate(e) ? noteStream.idOf(e.streamName) : null),
+      created: (e) => (e.type === 'NoteCreated' ? queuedJob(e, String(toDomainEvent<Extract<NoteEvent, { type: 'NoteCreated' }>>(e).data.accountId), null) : null),
+      evolve: async (doc, e) => evolveJob(doc, e),
+    })
   },
 }
+
+/** An upload's create has no job yet (it starts at finalize). */
+const isUploadCreate = (e: RecordedEvent) => e.type === 'NoteCreated' && !toDomainEvent<Extract<NoteEvent, { type: 'NoteCreated' }>>(e).data.jobId
 
 /** The note events that move a transcription job. */
 const JOB_EVENTS = new Set([
@@ -59,53 +67,43 @@ const JOB_EVENTS = new Set([
   'TranscriptionSettled',
 ])
 
-async function apply(recorded: RecordedEvent, docs: DocumentStore) {
-  const jobs = docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS)
-  const noteId = noteStream.idOf(recorded.streamName)
+/** A job waiting for its first attempt: queued by a link's create, or by an upload's finalize. */
+function queuedJob(recorded: RecordedEvent, accountId: string, read: TranscriptionJobDoc | null): TranscriptionJobDoc {
+  const e = toDomainEvent<Extract<NoteEvent, { type: 'NoteCreated' | 'NoteFinalized' }>>(recorded)
+  const jobId = e.data.jobId ?? read?.jobId ?? ''
+  return { _id: noteStream.idOf(recorded.streamName), accountId, jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision, cause: causeOf(recorded) }
+}
+
+/**
+ * The job after `recorded`. Deleted documents leave no revision behind; a finished job never
+ * comes back, so re-applying an old event of it would only re-create what a later event removed:
+ * the guard is the revision stored on the document, and the write is guarded by the revision
+ * read (a late instance cannot put a job back to an older state).
+ */
+function evolveJob(doc: TranscriptionJobDoc | null, recorded: RecordedEvent): TranscriptionJobDoc | null {
+  if (doc && doc.revision >= recorded.revision) return doc
   const e = toDomainEvent<NoteEvent>(recorded)
-  if (e.type === 'NoteDeleted') {
-    await jobs.deleteOne({ _id: noteId })
-    return
-  }
-  // An upload's create has no job yet (it starts at finalize): nothing to read or write.
-  if (e.type === 'NoteCreated' && !e.data.jobId) return
-  const doc = await jobs.findOne({ _id: noteId })
-  // Deleted documents leave no revision behind; a finished job never comes back, so re-applying
-  // an old event of it would only re-create what a later event removed: the guard is the
-  // revision stored on the document, and events before a terminal one are harmless to skip.
-  if (doc && doc.revision >= recorded.revision) return
-  // Every write carries the revision read in its filter (projections/revisionGuard.ts): a late
-  // instance cannot put a job back to an older state.
-  const set = (fields: Partial<TranscriptionJobDoc>) => updateRead(jobs, doc!, { $set: { ...fields, revision: recorded.revision } })
+  const set = (fields: Partial<TranscriptionJobDoc>): TranscriptionJobDoc | null => (doc ? { ...doc, ...fields, revision: recorded.revision } : null)
   switch (e.type) {
-    case 'NoteCreated':
-      if (e.data.jobId) {
-        await replaceRead(jobs, doc, { _id: noteId, accountId: e.data.accountId, jobId: e.data.jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision, cause: causeOf(recorded) })
-      }
-      return
-    case 'NoteFinalized': {
-      const accountId = String((recorded.metadata as { accountId?: string }).accountId ?? doc?.accountId ?? '')
-      await replaceRead(jobs, doc, { _id: noteId, accountId, jobId: e.data.jobId, status: 'queued', attempt: 0, dueAt: e.data.at, revision: recorded.revision, cause: causeOf(recorded) })
-      return
-    }
-    case 'TranscriptionStarted':
-      if (doc) await set({ status: 'running', attempt: e.data.attempt, dueAt: e.data.retryAt })
-      return
-    case 'TranscriptionProgressed':
-      if (doc) await set({ dueAt: e.data.retryAt })
-      return
-    case 'TranscriptionAttemptFailed':
-      if (doc) await set({ status: 'queued', dueAt: e.data.retryAt })
-      return
-    case 'TranscriptionReleased':
-      if (doc) await set({ status: 'queued', dueAt: e.data.at })
-      return
-    case 'NoteFailed':
-      if (doc) await set({ status: 'settling', dueAt: e.data.at })
-      return
+    case 'NoteDeleted':
     case 'NoteReady':
     case 'TranscriptionSettled':
-      if (doc) await jobs.deleteOne({ _id: noteId })
-      return
+      return null
+    case 'NoteCreated':
+      return e.data.jobId ? queuedJob(recorded, e.data.accountId, doc) : doc
+    case 'NoteFinalized':
+      return queuedJob(recorded, String((recorded.metadata as { accountId?: string }).accountId ?? doc?.accountId ?? ''), doc)
+    case 'TranscriptionStarted':
+      return set({ status: 'running', attempt: e.data.attempt, dueAt: e.data.retryAt })
+    case 'TranscriptionProgressed':
+      return set({ dueAt: e.data.retryAt })
+    case 'TranscriptionAttemptFailed':
+      return set({ status: 'queued', dueAt: e.data.retryAt })
+    case 'TranscriptionReleased':
+      return set({ status: 'queued', dueAt: e.data.at })
+    case 'NoteFailed':
+      return set({ status: 'settling', dueAt: e.data.at })
+    default:
+      return doc
   }
 }

@@ -161,6 +161,41 @@ for (const [projection, collection] of editCases) {
   })
 }
 
+// The job queue follows each import through its lifecycle (issue 31: the mixed benchmark's
+// imports): before, every lifecycle event read its job and wrote it (4 events of 20 jobs: 80
+// reads, 80 writes); now one read and one write per batch.
+t.test('transcription jobs: given 20 queued imports, when a batch of their lifecycle events is applied, then one read and one write, and the queue is that of applying them one at a time', async (t) => {
+  const ids = Array.from({ length: 20 }, () => randomUUID())
+  const creates = ids.map((id, i) => created(id, `Import ${i}`, `job-${i}`))
+  const fresh = async () => {
+    const docs = openEmbeddedDocumentStore({ path: ':memory:' })
+    t.teardown(() => docs.close())
+    await transcriptionJobsProjection.setup?.(docs)
+    await transcriptionJobsProjection.handle(creates, docs)
+    return docs
+  }
+  const later = '2026-01-01T00:05:00.000Z'
+  const lifecycle = ids.flatMap((id, i) => [
+    recorded(id, 1, 'TranscriptionStarted', { attempt: 1, retryAt: later, at }),
+    recorded(id, 2, 'TranscriptionProgressed', { stage: 'transcribing', percent: 50, attempt: 1, retryAt: later, at }),
+    i % 2 === 0 ? recorded(id, 3, 'NoteReady', { at }) : recorded(id, 3, 'TranscriptionAttemptFailed', { attempt: 1, errorCode: 'engine_unavailable', retryAt: later, at }),
+  ])
+  const docs = await fresh()
+  const counted = countingReads(docs)
+  await transcriptionJobsProjection.handle(lifecycle, counted.store)
+  t.equal(counted.reads(), 1, 'one read for the whole batch')
+  t.equal(counted.writes(), 1, 'one write for the whole batch')
+  const together = await docs.collection(TRANSCRIPTION_JOBS).find({}, { sort: { _id: 1 } })
+  t.equal(together.length, 10, 'the ready ones left the queue')
+  t.ok(together.every((j) => j.status === 'queued' && j.attempt === 1 && j.dueAt === later && j.revision === 3), 'the failed ones wait for their retry')
+  const oneByOne = await fresh()
+  for (const e of lifecycle) await transcriptionJobsProjection.handle([e], oneByOne)
+  t.same(together, await oneByOne.collection(TRANSCRIPTION_JOBS).find({}, { sort: { _id: 1 } }))
+  // Applied again (a restart before the checkpoint): nothing changes, and a finished job stays gone.
+  await transcriptionJobsProjection.handle(lifecycle, docs)
+  t.same(await docs.collection(TRANSCRIPTION_JOBS).find({}, { sort: { _id: 1 } }), together)
+})
+
 t.test('transcription jobs and speakers: given note events they ignore, when applied, then nothing is read', async (t) => {
   const docs = openEmbeddedDocumentStore({ path: ':memory:' })
   t.teardown(() => docs.close())
