@@ -25,6 +25,12 @@ export interface DocumentEvolution<T extends Revisioned> {
    * other collections on the way (they are written at once, in log order).
    */
   evolve(doc: T | null, event: RecordedEvent): Promise<T | null>
+  /**
+   * Writes what `evolve` gathered that must land before the documents (a ledger's entries before
+   * the balance that counts them: re-applied after a crash between the two, the balance's
+   * revision would skip the events and the entries would be lost). Called once per pass.
+   */
+  beforeWrite?(): Promise<void>
 }
 
 /** Applies `events` to the documents of `col` as `how` says: one read, one guarded write. */
@@ -70,6 +76,7 @@ async function applyOnce<T extends Revisioned>(col: Collection<T>, events: reado
     }
     current.set(id, await how.evolve(doc, e))
   }
+  await how.beforeWrite?.()
   const writes: GuardedWrite<T>[] = []
   const ids: string[] = []
   for (const [id, next] of current) {

@@ -1,11 +1,10 @@
 // The credit ledger read model: one entry per balance-changing event with the running balance,
 // and one summary document per account. Entries are keyed by event id and the summary is
 // guarded by stream revision, so re-applying an event changes nothing.
-import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import { balanceDelta, type CreditEvent } from '../domain/credits/ledger.ts'
 import type { Projection } from './runner.ts'
-import { replaceRead } from './revisionGuard.ts'
+import { applyBatched } from './batchedDocuments.ts'
 import { capturedChargeId, creditsStream, entryReference, isBookkeeping } from '../domain/credits/ledger.ts'
 
 export const LEDGER_ENTRIES = 'ledger_entries'
@@ -56,53 +55,70 @@ export const ledgerProjection: Projection = {
     await docs.collection(LEDGER_ENTRIES).createIndex({ keys: { accountId: 1, revision: 1 }, unique: true })
   },
   async handle(events, docs) {
-    for (const e of events) await applyLedgerEvent(e, docs)
+    // One read of the accounts the batch touches and one write of their summaries
+    // (projections/batchedDocuments.ts), the batch's entries written first in one write.
+    let entries: LedgerEntryDoc[] = []
+    await applyBatched(docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS), events, {
+      idOf: (e) => accountIdOf(e.streamName),
+      created: () => null,
+      evolve: async (account, recorded) => {
+        const next = evolveAccount(account, recorded)
+        if (next.entry) entries.push(next.entry)
+        return next.account
+      },
+      async beforeWrite() {
+        // Keyed by event id, computed from the balance before the event: an entry written already
+        // (a batch re-applied) is the same one, and its insert is refused as a duplicate.
+        if (entries.length > 0) await docs.collection<LedgerEntryDoc>(LEDGER_ENTRIES).writeGuarded(entries.map((insert) => ({ insert })))
+        entries = []
+      },
+    })
   },
 }
 
-async function applyLedgerEvent(recorded: RecordedEvent, docs: DocumentStore) {
+/**
+ * The account's summary after `recorded`, and the ledger line it adds. The summary is computed
+ * from the one read and written only over that revision (projections/revisionGuard.ts), so a
+ * late instance cannot put an older balance back.
+ */
+function evolveAccount(account: CreditAccountDoc | null, recorded: RecordedEvent): { account: CreditAccountDoc | null; entry: LedgerEntryDoc | null } {
+  if (account && account.revision >= recorded.revision) return { account, entry: null }
   const e = toDomainEvent<CreditEvent>(recorded)
   const accountId = accountIdOf(recorded.streamName)
-  const accounts = docs.collection<CreditAccountDoc>(CREDIT_ACCOUNTS)
-  const account = await accounts.findOne({ _id: accountId })
-  if (account && account.revision >= recorded.revision) return
   const before = account?.balance ?? 0
   const balanceAfter = 'balanceAfter' in e.data ? e.data.balanceAfter : before
   const cycle = e.type === 'CreditCycleStarted' ? e.data.cycle : (account?.cycle ?? null)
-
-  if (!isBookkeeping(e)) {
-    const entry: LedgerEntryDoc = {
-      _id: recorded.id,
-      accountId,
-      revision: recorded.revision,
-      position: recorded.globalPosition,
-      type: e.type,
-      operation: 'operation' in e.data ? e.data.operation : null,
-      noteId: 'noteId' in e.data ? e.data.noteId : null,
-      reference: entryReference(e),
-      delta: balanceDelta(e, before),
-      balanceAfter,
+  const entry: LedgerEntryDoc | null = isBookkeeping(e)
+    ? null
+    : {
+        _id: recorded.id,
+        accountId,
+        revision: recorded.revision,
+        position: recorded.globalPosition,
+        type: e.type,
+        operation: 'operation' in e.data ? e.data.operation : null,
+        noteId: 'noteId' in e.data ? e.data.noteId : null,
+        reference: entryReference(e),
+        delta: balanceDelta(e, before),
+        balanceAfter,
+        cycle,
+        at: e.data.at,
+      }
+  return {
+    entry,
+    account: {
+      ...account,
+      _id: accountId,
+      plan: e.type === 'CreditAccountOpened' ? e.data.plan : e.type === 'CreditPlanChanged' ? e.data.to : e.type === 'CreditCycleStarted' ? e.data.plan : (account?.plan ?? 'free'),
       cycle,
-      at: e.data.at,
-    }
-    await docs.collection<LedgerEntryDoc>(LEDGER_ENTRIES).replaceOne({ _id: entry._id }, entry, { upsert: true })
+      balance: balanceAfter,
+      reserved: (account?.reserved ?? 0) + reservedDelta(e),
+      spentThisCycle: e.type === 'CreditCycleStarted' ? 0 : (account?.spentThisCycle ?? 0) + spentDelta(e),
+      ...openChargesAfter(account?.openChargeIds ?? [], e),
+      revision: recorded.revision,
+      updatedAt: e.data.at,
+    },
   }
-  // The summary is computed from the one read: it is written only over that revision
-  // (projections/revisionGuard.ts), so a late instance cannot put an older balance back. The
-  // entry above is keyed by event id and computed from the balance before this event, which any
-  // instance that gets this far has read right; writing it again changes nothing.
-  await replaceRead(accounts, account, {
-    ...account,
-    _id: accountId,
-    plan: e.type === 'CreditAccountOpened' ? e.data.plan : e.type === 'CreditPlanChanged' ? e.data.to : e.type === 'CreditCycleStarted' ? e.data.plan : (account?.plan ?? 'free'),
-    cycle,
-    balance: balanceAfter,
-    reserved: (account?.reserved ?? 0) + reservedDelta(e),
-    spentThisCycle: e.type === 'CreditCycleStarted' ? 0 : (account?.spentThisCycle ?? 0) + spentDelta(e),
-    ...openChargesAfter(account?.openChargeIds ?? [], e),
-    revision: recorded.revision,
-    updatedAt: e.data.at,
-  })
 }
 
 const reservedDelta = (e: CreditEvent): number =>

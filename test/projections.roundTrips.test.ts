@@ -13,6 +13,7 @@ import { notesProjection, NOTES } from '../projections/notes.ts'
 import { speakersProjection, SPEAKERS } from '../projections/speakers.ts'
 import { transcriptionJobsProjection, TRANSCRIPTION_JOBS } from '../projections/transcriptionJobs.ts'
 import { segmentIndexProjection } from '../projections/segmentIndex.ts'
+import { CREDIT_ACCOUNTS, LEDGER_ENTRIES, ledgerProjection } from '../projections/ledger.ts'
 import { translationsProjection } from '../projections/translations.ts'
 import { noteStream } from '../domain/notes/note.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
@@ -194,6 +195,44 @@ t.test('transcription jobs: given 20 queued imports, when a batch of their lifec
   // Applied again (a restart before the checkpoint): nothing changes, and a finished job stays gone.
   await transcriptionJobsProjection.handle(lifecycle, docs)
   t.same(await docs.collection(TRANSCRIPTION_JOBS).find({}, { sort: { _id: 1 } }), together)
+})
+
+// The credit ledger (issue 31: every create and import moves credits): before, each event read
+// its account, wrote its entry and wrote the summary (100 events: 100 reads, 200 writes); now a
+// batch is one read of its accounts, one write of its entries, then one of their summaries.
+t.test('credit ledger: given 10 open accounts, when a batch of 100 charges and refunds is applied, then one read and two writes, the same ledger as one at a time, and nothing changes when applied again', async (t) => {
+  const accounts = Array.from({ length: 10 }, (_, i) => `acct-${i}`)
+  const credit = (accountId: string, revision: number, type: string, data: Record<string, unknown>): RecordedEvent =>
+    ({ id: randomUUID(), streamName: `credits-${accountId}`, revision, globalPosition: position++, type, data: { at, ...data }, metadata: { accountId }, created: new Date(at) }) as unknown as RecordedEvent
+  const opened = accounts.flatMap((a) => [credit(a, 0, 'CreditAccountOpened', { accountId: a, plan: 'power' }), credit(a, 1, 'CreditCycleStarted', { cycle: '2026-01', plan: 'power', granted: 1000, expired: 0, balanceAfter: 1000 })])
+  const moves = accounts.flatMap((a) =>
+    Array.from({ length: 10 }, (_, k) => {
+      const balanceBefore = 1000 - 5 * Math.ceil(k / 2)
+      return k % 2 === 0
+        ? credit(a, 2 + k, 'CreditsCharged', { chargeId: `${a}-c${k}`, operation: 'ask', cost: 10, noteId: null, requestId: null, balanceAfter: balanceBefore - 10 })
+        : credit(a, 2 + k, 'CreditsRefunded', { chargeId: `${a}-c${k - 1}`, amount: 5, reason: 'test', balanceAfter: balanceBefore - 5 })
+    }),
+  )
+  const fresh = async () => {
+    const docs = openEmbeddedDocumentStore({ path: ':memory:' })
+    t.teardown(() => docs.close())
+    await ledgerProjection.setup?.(docs)
+    await ledgerProjection.handle(opened, docs)
+    return docs
+  }
+  const docs = await fresh()
+  const counted = countingReads(docs)
+  await ledgerProjection.handle(moves, counted.store)
+  t.equal(counted.reads(), 1, 'one read of the 10 accounts')
+  t.equal(counted.writes(), 2, 'one write of the 100 entries, one of the 10 summaries')
+  const state = async (d: DocumentStore) => ({ accounts: await d.collection(CREDIT_ACCOUNTS).find({}, { sort: { _id: 1 } }), entries: await d.collection(LEDGER_ENTRIES).find({}, { sort: { _id: 1 } }) })
+  const together = await state(docs)
+  t.equal(together.entries.length, 110, 'every balance-changing event is a line (an account opening is bookkeeping)')
+  const oneByOne = await fresh()
+  for (const e of moves) await ledgerProjection.handle([e], oneByOne)
+  t.same(together, await state(oneByOne))
+  await ledgerProjection.handle([...opened, ...moves], docs)
+  t.same(await state(docs), together, 're-applied (a restart before the checkpoint): nothing changes')
 })
 
 t.test('transcription jobs and speakers: given note events they ignore, when applied, then nothing is read', async (t) => {
