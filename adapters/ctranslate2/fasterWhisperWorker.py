@@ -19,9 +19,13 @@
 #     gives where someone speaks. A region is a stretch between pauses (0.4 s or more) and, when
 #     the diarizer found the speakers first, between speaker changes. At most 28 s each.
 #  2. Language per region: Whisper's language identification on the region alone, limited to the
-#     allowed languages (ASR_LANGUAGES). A region heard with low confidence, too short to tell, or
-#     in a language heard clearly for less than 3 s in the whole recording, takes the recording's
-#     majority language. A language hint skips this: it holds everywhere.
+#     allowed languages (ASR_LANGUAGES), its probabilities taken given that the language is one of
+#     them (renormalised: espeak-ng's French is heard as Polish 0.26, French 0.24, Czech 0.22 by
+#     the base model, and as French 0.91 among six allowed languages). The recording's languages
+#     are its majority language and those heard clearly (p >= 0.6, regions of 1.5 s or more) for
+#     3 s in all. A region heard clearly in one of them keeps it; any other region takes the most
+#     probable of the recording's languages for it (before: always the majority, so a clear
+#     language's unsure turns went to the majority). A language hint skips this: it holds everywhere.
 #  3. Decoding: each region is decoded in its own language, alone or with the regions of the
 #     same language that follow it within 1 s (up to 15 s of joined audio: a short sentence alone
 #     is misheard more often). No text is carried from one unit to the next
@@ -51,7 +55,7 @@ PAD = 0.2
 # A unit's regions are joined with this much silence between them (s).
 JOIN_SILENCE = 0.3
 # A region is heard confidently when its top language has at least this probability and it is at
-# least this long; otherwise it takes the majority language.
+# least this long; otherwise it takes the most probable of the recording's languages.
 MIN_CONFIDENCE = 0.6
 MIN_LID_SECONDS = 1.5
 # A language other than the majority is one of the recording's only with this much clear speech (s).
@@ -134,6 +138,8 @@ class Unit:
 
     def __init__(self, language):
         self.language = language
+        # Decoded again alone after a joined decode heard nothing in it.
+        self.again = False
         self.parts = []  # (offset in the joined audio, start in the recording, length), seconds
         self.length = 0.0
 
@@ -190,7 +196,9 @@ def main():
     def identify(region_audio):
         """Probabilities of the allowed languages, most probable first (Whisper's language identification)."""
         _, _, probs = model.detect_language(audio=region_audio)
-        return [(code, float(p)) for code, p in probs if code in allowed] or [(allowed[0], 0.0)]
+        kept = [(code, float(p)) for code, p in probs if code in allowed]
+        total = sum(p for _, p in kept)
+        return [(code, p / total) for code, p in kept] if total > 0 else [(allowed[0], 0.0)]
 
     def decode(unit_audio, language, beam_size):
         segments, _ = model.transcribe(
@@ -222,12 +230,15 @@ def main():
             # Language per region, then the recording's language for the regions heard unsure:
             # the language with the most probability times speech over all regions.
             heard = []
+            region_probs = []
             weight = {}
             for start, end in regions:
                 if forced:
                     heard.append((forced, 1.0, True))
+                    region_probs.append({forced: 1.0})
                     continue
                 probs = identify(samples(audio, start, end))
+                region_probs.append(dict(probs))
                 for code, p in probs:
                     weight[code] = weight.get(code, 0.0) + p * (end - start)
                 code, p = probs[0]
@@ -240,7 +251,10 @@ def main():
                 if sure:
                     sure_seconds[code] = sure_seconds.get(code, 0.0) + (end - start)
             spoken = {majority} | {code for code, secs in sure_seconds.items() if secs >= MIN_LANGUAGE_SECONDS}
-            languages = [code if sure and code in spoken else majority for code, _, sure in heard]
+            languages = [
+                code if sure and code in spoken else max(sorted(spoken), key=lambda c: (probs.get(c, 0.0), c == majority))
+                for (code, _, sure), probs in zip(heard, region_probs)
+            ]
 
             # Units: a region, with the next ones of its language that follow within JOIN_GAP, up to MAX_UNIT.
             units = []
@@ -253,12 +267,39 @@ def main():
 
             out = []
             seconds = {}
-            for i, unit in enumerate(units):
+            def decoded(unit):
                 unit_audio = unit.audio(audio)
                 segments = decode(unit_audio, unit.language, beam)
                 if beam < 5 and any(s.compression_ratio > LOOPING_RATIO for s in segments):
                     segments = decode(unit_audio, unit.language, 5)
+                return segments
+
+            def unheard(unit, segments):
+                """The unit's regions in which no word was decoded (the decoder ended the unit early), each as a unit of its own."""
+                mids = [(w.start + w.end) / 2 for s in segments for w in (s.words or []) if clean(w.word).strip()]
+                alone = []
+                for offset, start, length in unit.parts:
+                    if not any(offset <= m <= offset + length for m in mids):
+                        alone.append(Unit(unit.language))
+                        alone[-1].add([start, start + length])
+                return alone
+
+            pending = list(units)
+            reached = 0.0
+            while pending:
+                unit = pending.pop(0)
+                segments = decoded(unit)
+                # A region of a joined unit left without a word is decoded again alone: the decoder
+                # can end a joined unit early and lose a whole turn (bench: 4 of 31 turns without
+                # text). Alone, what it hears is kept unless Whisper's own no-speech rule says it is
+                # none (the joint decode already found nothing there: noise the VAD let through).
+                if len(unit.parts) > 1:
+                    for lone in reversed(unheard(unit, segments)):
+                        lone.again = True
+                        pending.insert(0, lone)
                 for s in segments:
+                    if unit.again and s.no_speech_prob > 0.6 and s.avg_logprob < -1.0:
+                        continue
                     words = []
                     for w in s.words or []:
                         text = clean(w.word)
@@ -278,7 +319,8 @@ def main():
                         "language": unit.language,
                         "words": words,
                     })
-                send({"type": "progress", "id": rid, "percent": min(100.0, 100.0 * unit.parts[-1][1] / duration)})
+                reached = max(reached, unit.parts[-1][1])
+                send({"type": "progress", "id": rid, "percent": min(100.0, 100.0 * reached / duration)})
             top = max(seconds.items(), key=lambda kv: kv[1])[0] if seconds else majority
             send({
                 "type": "result",
