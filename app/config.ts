@@ -8,6 +8,7 @@ import { SPEAKER_MODEL_FILE } from '../adapters/ge2e/resemblyzerModel.ts'
 import { DEFAULT_DIARIZATION_THRESHOLD } from '../adapters/onnxruntime/diarizer.ts'
 import { DEFAULT_MAX_DURATION_SECONDS, PLANS, isPlan, type Plan } from '../domain/credits/plans.ts'
 import { MAX_LAG_POSITIONS } from '../projections/sync.ts'
+import { CHECKPOINT_LAG_MS } from '../projections/runner.ts'
 
 export interface Config {
   /** PORT: where the REST API, OAuth and the dashboard listen. */
@@ -85,6 +86,8 @@ export interface Config {
   loopGiveUpSeconds: number
   /** LOOP_BATCH_TIMEOUT_SECONDS (default 120): a projection's batch that has not finished by then (a store call that never answers) fails and is retried. */
   loopBatchTimeoutSeconds: number
+  /** CHECKPOINT_IDLE_MS (default 250): how late a projection may save the checkpoint of batches that wrote nothing (a batch that writes saves it with its writes). */
+  checkpointIdleMs: number
   /** LOG_LEVEL: pino's log level (`debug` also shows kafkajs' own lines). */
   logLevel: string
   /** An OpenAI-compatible chat endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); null: local engines only. */
@@ -245,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: env.SEED_DEMO !== '0',
     loopGiveUpSeconds: int(env.LOOP_GIVE_UP_SECONDS, 300, 'LOOP_GIVE_UP_SECONDS') || 300,
     loopBatchTimeoutSeconds: int(env.LOOP_BATCH_TIMEOUT_SECONDS, 120, 'LOOP_BATCH_TIMEOUT_SECONDS') || 120,
+    checkpointIdleMs: int(env.CHECKPOINT_IDLE_MS, CHECKPOINT_LAG_MS, 'CHECKPOINT_IDLE_MS'),
     logLevel: env.LOG_LEVEL ?? 'info',
     mcp: mcpConfig(env, port, host, shownHost),
     oauthSigningSecret: env.OAUTH_SIGNING_SECRET || null,

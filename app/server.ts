@@ -81,9 +81,10 @@ export async function startService(given: Config, log: (msg: string) => void = c
   // Every loop is supervised (projections/runner.ts): failures are logged and retried with a
   // jittered backoff; one that cannot recover within LOOP_GIVE_UP_SECONDS ends the process with a
   // non-zero code, so the supervisor (compose's restart policy, systemd, Kubernetes) starts it afresh.
-  const supervision: Pick<RunOptions, 'giveUpMs' | 'onGiveUp' | 'onError' | 'batchTimeoutMs'> = {
+  const supervision: Pick<RunOptions, 'giveUpMs' | 'onGiveUp' | 'onError' | 'batchTimeoutMs' | 'checkpointIdleMs'> = {
     giveUpMs: config.loopGiveUpSeconds * 1000,
     batchTimeoutMs: config.loopBatchTimeoutSeconds * 1000,
+    checkpointIdleMs: config.checkpointIdleMs,
     onError: (err, name) => (metrics().projectionErrors.inc({ projection: name }), log(`[loop ${name}] failed, retrying: ${err instanceof Error ? err.message : String(err)}`)),
     onGiveUp: (err, name) => {
       log(`[loop ${name}] could not recover within ${config.loopGiveUpSeconds} s, exiting: ${err instanceof Error ? err.message : String(err)}`)

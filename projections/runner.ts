@@ -62,6 +62,11 @@ export interface RunOptions {
   giveUpMs?: number
   /** Called once when the loop gives up; the service ends the process so its supervisor restarts it. */
   onGiveUp?: (err: unknown, projection: string) => void
+  /**
+   * How late the checkpoint of batches that wrote nothing may be saved (CHECKPOINT_IDLE_MS;
+   * default CHECKPOINT_LAG_MS): a batch that writes saves it at once, with its writes.
+   */
+  checkpointIdleMs?: number
   /** Backoff bounds (jittered, doubling): defaults 100 ms and 5 s. */
   backoff?: { initialMs: number; maxMs: number }
   /** How long one batch may take before it counts as failed and is retried (LOOP_BATCH_TIMEOUT_SECONDS; default 120 s). */
@@ -147,7 +152,7 @@ function countingWrites(store: DocumentStore): { store: DocumentStore; writes():
  * anything reports `failed` and calls `onGiveUp`.
  */
 export function startProjection(projection: Projection, options: RunOptions): RunningProjection {
-  const { events, docs, batchSize = 500, onError = defaultOnError, stopAfter, giveUpMs = DEFAULT_GIVE_UP_MS, onGiveUp, batchTimeoutMs = DEFAULT_BATCH_TIMEOUT_MS } = options
+  const { events, docs, batchSize = 500, onError = defaultOnError, stopAfter, giveUpMs = DEFAULT_GIVE_UP_MS, onGiveUp, batchTimeoutMs = DEFAULT_BATCH_TIMEOUT_MS, checkpointIdleMs = CHECKPOINT_LAG_MS } = options
   const { initialMs, maxMs } = options.backoff ?? { initialMs: 100, maxMs: 5000 }
   const ac = new AbortController()
   let position: GlobalPosition = START
@@ -166,7 +171,7 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
 
   // A batch that wrote nothing (most projections ignore most events) need not move the
   // checkpoint at once: re-applying it after a crash changes nothing either. Its checkpoint is
-  // saved with the next batch that writes, after CHECKPOINT_LAG_MS at the latest, and on stop.
+  // saved with the next batch that writes, after `checkpointIdleMs` at the latest, and on stop.
   let savedPosition: GlobalPosition = START
   let savedAt = 0
   const external = options.checkpoints
@@ -183,7 +188,7 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
     await docs.writeBatch(async (tx) => {
       const counted = countingWrites(tx)
       await projection.handle(batch, counted.store)
-      if (counted.writes() > 0 || Date.now() - savedAt >= CHECKPOINT_LAG_MS) {
+      if (counted.writes() > 0 || Date.now() - savedAt >= checkpointIdleMs) {
         await saveCheckpoint(tx, projection.name, last)
         savedPosition = last
         savedAt = Date.now()
@@ -198,6 +203,8 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
       await projection.setup?.(docs)
       position = external ? ((await external.read(projection.name)) ?? START) : await readCheckpoint(docs, projection.name)
       savedPosition = position
+      // The stored checkpoint is as fresh as a save now: the idle lag counts from here.
+      savedAt = Date.now()
       initialised = true
       wake()
     }
@@ -231,10 +238,10 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
     ac.signal.addEventListener('abort', stopRun, { once: true })
     const iterator = events.subscribeToAll({ after: position, filter: projection.filter, signal: run.signal, batchSize, onCheckpoint })[Symbol.asyncIterator]()
     let pending = iterator.next()
-    /** The next event; while none comes, follows the reported checkpoints and saves them at most every CHECKPOINT_LAG_MS. */
+    /** The next event; while none comes, follows the reported checkpoints and saves them at most every `checkpointIdleMs`. */
     const nextEvent = async (): Promise<IteratorResult<RecordedEvent>> => {
       for (;;) {
-        const lag = position > savedPosition ? Math.max(0, CHECKPOINT_LAG_MS - (Date.now() - savedAt)) : null
+        const lag = position > savedPosition ? Math.max(0, checkpointIdleMs - (Date.now() - savedAt)) : null
         let timer: NodeJS.Timeout | undefined
         const r = await Promise.race([
           pending,

@@ -37,3 +37,29 @@ t.test('given a projection that writes only through writeGuarded, when it applie
   for (const [i, { lastGlobalPosition, checkpoint }] of [await tick(), await tick()].entries())
     t.equal(checkpoint?.position, lastGlobalPosition, `batch ${i + 1}: the checkpoint is at the batch already, when the projection says it applied it`)
 })
+
+// CHECKPOINT_IDLE_MS: how late the checkpoint of batches that wrote nothing may be saved. A
+// deployment whose read-model store counts every write (FerretDB scans per update) may save less
+// often; what is not saved is re-applied after a crash and changes nothing, and stop saves it.
+t.test('given CHECKPOINT_IDLE_MS of a minute, when a projection applies events it ignores, then the checkpoint waits for the minute or the stop', async (t) => {
+  const { dir, remove } = tempDir()
+  const events = openSqliteEventStore({ path: join(dir, 'events.db') })
+  const docs = openEmbeddedDocumentStore({ path: join(dir, 'docs.db') })
+  t.teardown(async () => {
+    await docs.close()
+    await events.close()
+    remove()
+  })
+  const projection: Projection = { name: 'idle', collections: [], async handle() {} }
+  const running = startProjection(projection, { events, docs, onError: () => {}, checkpointIdleMs: 60_000 })
+  const stored = async () => (await docs.collection<{ _id: string; position: number }>(CHECKPOINTS).findOne({ _id: 'idle' }))?.position
+  await running.waitFor(-1, 10_000)
+  const before = await stored()
+  let last = -1
+  for (let i = 0; i < 5; i++) last = (await events.appendToStream(`idle-${randomUUID()}`, [{ id: randomUUID(), type: 'Ignored', data: {} }])).lastGlobalPosition
+  await running.waitFor(last, 10_000)
+  t.equal(running.position(), last, 'applied')
+  t.equal(await stored(), before, 'not saved within the minute')
+  await running.stop()
+  t.equal(await stored(), last, 'saved on stop')
+})
