@@ -3,22 +3,12 @@
 // (CHECKPOINT_LAG_MS). Another process (an API scaled apart) waits on that checkpoint for
 // read-your-writes, so a late checkpoint is a late read.
 import t from 'tap'
-import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
-import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
 import { CHECKPOINTS, startProjection, type Projection } from '../projections/runner.ts'
-import { tempDir } from './support/tmp.ts'
+import { embeddedStores } from './support/embeddedStores.ts'
 
 t.test('given a projection that writes only through writeGuarded, when it applies a batch, then its checkpoint is saved with the batch', async (t) => {
-  const { dir, remove } = tempDir()
-  const events = openSqliteEventStore({ path: join(dir, 'events.db') })
-  const docs = openEmbeddedDocumentStore({ path: join(dir, 'docs.db') })
-  t.teardown(async () => {
-    await docs.close()
-    await events.close()
-    remove()
-  })
+  const { events, docs } = embeddedStores(t)
   const projection: Projection = {
     name: 'guarded',
     collections: ['guarded'],
@@ -42,14 +32,7 @@ t.test('given a projection that writes only through writeGuarded, when it applie
 // deployment whose read-model store counts every write (FerretDB scans per update) may save less
 // often; what is not saved is re-applied after a crash and changes nothing, and stop saves it.
 t.test('given CHECKPOINT_IDLE_MS of a minute, when a projection applies events it ignores, then the checkpoint waits for the minute or the stop', async (t) => {
-  const { dir, remove } = tempDir()
-  const events = openSqliteEventStore({ path: join(dir, 'events.db') })
-  const docs = openEmbeddedDocumentStore({ path: join(dir, 'docs.db') })
-  t.teardown(async () => {
-    await docs.close()
-    await events.close()
-    remove()
-  })
+  const { events, docs } = embeddedStores(t)
   const projection: Projection = { name: 'idle', collections: [], async handle() {} }
   const running = startProjection(projection, { events, docs, onError: () => {}, checkpointIdleMs: 60_000 })
   const stored = async () => (await docs.collection<{ _id: string; position: number }>(CHECKPOINTS).findOne({ _id: 'idle' }))?.position
