@@ -51,6 +51,9 @@ DEFAULTS = {
     "minPiece": 0.8,
     # clustering
     "threshold": 0.55,
+    # Pieces the segmentation model hears as two different local speakers of one window, each
+    # with at least this share of its frames, are never put in one cluster (0: no such links).
+    "cannotLinkShare": 0.8,
     "minSpeakerSeconds": 1.0,
     "minSpeakerShare": 0.02,
 }
@@ -347,12 +350,15 @@ def pieces_of(speech, changes, overlaps, piece_seconds):
 # ---- clustering ------------------------------------------------------------------------------------
 
 
-def agglomerate(vectors, weights, threshold, k):
+def agglomerate(vectors, weights, threshold, k, cannot=None):
     """Average-linkage clustering on cosine similarity: merges until the closest pair is below the
-    threshold (k None) or k clusters remain. Returns a label per vector."""
+    threshold (k None) or k clusters remain, never two clusters with a cannot-link between their
+    members. Returns a label per vector."""
     n = len(vectors)
     sim = vectors @ vectors.T
     np.fill_diagonal(sim, -np.inf)
+    cannot = np.zeros((n, n), bool) if cannot is None else cannot.copy()
+    sim[cannot] = -np.inf
     size = np.array(weights, dtype=np.float64)
     alive = np.ones(n, bool)
     owner = np.arange(n)
@@ -360,10 +366,13 @@ def agglomerate(vectors, weights, threshold, k):
     target = 1 if k is None else max(1, min(k, n))
     while clusters > target:
         i, j = np.unravel_index(np.argmax(sim), sim.shape)
-        if k is None and sim[i, j] < threshold:
+        if sim[i, j] == -np.inf or (k is None and sim[i, j] < threshold):
             break
         # Lance-Williams update for average linkage, weighted by seconds of speech.
         row = (size[i] * sim[i] + size[j] * sim[j]) / (size[i] + size[j])
+        cannot[i] |= cannot[j]
+        cannot[:, i] = cannot[i]
+        row[cannot[i]] = -np.inf
         sim[i, :] = row
         sim[:, i] = row
         sim[i, i] = -np.inf
@@ -385,7 +394,35 @@ def centroids_of(vectors, labels, weights):
     return out
 
 
-def cluster(vectors, weights, k, opts):
+def cannot_links(windows, keys, share):
+    """Pairs of pieces the segmentation model hears as two different local speakers of one window
+    (each piece mostly one of them): two voices alike to the embedding, such as two people on a
+    telephone line, still differ to the model that hears them side by side."""
+    n = len(keys)
+    cannot = np.zeros((n, n), bool)
+    if share <= 0:
+        return cannot
+    for start, active in windows:
+        heard = []
+        for idx, (a, b) in enumerate(keys):
+            if a < start or b > start + WINDOW:
+                continue
+            f0 = (a - start) // FRAME_STEP
+            f1 = min(len(active), max(f0 + 1, (b - start) // FRAME_STEP))
+            if f1 <= f0:
+                continue
+            mean = active[f0:f1].mean(axis=0)
+            local = int(np.argmax(mean))
+            if mean[local] >= share and np.delete(mean, local).max() <= 1 - share:
+                heard.append((idx, local))
+        for i, li in heard:
+            for j, lj in heard:
+                if li != lj:
+                    cannot[i, j] = True
+    return cannot
+
+
+def cluster(vectors, weights, k, opts, cannot=None):
     """Labels per vector. Without a hint: agglomeration down to the threshold, and clusters with
     less speech than a person's minimum are not speakers of their own. With a hint of k: the tree
     is cut where k clusters have that much speech (so an outlier does not take a speaker's place),
@@ -395,13 +432,13 @@ def cluster(vectors, weights, k, opts):
     total = float(weights.sum())
     min_seconds = max(opts["minSpeakerSeconds"], opts["minSpeakerShare"] * total)
     if k is None:
-        labels = agglomerate(vectors, weights, opts["threshold"], None)
+        labels = agglomerate(vectors, weights, opts["threshold"], None, cannot)
         seconds = np.bincount(labels, weights=weights)
         keep = [l for l in range(len(seconds)) if seconds[l] >= min_seconds] or [int(np.argmax(seconds))]
     else:
         k = min(k, len(vectors))
         for c in range(k, len(vectors) + 1):
-            labels = agglomerate(vectors, weights, opts["threshold"], c)
+            labels = agglomerate(vectors, weights, opts["threshold"], c, cannot)
             seconds = np.bincount(labels, weights=weights)
             if (seconds >= min_seconds).sum() >= k:
                 break
@@ -508,7 +545,7 @@ def diarize(models, x, hint, opts, analysis):
     keys = [tuple(p) for p in long_pieces]
     v = np.stack([vectors[p] for p in keys])
     w = np.array([(b - a) / SR for a, b in keys])
-    labels = cluster(v, w, hint, opts)
+    labels = cluster(v, w, hint, opts, cannot_links(windows, keys, opts["cannotLinkShare"]))
     cents = centroids_of(v, labels, w)
     labelled = [(p, int(l)) for p, l in zip(keys, labels)]
     known = dict(labelled)
