@@ -244,7 +244,7 @@ export function fasterWhisperEngine(options: FasterWhisperOptions): SpeechEngine
       const words = run.flatMap((s) =>
         s.words.map(([text, start, end, p]) => ({ text: withoutReplacement(text), startMs: Math.round(start * 1000), endMs: Math.round(end * 1000), p })).filter((w) => w.text.trim() !== ''),
       )
-      // Segments without words (none in practice) are kept as the engine cut them.
+      // Segments without words (the engine could not align a unit's words) are kept as it cut them.
       const bare = run
         .filter((s) => s.words.length === 0 && withoutReplacement(s.text).trim() !== '')
         .map((s) => ({ startMs: Math.round(s.start * 1000), endMs: Math.round(s.end * 1000), text: withoutReplacement(s.text).trim(), speaker: null, confidence: Math.exp(s.avgLogprob), words: null, language }))

@@ -66,6 +66,8 @@ LOOPING_RATIO = 2.4
 # loses whole turns when the decoder stops early (see the header).
 JOIN_GAP = 1.0
 MAX_UNIT = 15.0
+# A region a joined decode left without a word is decoded again alone if it is at least this long (s).
+MIN_LONE_SECONDS = 0.5
 
 
 def send(obj):
@@ -140,6 +142,8 @@ class Unit:
         self.language = language
         # Decoded again alone after a joined decode heard nothing in it.
         self.again = False
+        # Decoded without word times (faster-whisper's alignment failed): which region a word is in is unknown.
+        self.untimed = False
         self.parts = []  # (offset in the joined audio, start in the recording, length), seconds
         self.length = 0.0
 
@@ -171,6 +175,43 @@ class Unit:
         return start + min(max(t - offset, 0.0), length)
 
 
+def decode(model, unit_audio, language, beam_size, word_timestamps=True):
+    segments, _ = model.transcribe(
+        unit_audio,
+        language=language,
+        beam_size=beam_size,
+        best_of=1,
+        temperature=0.0,
+        condition_on_previous_text=False,
+        no_speech_threshold=None,
+        log_prob_threshold=None,
+        compression_ratio_threshold=None,
+        word_timestamps=word_timestamps,
+        vad_filter=False,
+    )
+    return list(segments)
+
+
+def decode_unit(model, unit, audio, beam):
+    """The unit's segments: greedy (or the configured beam), again with beam 5 when the text loops."""
+    unit_audio = unit.audio(audio)
+
+    def at(beam_size):
+        try:
+            return decode(model, unit_audio, unit.language, beam_size)
+        except IndexError:
+            # faster-whisper's word alignment indexes an empty alignment when a segment has no
+            # frame to align (find_alignment: "boolean index did not match"; seen on the held-out
+            # 11-minute meeting): the text without word times rather than a failed recording.
+            unit.untimed = True
+            return decode(model, unit_audio, unit.language, beam_size, word_timestamps=False)
+
+    segments = at(beam)
+    if beam < 5 and any(s.compression_ratio > LOOPING_RATIO for s in segments):
+        segments = at(5)
+    return segments
+
+
 def main():
     model_dir, threads, compute_type, beam = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     allowed_arg = sys.argv[5] if len(sys.argv) > 5 else ""
@@ -199,22 +240,6 @@ def main():
         kept = [(code, float(p)) for code, p in probs if code in allowed]
         total = sum(p for _, p in kept)
         return [(code, p / total) for code, p in kept] if total > 0 else [(allowed[0], 0.0)]
-
-    def decode(unit_audio, language, beam_size):
-        segments, _ = model.transcribe(
-            unit_audio,
-            language=language,
-            beam_size=beam_size,
-            best_of=1,
-            temperature=0.0,
-            condition_on_previous_text=False,
-            no_speech_threshold=None,
-            log_prob_threshold=None,
-            compression_ratio_threshold=None,
-            word_timestamps=True,
-            vad_filter=False,
-        )
-        return list(segments)
 
     for line in sys.stdin:
         if not line.strip():
@@ -267,19 +292,12 @@ def main():
 
             out = []
             seconds = {}
-            def decoded(unit):
-                unit_audio = unit.audio(audio)
-                segments = decode(unit_audio, unit.language, beam)
-                if beam < 5 and any(s.compression_ratio > LOOPING_RATIO for s in segments):
-                    segments = decode(unit_audio, unit.language, 5)
-                return segments
-
             def unheard(unit, segments):
                 """The unit's regions in which no word was decoded (the decoder ended the unit early), each as a unit of its own."""
                 mids = [(w.start + w.end) / 2 for s in segments for w in (s.words or []) if clean(w.word).strip()]
                 alone = []
                 for offset, start, length in unit.parts:
-                    if not any(offset <= m <= offset + length for m in mids):
+                    if length >= MIN_LONE_SECONDS and not any(offset <= m <= offset + length for m in mids):
                         alone.append(Unit(unit.language))
                         alone[-1].add([start, start + length])
                 return alone
@@ -288,12 +306,19 @@ def main():
             reached = 0.0
             while pending:
                 unit = pending.pop(0)
-                segments = decoded(unit)
+                try:
+                    segments = decode_unit(model, unit, audio, beam)
+                except Exception:
+                    # A second chance only: whatever fails in it leaves the region as the joined
+                    # decode did, never the recording failed.
+                    if not unit.again:
+                        raise
+                    segments = []
                 # A region of a joined unit left without a word is decoded again alone: the decoder
                 # can end a joined unit early and lose a whole turn (bench: 4 of 31 turns without
                 # text). Alone, what it hears is kept unless Whisper's own no-speech rule says it is
                 # none (the joint decode already found nothing there: noise the VAD let through).
-                if len(unit.parts) > 1:
+                if len(unit.parts) > 1 and not unit.untimed:
                     for lone in reversed(unheard(unit, segments)):
                         lone.again = True
                         pending.insert(0, lone)
