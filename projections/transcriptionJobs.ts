@@ -44,7 +44,7 @@ export const transcriptionJobsProjection: Projection = {
     // transcripts) are skipped before any read.
     await applyBatched(docs.collection<TranscriptionJobDoc>(TRANSCRIPTION_JOBS), events, {
       idOf: (e) => (JOB_EVENTS.has(e.type) && !isUploadCreate(e) ? noteStream.idOf(e.streamName) : null),
-      created: (e) => (e.type === 'NoteCreated' ? queuedJob(e, String(toDomainEvent<Extract<NoteEvent, { type: 'NoteCreated' }>>(e).data.accountId), null) : null),
+      created: (e) => (e.type === 'NoteCreated' ? evolveJob(null, e) : null),
       evolve: async (doc, e) => evolveJob(doc, e),
     })
   },

@@ -212,6 +212,17 @@ def decode_unit(model, unit, audio, beam):
     return segments
 
 
+def unheard(unit, segments):
+    """The unit's regions in which no word was decoded (the decoder ended the unit early), each as a unit of its own."""
+    mids = [(w.start + w.end) / 2 for s in segments for w in (s.words or []) if clean(w.word).strip()]
+    alone = []
+    for offset, start, length in unit.parts:
+        if length >= MIN_LONE_SECONDS and not any(offset <= m <= offset + length for m in mids):
+            alone.append(Unit(unit.language))
+            alone[-1].add([start, start + length])
+    return alone
+
+
 def main():
     model_dir, threads, compute_type, beam = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     allowed_arg = sys.argv[5] if len(sys.argv) > 5 else ""
@@ -254,31 +265,28 @@ def main():
 
             # Language per region, then the recording's language for the regions heard unsure:
             # the language with the most probability times speech over all regions.
-            heard = []
-            region_probs = []
+            heard = []  # per region: top language, its probability, heard clearly, every allowed language's probability
             weight = {}
             for start, end in regions:
                 if forced:
-                    heard.append((forced, 1.0, True))
-                    region_probs.append({forced: 1.0})
+                    heard.append((forced, 1.0, True, {forced: 1.0}))
                     continue
                 probs = identify(samples(audio, start, end))
-                region_probs.append(dict(probs))
                 for code, p in probs:
                     weight[code] = weight.get(code, 0.0) + p * (end - start)
                 code, p = probs[0]
-                heard.append((code, p, p >= MIN_CONFIDENCE and end - start >= MIN_LID_SECONDS))
+                heard.append((code, p, p >= MIN_CONFIDENCE and end - start >= MIN_LID_SECONDS, dict(probs)))
             majority = forced or (min(weight.items(), key=lambda kv: (-kv[1], kv[0]))[0] if weight else allowed[0])
             # A language of the recording: the majority, and any heard clearly for long enough in
             # all (a short phrase heard as a language nobody else speaks is a mishearing).
             sure_seconds = {}
-            for (start, end), (code, _, sure) in zip(regions, heard):
+            for (start, end), (code, _, sure, _) in zip(regions, heard):
                 if sure:
                     sure_seconds[code] = sure_seconds.get(code, 0.0) + (end - start)
             spoken = {majority} | {code for code, secs in sure_seconds.items() if secs >= MIN_LANGUAGE_SECONDS}
             languages = [
                 code if sure and code in spoken else max(sorted(spoken), key=lambda c: (probs.get(c, 0.0), c == majority))
-                for (code, _, sure), probs in zip(heard, region_probs)
+                for code, _, sure, probs in heard
             ]
 
             # Units: a region, with the next ones of its language that follow within JOIN_GAP, up to MAX_UNIT.
@@ -292,16 +300,6 @@ def main():
 
             out = []
             seconds = {}
-            def unheard(unit, segments):
-                """The unit's regions in which no word was decoded (the decoder ended the unit early), each as a unit of its own."""
-                mids = [(w.start + w.end) / 2 for s in segments for w in (s.words or []) if clean(w.word).strip()]
-                alone = []
-                for offset, start, length in unit.parts:
-                    if length >= MIN_LONE_SECONDS and not any(offset <= m <= offset + length for m in mids):
-                        alone.append(Unit(unit.language))
-                        alone[-1].add([start, start + length])
-                return alone
-
             pending = list(units)
             reached = 0.0
             while pending:
@@ -351,7 +349,7 @@ def main():
                 "type": "result",
                 "id": rid,
                 "language": forced or top,
-                "languageProbability": 1.0 if forced else max((p for (c, p, _) in heard if c == top), default=0.0),
+                "languageProbability": 1.0 if forced else max((p for (c, p, _, _) in heard if c == top), default=0.0),
                 "languages": sorted(seconds.items(), key=lambda kv: (-kv[1], kv[0])),
                 "segments": sorted(out, key=lambda s: (s["start"], s["end"])),
                 "regions": [

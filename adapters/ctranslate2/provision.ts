@@ -277,9 +277,9 @@ export async function ensureHubModel(name: string, runtime: string, options: Pro
       .find((x) => x !== null)
     if (answer?.path && existsSync(join(answer.path, 'model.bin'))) {
       // A fetch faster than the first poll (a near mirror) is still said, with what it brought.
-      const got = (await treeBytes(cache)) - before
-      if (!announced && got > 0) progress(got)
-      if (announced) options.log(`  speech engine: Whisper ${name} fetched (${((await treeBytes(cache)) / 1e6).toFixed(0)} MB in ${cache})`)
+      const total = await treeBytes(cache)
+      if (!announced && total - before > 0) progress(total - before)
+      if (announced) options.log(`  speech engine: Whisper ${name} fetched (${(total / 1e6).toFixed(0)} MB in ${cache})`)
       return answer.path
     }
     const why = answer?.error ?? 'the loader gave no answer'

@@ -394,6 +394,16 @@ def centroids_of(vectors, labels, weights):
     return out
 
 
+def window_frames(start, active, a, b):
+    """The window's frames (local speakers' activity) over [a, b), or None when the window does not
+    hold all of it."""
+    if a < start or b > start + WINDOW:
+        return None
+    f0 = (a - start) // FRAME_STEP
+    f1 = min(len(active), max(f0 + 1, (b - start) // FRAME_STEP))
+    return active[f0:f1] if f1 > f0 else None
+
+
 def cannot_links(windows, keys, share):
     """Pairs of pieces the segmentation model hears as two different local speakers of one window
     (each piece mostly one of them): two voices alike to the embedding, such as two people on a
@@ -405,13 +415,10 @@ def cannot_links(windows, keys, share):
     for start, active in windows:
         heard = []
         for idx, (a, b) in enumerate(keys):
-            if a < start or b > start + WINDOW:
+            frames = window_frames(start, active, a, b)
+            if frames is None:
                 continue
-            f0 = (a - start) // FRAME_STEP
-            f1 = min(len(active), max(f0 + 1, (b - start) // FRAME_STEP))
-            if f1 <= f0:
-                continue
-            mean = active[f0:f1].mean(axis=0)
+            mean = frames.mean(axis=0)
             local = int(np.argmax(mean))
             if mean[local] >= share and np.delete(mean, local).max() <= 1 - share:
                 heard.append((idx, local))
@@ -459,11 +466,10 @@ def in_window_label(windows, a, b, labelled):
     local speaker and the clusters of the labelled pieces with the same local speaker there."""
     votes = {}
     for start, active in windows:
-        if a < start or b > start + WINDOW:
+        frames = window_frames(start, active, a, b)
+        if frames is None:
             continue
-        f0 = max(0, (a - start) // FRAME_STEP)
-        f1 = min(len(active), max(f0 + 1, (b - start) // FRAME_STEP))
-        act = active[f0:f1].sum(axis=0)
+        act = frames.sum(axis=0)
         if act.max() == 0:
             continue
         local = int(np.argmax(act))
