@@ -5,18 +5,11 @@
 // is kept, and the unit is marked so no region of it is decoded a second time for want of words.
 // Checked on the worker's own function with a stand-in model that fails as faster-whisper does.
 import t from 'tap'
-import { execFileSync } from 'node:child_process'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { resolve } from 'node:path'
 import { runtimeDir } from '../adapters/ctranslate2/provision.ts'
+import { runWorkerPython } from './support/pythonModule.ts'
 
-const WORKER_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'adapters', 'ctranslate2')
-
-function python(body: string): unknown {
-  const script = `import sys, json\nsys.path.insert(0, ${JSON.stringify(WORKER_DIR)})\nimport numpy as np\nimport fasterWhisperWorker as w\n${body}`
-  const out = execFileSync(process.env.ASR_PYTHON || 'python3', ['-s', '-c', script], { env: { ...process.env, PYTHONPATH: runtimeDir(resolve('.ci', 'models')), PYTHONNOUSERSITE: '1' } })
-  return JSON.parse(out.toString().trim().split('\n').at(-1)!)
-}
+const python = (body: string) => runWorkerPython('ctranslate2', 'fasterWhisperWorker', runtimeDir(resolve('.ci', 'models')), body)
 
 const STAND_IN = `
 class Segment:

@@ -15,7 +15,6 @@ import { fileURLToPath } from 'node:url'
 import { tempDir } from './support/tmp.ts'
 import { pollUntil } from './support/pollUntil.ts'
 
-
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
 type Service = {

@@ -4,20 +4,11 @@
 // by side in one window. Pieces it hears so are never put in one cluster. Checked on the worker's
 // own functions, with vectors whose similarities are known.
 import t from 'tap'
-import { execFileSync } from 'node:child_process'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { resolve } from 'node:path'
 import { diarizerRuntimeDir } from '../adapters/onnxruntime/provision.ts'
+import { runWorkerPython } from './support/pythonModule.ts'
 
-const WORKER_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'adapters', 'onnxruntime')
-const RUNTIME = diarizerRuntimeDir(resolve('.ci', 'models'))
-
-/** Runs `body` with the worker module imported as `w` and numpy as `np`; returns what it prints as JSON. */
-function python(body: string): unknown {
-  const script = `import sys, json\nsys.path.insert(0, ${JSON.stringify(WORKER_DIR)})\nimport numpy as np\nimport diarizerWorker as w\n${body}`
-  const out = execFileSync(process.env.ASR_PYTHON || 'python3', ['-s', '-c', script], { env: { ...process.env, PYTHONPATH: RUNTIME, PYTHONNOUSERSITE: '1' } })
-  return JSON.parse(out.toString())
-}
+const python = (body: string) => runWorkerPython('onnxruntime', 'diarizerWorker', diarizerRuntimeDir(resolve('.ci', 'models')), body)
 
 // Four pieces: 0 and 1 one voice, 2 and 3 another, the two voices 0.8 alike (above the 0.55
 // threshold: the embedding alone merges them).

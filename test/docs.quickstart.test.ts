@@ -12,7 +12,6 @@ import { embeddedEnv } from './support/embeddedEnv.ts'
 import { speakerModel } from './support/speech.ts'
 import { pollUntil } from './support/pollUntil.ts'
 
-
 /** The shell blocks under a README heading, each as its lines. */
 function shellBlocks(markdown: string, heading: string): string[][] {
   const start = markdown.indexOf(`\n## ${heading}\n`)

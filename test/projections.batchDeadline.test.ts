@@ -3,21 +3,13 @@
 // while the log grew. Now a batch that has not finished within the batch timeout fails, and the
 // loop retries it from its checkpoint.
 import t from 'tap'
-import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
-import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
 import { startProjection, type Projection } from '../projections/runner.ts'
-import { tempDir } from './support/tmp.ts'
+import { embeddedStores } from './support/embeddedStores.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 
 t.test('given a batch whose store call never answers, when the batch timeout passes, then the loop retries it and applies every event', async (t) => {
-  const tmp = tempDir()
-  t.teardown(tmp.remove)
-  const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
-  t.teardown(() => events.close())
-  const embedded = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
-  t.teardown(() => embedded.close())
+  const { events, docs: embedded } = embeddedStores(t)
   // Batches without a transaction, as on MongoDB without a replica set (FerretDB): a hung batch
   // holds no lock the retry would wait for.
   const docs: DocumentStore = Object.assign(Object.create(embedded) as DocumentStore, { writeBatch: <R>(fn: (b: DocumentStore) => Promise<R>) => fn(docs) })

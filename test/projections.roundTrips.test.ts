@@ -6,7 +6,7 @@
 // (projections/bulkCreates.ts). Before: notes, speakers and transcription jobs read the document
 // once per create, and notes, speakers, the segment index and translations wrote once per
 // create (100 creates: 300 reads and 400 writes; now 0 reads and 4 writes).
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
 import { notesProjection, NOTES } from '../projections/notes.ts'
@@ -40,6 +40,15 @@ function countingReads(docs: DocumentStore): { store: DocumentStore; reads: () =
   return { store, reads: () => reads, writes: () => writes }
 }
 
+/** A fresh in-memory read-model store with `projection` set up and `given` applied, closed at teardown. */
+async function storeWith(t: Test, projection: Projection, given: RecordedEvent[] = []): Promise<DocumentStore> {
+  const docs = openEmbeddedDocumentStore({ path: ':memory:' })
+  t.teardown(() => docs.close())
+  await projection.setup?.(docs)
+  if (given.length > 0) await projection.handle(given, docs)
+  return docs
+}
+
 const cases: [Projection, string][] = [
   [notesProjection, NOTES],
   [speakersProjection, SPEAKERS],
@@ -49,9 +58,7 @@ const cases: [Projection, string][] = [
 
 for (const [projection, collection] of cases) {
   t.test(`${projection.name}: given 100 note creates, when applied, then 100 documents in one write and no read; applied again, nothing changes`, async (t) => {
-    const docs = openEmbeddedDocumentStore({ path: ':memory:' })
-    t.teardown(() => docs.close())
-    await projection.setup?.(docs)
+    const docs = await storeWith(t, projection)
     const creates = Array.from({ length: 100 }, (_, i) => created(randomUUID(), `Note ${i}`))
     const counted = countingReads(docs)
     await projection.handle(creates, counted.store)
@@ -77,9 +84,7 @@ t.test('notes: given creates, edits and a delete interleaved in one batch, then 
     recorded(c, 2, 'NoteEdited', { title: 'C3', at }),
   ]
   const read = async (handle: (docs: DocumentStore) => Promise<void>) => {
-    const docs = openEmbeddedDocumentStore({ path: ':memory:' })
-    t.teardown(() => docs.close())
-    await notesProjection.setup?.(docs)
+    const docs = await storeWith(t, notesProjection)
     await handle(docs)
     return docs.collection(NOTES).find({}, { sort: { _id: 1 } })
   }
@@ -92,9 +97,7 @@ t.test('notes: given creates, edits and a delete interleaved in one batch, then 
 })
 
 t.test('notes: given a note edited since, when its create is applied again (a restart after a crash), then the note keeps its edit', async (t) => {
-  const docs = openEmbeddedDocumentStore({ path: ':memory:' })
-  t.teardown(() => docs.close())
-  await notesProjection.setup?.(docs)
+  const docs = await storeWith(t, notesProjection)
   const noteId = randomUUID()
   const create = created(noteId, 'First')
   await notesProjection.handle([create, recorded(noteId, 1, 'NoteEdited', { title: 'Second', at })], docs)
@@ -105,9 +108,7 @@ t.test('notes: given a note edited since, when its create is applied again (a re
 })
 
 t.test('transcription jobs: given upload creates, then no read and no job; given an import create, then its job is queued', async (t) => {
-  const docs = openEmbeddedDocumentStore({ path: ':memory:' })
-  t.teardown(() => docs.close())
-  await transcriptionJobsProjection.setup?.(docs)
+  const docs = await storeWith(t, transcriptionJobsProjection)
   const counted = countingReads(docs)
   await transcriptionJobsProjection.handle(Array.from({ length: 50 }, (_, i) => created(randomUUID(), `Upload ${i}`)), counted.store)
   t.equal(counted.reads(), 0, 'an upload has no job until it is finalized: nothing to read')
@@ -131,13 +132,7 @@ for (const [projection, collection] of editCases) {
     const ids = Array.from({ length: 50 }, () => randomUUID())
     const creates = ids.map((id, i) => created(id, `Note ${i}`))
     const edits = [1, 2].flatMap((revision) => ids.map((id) => recorded(id, revision, 'NoteEdited', { title: `${id} v${revision}`, at })))
-    const fresh = async () => {
-      const docs = openEmbeddedDocumentStore({ path: ':memory:' })
-      t.teardown(() => docs.close())
-      await projection.setup?.(docs)
-      await projection.handle(creates, docs)
-      return docs
-    }
+    const fresh = () => storeWith(t, projection, creates)
     const docs = await fresh()
     const counted = countingReads(docs)
     await projection.handle(edits, counted.store)
@@ -151,9 +146,7 @@ for (const [projection, collection] of editCases) {
   })
 
   t.test(`${projection.name}: given a note stored with its create already (a restart before the checkpoint), when its create and an edit are applied again in one batch, then the edit lands`, async (t) => {
-    const docs = openEmbeddedDocumentStore({ path: ':memory:' })
-    t.teardown(() => docs.close())
-    await projection.setup?.(docs)
+    const docs = await storeWith(t, projection)
     const noteId = randomUUID()
     const create = created(noteId, 'First')
     await projection.handle([create], docs)
@@ -168,13 +161,7 @@ for (const [projection, collection] of editCases) {
 t.test('transcription jobs: given 20 queued imports, when a batch of their lifecycle events is applied, then one read and one write, and the queue is that of applying them one at a time', async (t) => {
   const ids = Array.from({ length: 20 }, () => randomUUID())
   const creates = ids.map((id, i) => created(id, `Import ${i}`, `job-${i}`))
-  const fresh = async () => {
-    const docs = openEmbeddedDocumentStore({ path: ':memory:' })
-    t.teardown(() => docs.close())
-    await transcriptionJobsProjection.setup?.(docs)
-    await transcriptionJobsProjection.handle(creates, docs)
-    return docs
-  }
+  const fresh = () => storeWith(t, transcriptionJobsProjection, creates)
   const later = '2026-01-01T00:05:00.000Z'
   const lifecycle = ids.flatMap((id, i) => [
     recorded(id, 1, 'TranscriptionStarted', { attempt: 1, retryAt: later, at }),
@@ -213,13 +200,7 @@ t.test('credit ledger: given 10 open accounts, when a batch of 100 charges and r
         : credit(a, 2 + k, 'CreditsRefunded', { chargeId: `${a}-c${k - 1}`, amount: 5, reason: 'test', balanceAfter: balanceBefore - 5 })
     }),
   )
-  const fresh = async () => {
-    const docs = openEmbeddedDocumentStore({ path: ':memory:' })
-    t.teardown(() => docs.close())
-    await ledgerProjection.setup?.(docs)
-    await ledgerProjection.handle(opened, docs)
-    return docs
-  }
+  const fresh = () => storeWith(t, ledgerProjection, opened)
   const docs = await fresh()
   const counted = countingReads(docs)
   await ledgerProjection.handle(moves, counted.store)

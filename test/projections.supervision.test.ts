@@ -14,7 +14,6 @@ import { startEsdbTestServer } from './support/esdbTestServer.ts'
 import { tempDir } from './support/tmp.ts'
 import { seenProjection } from './support/ticks.ts'
 
-
 const appendTicks = async (store: EventStore, from: number, count: number): Promise<string[]> => {
   const ids: string[] = []
   for (let n = from; n < from + count; n++) {
@@ -32,7 +31,6 @@ async function until(what: string, check: () => boolean | Promise<boolean>, dead
     await new Promise((r) => setTimeout(r, 20))
   }
 }
-
 
 const fast = { backoff: { initialMs: 50, maxMs: 300 } }
 

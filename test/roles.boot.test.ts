@@ -9,7 +9,6 @@ import { freePort } from './support/ports.ts'
 import { tempDir } from './support/tmp.ts'
 import { startRole, eventually, type RoleProcess } from './support/roleProcess.ts'
 
-
 t.test('given a fresh data directory, when api, projections, workers and forwarder start at once, then each boots, serves its health port and stops cleanly', async (t) => {
   const tmp = tempDir()
   t.teardown(tmp.remove)

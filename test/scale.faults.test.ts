@@ -33,7 +33,6 @@ import { isPublished } from '../domain/analytics/contract.ts'
 const { MONGO_URL, KAFKA_BROKERS, S3_ENDPOINT } = process.env
 const OFFSET = 11
 
-
 const server = (script: string, env: Record<string, string>) => ({
   start: () => promisify(execFile)('bash', [`scripts/servers/${script}.sh`, 'start'], { env: { ...process.env, ...env }, timeout: 180_000 }).then(() => undefined),
   stop: () => promisify(execFile)('bash', [`scripts/servers/${script}.sh`, 'stop'], { env: { ...process.env, ...env }, timeout: 120_000 }).then(() => undefined),
