@@ -34,8 +34,11 @@
 #     turns when the decoder ended a unit early: bench/speech-quality.ts, 6 of 31 turns without
 #     text against 1 with each region alone.)
 #  4. Determinism: temperature 0 only (greedy, or beam search when configured); a unit whose text
-#     loops (compression ratio over 2.4) is decoded again with beam search (5), which is
-#     deterministic too, instead of faster-whisper's sampling at rising temperatures.
+#     loops (compression ratio over 2.4) is decoded again with beam search (5), and if that loops
+#     too, with beam search that may not repeat any three tokens (no_repeat_ngram_size 3): both
+#     deterministic, instead of faster-whisper's sampling at rising temperatures. (A held-out
+#     French clip came back "Je, ou, ou, ou, …" greedy and with beam 5 alike, and as "Je t'ouvre
+#     que le conseil était meilleur que l'année dernière." with the third.)
 import json
 import logging
 import sys
@@ -61,6 +64,8 @@ MIN_LID_SECONDS = 1.5
 # A language other than the majority is one of the recording's only with this much clear speech (s).
 MIN_LANGUAGE_SECONDS = 3.0
 LOOPING_RATIO = 2.4
+# The last decode of a unit that still loops may not repeat any run of this many tokens.
+NO_REPEAT_NGRAM = 3
 # Regions of one language less than JOIN_GAP apart (s) are decoded together up to MAX_UNIT (s):
 # a short sentence alone is misheard more often than with its neighbours, and a long joined unit
 # loses whole turns when the decoder stops early (see the header).
@@ -175,7 +180,7 @@ class Unit:
         return start + min(max(t - offset, 0.0), length)
 
 
-def decode(model, unit_audio, language, beam_size, word_timestamps=True):
+def decode(model, unit_audio, language, beam_size, word_timestamps=True, no_repeat_ngram_size=0):
     segments, _ = model.transcribe(
         unit_audio,
         language=language,
@@ -187,28 +192,35 @@ def decode(model, unit_audio, language, beam_size, word_timestamps=True):
         log_prob_threshold=None,
         compression_ratio_threshold=None,
         word_timestamps=word_timestamps,
+        no_repeat_ngram_size=no_repeat_ngram_size,
         vad_filter=False,
     )
     return list(segments)
 
 
+def loops(segments):
+    return any(s.compression_ratio > LOOPING_RATIO for s in segments)
+
+
 def decode_unit(model, unit, audio, beam):
-    """The unit's segments: greedy (or the configured beam), again with beam 5 when the text loops."""
+    """The unit's segments: greedy (or the configured beam); while the text loops, beam 5, then beam 5 without repeated 3-grams."""
     unit_audio = unit.audio(audio)
 
-    def at(beam_size):
+    def at(beam_size, no_repeat=0):
         try:
-            return decode(model, unit_audio, unit.language, beam_size)
+            return decode(model, unit_audio, unit.language, beam_size, no_repeat_ngram_size=no_repeat)
         except IndexError:
             # faster-whisper's word alignment indexes an empty alignment when a segment has no
             # frame to align (find_alignment: "boolean index did not match"; seen on the held-out
             # 11-minute meeting): the text without word times rather than a failed recording.
             unit.untimed = True
-            return decode(model, unit_audio, unit.language, beam_size, word_timestamps=False)
+            return decode(model, unit_audio, unit.language, beam_size, word_timestamps=False, no_repeat_ngram_size=no_repeat)
 
     segments = at(beam)
-    if beam < 5 and any(s.compression_ratio > LOOPING_RATIO for s in segments):
+    if beam < 5 and loops(segments):
         segments = at(5)
+    if loops(segments):
+        segments = at(max(beam, 5), NO_REPEAT_NGRAM)
     return segments
 
 
