@@ -6,7 +6,7 @@
 // whether the checkpoint is there at all (a lost read-model store loses it) and how long it has
 // not moved while events wait. Not ready, with a reason naming the part, when any of them fails
 // the thresholds of docs/health-and-recovery.md.
-import type { EventFilter, EventStore, GlobalPosition } from '../ports/eventStore.ts'
+import { readLog, type EventFilter, type EventStore, type GlobalPosition } from '../ports/eventStore.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { SpeechEngine } from '../ports/speechEngine.ts'
@@ -80,7 +80,9 @@ export function readinessOf(deps: ReadinessDeps): () => Promise<Readiness> {
   return async () => {
     const now = Date.now()
     const [ev, rm, bl] = await Promise.all([
-      check(() => deps.events.readAll({ maxCount: 1 })),
+      // The log itself (readLog): opening events would ask the key store and the blob store too,
+      // and blame the event store for them.
+      check(() => readLog(deps.events, { maxCount: 1 })),
       usesDocs ? check(() => deps.docs.collection<CheckpointDoc>(CHECKPOINTS).find({})) : null,
       usesBlobs ? check(() => deps.blobs!.stat(BLOB_PROBE_KEY)) : null,
     ])
@@ -93,7 +95,10 @@ export function readinessOf(deps: ReadinessDeps): () => Promise<Readiness> {
     const lag = async (position: GlobalPosition, filter: EventFilter | undefined): Promise<number | null> => {
       if (!ev.check.reachable) return null
       try {
-        return (await withDeadline(deps.events.readAll({ after: position, maxCount: cap, ...(filter ? { filter } : {}) }), STORE_DEADLINE_MS)).length
+        // Counted in the log itself: opening each event asked the key store once per note, one
+        // round trip after another, and past the deadline a dead projections process went
+        // unreported (lag unknown) while events piled up behind it.
+        return (await withDeadline(readLog(deps.events, { after: position, maxCount: cap, ...(filter ? { filter } : {}) }), STORE_DEADLINE_MS)).length
       } catch {
         return null
       }

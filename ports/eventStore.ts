@@ -94,6 +94,15 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>
 
   /**
+   * `readAll` of the log itself: the events as stored, without what the wrappers around it add
+   * (no note's content key asked for, no claim-checked payload fetched). For what needs only
+   * positions (readiness: is the log there, how far a projection trails it), so a slow key store
+   * or blob store cannot make the log look unreachable or a lag unknown. Wrappers pass it to the
+   * store they wrap; read it with `readLog`.
+   */
+  readAllRaw?(options?: ReadAllOptions): Promise<RecordedEvent[]>
+
+  /**
    * Catches up from `after`, then follows live appends, in global order. Ends when `signal`
    * aborts. Consume with `for await` so a slow consumer applies backpressure.
    */
@@ -116,6 +125,9 @@ export interface EventStore {
 
   close(): Promise<void>
 }
+
+/** The log's own events (`readAllRaw`), or `readAll` of a store that wraps nothing. */
+export const readLog = (store: EventStore, options?: ReadAllOptions): Promise<RecordedEvent[]> => (store.readAllRaw ? store.readAllRaw(options) : store.readAll(options))
 
 export class WrongExpectedRevisionError extends Error {
   override readonly name = 'WrongExpectedRevisionError'

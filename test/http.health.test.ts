@@ -81,12 +81,13 @@ t.test('GET /health and GET /readyz without the operator token: a status only, n
   const detailed = await s.inject({ method: 'GET', url: '/health', headers: operator })
   t.ok(Array.isArray(detailed.json().projections), 'the operator sees the positions')
 
-  const events = s.services.events as { readAll: (...a: unknown[]) => Promise<unknown> }
-  const readAll = events.readAll
-  events.readAll = async () => {
+  // The log itself does not answer (readiness reads it raw: app/readiness.ts).
+  const events = s.services.events as { readAllRaw: (...a: unknown[]) => Promise<unknown> }
+  const readAllRaw = events.readAllRaw
+  events.readAllRaw = async () => {
     throw new Error('connection refused')
   }
-  t.teardown(() => void (events.readAll = readAll))
+  t.teardown(() => void (events.readAllRaw = readAllRaw))
   const down = await s.inject({ method: 'GET', url: '/readyz' })
   t.equal(down.statusCode, 503)
   t.same(down.json(), { error: 'service_unavailable', message: 'Not ready.', retryAfter: 10, status: 'not_ready' }, 'not ready, and nothing about why')
@@ -95,12 +96,13 @@ t.test('GET /health and GET /readyz without the operator token: a status only, n
 t.test('GET /readyz while the event store does not answer: 503 service_unavailable naming the event store', async (t) => {
   const s = await testService({ env: { HEALTH_TOKEN: TOKEN } })
   t.teardown(s.close)
-  const events = s.services.events as { readAll: (...a: unknown[]) => Promise<unknown> }
-  const readAll = events.readAll
-  events.readAll = async () => {
+  // The log itself does not answer (readiness reads it raw: app/readiness.ts).
+  const events = s.services.events as { readAllRaw: (...a: unknown[]) => Promise<unknown> }
+  const readAllRaw = events.readAllRaw
+  events.readAllRaw = async () => {
     throw new Error('connection refused')
   }
-  t.teardown(() => void (events.readAll = readAll))
+  t.teardown(() => void (events.readAllRaw = readAllRaw))
   const r = await s.inject({ method: 'GET', url: '/readyz', headers: operator })
   t.equal(r.statusCode, 503)
   t.equal(r.headers['retry-after'], '10')

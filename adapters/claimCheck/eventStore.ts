@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { BlobStore } from '../../ports/blobStore.ts'
-import type { EventStore, EventToAppend, RecordedEvent } from '../../ports/eventStore.ts'
+import { readLog, type EventStore, type EventToAppend, type RecordedEvent } from '../../ports/eventStore.ts'
 
 /** Well below EventStoreDB's 1 MiB append limit, leaving room for the other events of a batch and their metadata. */
 export const CLAIM_CHECK_THRESHOLD_BYTES = 256 * 1024
@@ -79,6 +79,7 @@ export function withClaimCheck(store: EventStore, blobs: BlobStore, options: { t
       return { ...r, events: await resolveAll(r.events) }
     },
     readAll: async (options) => resolveAll(await store.readAll(options)),
+    readAllRaw: (options) => readLog(store, options),
     subscribeToAll: (options) => ({
       async *[Symbol.asyncIterator]() {
         for await (const e of store.subscribeToAll(options)) yield await resolve(e)

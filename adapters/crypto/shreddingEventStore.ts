@@ -17,7 +17,7 @@
 // sealed; nor are webhook deliveries (title and ids only) — the README says so.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { DomainError } from '../../domain/errors.ts'
-import { categoryOf, type EventStore, type EventToAppend, type RecordedEvent } from '../../ports/eventStore.ts'
+import { categoryOf, readLog, type EventStore, type EventToAppend, type RecordedEvent } from '../../ports/eventStore.ts'
 import type { ContentKey, ContentKeyStore } from '../../ports/contentKeys.ts'
 
 const STREAM_KEYED = new Set(['note', 'analysis'])
@@ -104,6 +104,7 @@ export function shreddingEventStore(inner: EventStore, keys: ContentKeyStore, op
       for (const e of all) out.push(await open(e))
       return out
     },
+    readAllRaw: (options) => readLog(inner, options),
     subscribeToAll(options) {
       const source = inner.subscribeToAll(options)
       return {

@@ -4,7 +4,7 @@
 // first event, that started the chain), `causationId` (the request or event that caused this
 // one) and the append span's `traceparent` when tracing is on. Projections, workers and the
 // Kafka forwarder continue the trace from there.
-import { categoryOf, type EventStore, type EventToAppend } from '../../ports/eventStore.ts'
+import { categoryOf, readLog, type EventStore, type EventToAppend } from '../../ports/eventStore.ts'
 import { metrics } from '../../ports/metrics.ts'
 import { currentCausation, tracer, type TraceCarrier } from '../../ports/tracing.ts'
 
@@ -58,6 +58,7 @@ export function observedEventStore(inner: EventStore): EventStore {
     },
     readStream: (streamName, options) => timed('readStream', () => inner.readStream(streamName, options)),
     readAll: (options) => timed('readAll', () => inner.readAll(options)),
+    readAllRaw: (options) => readLog(inner, options),
     subscribeToAll: (options) => inner.subscribeToAll(options),
     ...(inner.setStreamRetention ? { setStreamRetention: inner.setStreamRetention.bind(inner) } : {}),
     ...(inner.deleteStream ? { deleteStream: inner.deleteStream.bind(inner) } : {}),
