@@ -99,6 +99,7 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
     t.teardown(() => {
       if (t.passing()) return
       for (const [name, r] of roles) t.comment(`--- ${name} ---\n${r.out().slice(-4000)}`)
+      t.comment(`--- the write load: ${acked.size} acknowledged; last refusals:\n${refusals.join('\n')}`)
     })
 
     const readyz = async (name: string) => {
@@ -107,15 +108,22 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
       return r.readyz()
     }
     const allReady = async (what: string) => {
+      const started = Date.now()
       for (const name of ['projections', 'forwarder', 'workers', 'api']) {
-        await eventually(`${name} ready ${what}`, async () => (await readyz(name)).status === 200, 240_000, 500)
+        // Not ready: thrown with its reasons, so a timeout says what the role was waiting for.
+        await eventually(`${name} ready ${what}`, async () => {
+          const r = await readyz(name)
+          if (r.status !== 200) throw new Error(`${r.status}: ${JSON.stringify(r.body.reasons ?? r.body)}`)
+          return true
+        }, 240_000, 500)
       }
-      t.pass(`every role ready ${what}`)
+      t.pass(`every role ready ${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`)
     }
     const notReadyBecause = async (name: string, reason: RegExp, what: string) => {
       const r = await eventually(`${name} not ready (${reason}) ${what}`, async () => {
         const r = await readyz(name)
-        return r.status === 503 && (r.body.reasons ?? []).some((x) => reason.test(x)) && r
+        if (r.status === 503 && (r.body.reasons ?? []).some((x) => reason.test(x))) return r
+        throw new Error(`${r.status}: ${JSON.stringify(r.body.reasons ?? r.body)}`)
       }, 120_000, 300)
       t.pass(`${name}: not ready ${what}: ${(r.body.reasons ?? []).find((x) => reason.test(x))}`)
       return r
@@ -138,6 +146,8 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
     // The keyed write load: each key is retried (same Idempotency-Key) until acknowledged.
     const acked = new Map<string, string>()
     const conflicts: string[] = []
+    // The last few answers that were not an acknowledgement, for the operator's view on failure.
+    const refusals: string[] = []
     let stopLoad = false
     let next = 0
     const writer = async () => {
@@ -153,10 +163,12 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
               acked.set(key, id)
               break
             }
-            await r.body?.cancel()
-          } catch {
+            refusals.push(`${new Date().toISOString()} ${r.status} ${(await r.text()).slice(0, 200)}`)
+          } catch (err) {
             // Refused or cut off: the same key again.
+            refusals.push(`${new Date().toISOString()} ${(err as Error).message}`)
           }
+          refusals.splice(0, refusals.length - 5)
           await new Promise((r) => setTimeout(r, 250))
         }
         // A steady load, not a flood: every acknowledged note is fetched back at the end.
