@@ -525,6 +525,8 @@ async function languages() {
   const wav = join(process.env.BENCH_WAV_DIR ?? tmp.dir, 'mixed.wav')
   wavOf(samples, wav)
   const speech = await speakerSpeech(wav)
+  // BENCH_DUMP: the meeting's truth and the speech the engine is given, next to its WAV.
+  if (process.env.BENCH_DUMP) writeFileSync(`${wav}.json`, JSON.stringify({ part, turns, speech }))
   const outputs: string[] = []
   let segments: RecognizedSegment[] = []
   let wallMs = 0
