@@ -5,7 +5,7 @@
 // kafkajs instrumentations see the drivers load, and every role's instruments exist before the
 // first request or event.
 import type { Config } from './config.ts'
-import type { EventStore } from '../ports/eventStore.ts'
+import { readLog, type EventStore } from '../ports/eventStore.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { installMetrics, metrics, noopRegistry } from '../ports/metrics.ts'
 import { installTracer, noopTracer } from '../ports/tracing.ts'
@@ -63,7 +63,7 @@ function watchGauges(parts: Parameters<Telemetry['watch']>[0]) {
       await Promise.all(
         parts.projections.map(async (p) => {
           const position = p.position()
-          const ahead = await parts.events.readAll({ after: position, maxCount: LAG_CAP, ...(filters.get(p.name) ? { filter: filters.get(p.name)! } : {}) }).catch(() => null)
+          const ahead = await readLog(parts.events, { after: position, maxCount: LAG_CAP, ...(filters.get(p.name) ? { filter: filters.get(p.name)! } : {}) }).catch(() => null)
           const oldest = ahead?.[0]
           out.set(p.name, { position, behind: ahead?.length ?? NaN, seconds: oldest ? Math.max(0, (Date.now() - Date.parse(oldest.recordedAt)) / 1000) : 0 })
         }),

@@ -30,7 +30,7 @@
 // deduplicate by `eventId` (or, per stream, skip events whose `revision` is not above the last
 // one they processed); after that they see exactly the stored events, in stream order.
 import type { AnalyticsMessage, AnalyticsPublisher, PublishedCheckpoints } from '../ports/analyticsPublisher.ts'
-import { categoryOf, type EventFilter, type EventStore, type RecordedEvent } from '../ports/eventStore.ts'
+import { categoryOf, readLog, type EventFilter, type EventStore, type RecordedEvent } from '../ports/eventStore.ts'
 import { ANALYTICS_SCHEMA_VERSION, isPublished, publishedData, publishedMetadata, type ForwardedEvent } from '../domain/analytics/contract.ts'
 import { startProjection, type Projection, type RunningProjection, type RunOptions } from './runner.ts'
 import { metrics } from '../ports/metrics.ts'
@@ -250,7 +250,7 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
 export function logScoped(checkpoints: PublishedCheckpoints, events: EventStore): PublishedCheckpoints {
   let logId: string | null = null
   const key = async (name: string): Promise<string | null> => {
-    logId ??= (await events.readAll({ maxCount: 1 }))[0]?.id ?? null
+    logId ??= (await readLog(events, { maxCount: 1 }))[0]?.id ?? null
     return logId === null ? null : `${name}@${logId}`
   }
   return {

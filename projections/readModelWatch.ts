@@ -13,7 +13,7 @@
 // /readyz says so. Where several instances run the projection (leases), only the one that can
 // take the lease rebuilds (`exclusive`); the others keep following the shared checkpoint.
 import type { DocumentStore } from '../ports/documentStore.ts'
-import { START, type EventStore, type GlobalPosition } from '../ports/eventStore.ts'
+import { START, readLog, type EventStore, type GlobalPosition } from '../ports/eventStore.ts'
 import { CHECKPOINTS, startProjection, type LoopStatus, type Projection, type RunOptions, type RunningProjection } from './runner.ts'
 
 export interface WatchOptions extends RunOptions {
@@ -29,7 +29,7 @@ export interface WatchOptions extends RunOptions {
 const hasCheckpoint = async (docs: DocumentStore, name: string) => (await docs.collection<{ _id: string }>(CHECKPOINTS).findOne({ _id: name })) !== null
 
 async function hasWork(events: EventStore, projection: Projection): Promise<boolean> {
-  return (await events.readAll({ maxCount: 1, ...(projection.filter ? { filter: projection.filter } : {}) })).length > 0
+  return (await readLog(events, { maxCount: 1, ...(projection.filter ? { filter: projection.filter } : {}) })).length > 0
 }
 
 export function startWatchedProjection(projection: Projection, options: WatchOptions): RunningProjection & { rebuilds(): number } {

@@ -9,7 +9,7 @@
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { countingCalls } from './countingCalls.ts'
 import type { PublishedCheckpoints } from '../ports/analyticsPublisher.ts'
-import { START, type EventFilter, type EventStore, type GlobalPosition, type RecordedEvent } from '../ports/eventStore.ts'
+import { START, readLog, type EventFilter, type EventStore, type GlobalPosition, type RecordedEvent } from '../ports/eventStore.ts'
 
 export interface Projection {
   readonly name: string
@@ -210,7 +210,7 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
     }
     // The event store answers before the loop counts as running (a subscription to a store that
     // is down may only fail on its first read).
-    await events.readAll({ after: position, maxCount: 1, filter: projection.filter })
+    await readLog(events, { after: position, maxCount: 1, filter: projection.filter })
     healthy()
     // A filtered projection may go long without an event it follows: the store's checkpoints
     // (positions it has scanned up to, reported in step with the events) let its checkpoint
@@ -340,7 +340,7 @@ export function startProjection(projection: Projection, options: RunOptions): Ru
         // stay below `target` for good: it has caught up when nothing it follows lies in
         // (position, target].
         if (initialised && projection.filter) {
-          const [next] = await events.readAll({ after: position, maxCount: 1, filter: projection.filter }).catch(() => [undefined])
+          const [next] = await readLog(events, { after: position, maxCount: 1, filter: projection.filter }).catch(() => [undefined])
           if (next === undefined ? status.state === 'running' : next.globalPosition > target) return
         }
         const left = deadline - Date.now()
