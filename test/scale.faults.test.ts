@@ -77,7 +77,10 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
       DIARIZATION: 'off',
       LEASE_TTL_SECONDS: '5',
       READY_STALL_SECONDS: '3',
-      READY_MAX_LAG: '200',
+      // Above the api's back-pressure (projections/sync.ts MAX_LAG_POSITIONS, 256): a write load
+      // that saturates the projections (a loaded machine, FerretDB) holds them that far behind by
+      // design. A dead projections process is told by its stalled checkpoint (3 s) all the same.
+      READY_MAX_LAG: '1000',
       FORWARDER_MAX_DOWN_SECONDS: '3',
       READ_MODEL_CHECK_MS: '500',
       LOOP_GIVE_UP_SECONDS: '900',
