@@ -58,6 +58,12 @@ stop_server() {
   if kill -0 "$pid" 2>/dev/null; then
     log "still alive after ${grace}s; sending SIGKILL"
     kill -KILL "$pid" 2>/dev/null || true
+    # Gone before "stopped": a start right after must not find the old process still holding
+    # its data files (FerretDB's SQLite databases) or its port.
+    for i in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.2
+    done
   fi
   rm -f "$PID_FILE"
   log "stopped"
