@@ -27,7 +27,7 @@ t.test('given sealed note events behind the notes checkpoint, when the content-k
   t.teardown(tmp.remove)
   const keys = openSqliteContentKeys({ path: join(tmp.dir, 'keys.db') })
   let hang = false
-  const hanging: ContentKeyStore = { ...keys, key: (id, o) => (hang ? new Promise(() => {}) : keys.key(id, o)), issueId: () => keys.issueId(), shred: (id) => keys.shred(id), close: () => keys.close() }
+  const hanging: ContentKeyStore = { ...keys, key: (id, o) => (hang ? new Promise(() => {}) : keys.key(id, o)) }
   // As app/server.ts composes it (sealed, claim-checked, observed); no key cache, so every open asks the store.
   const log = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
   const events = observedEventStore(shreddingEventStore(withClaimCheck(log, new LocalBlobStore({ dir: join(tmp.dir, 'blobs'), publicBaseUrl: 'http://127.0.0.1:1', signingSecret: 'test-secret' })), hanging, { cacheMs: 0 }))
