@@ -77,6 +77,9 @@ export function readinessOf(deps: ReadinessDeps): () => Promise<Readiness> {
   // What this process's roles read or write: every read model for api and workers, else its own loops.
   const names = [...new Set([...(readsModels ? READ_MODEL_PROJECTIONS.map((p) => p.name) : []), ...local.map((p) => p.name)])]
 
+  // The forwarder's position and since when readiness has seen it there with events waiting.
+  let forwarderSeen = { position: Number.NaN, waiting: false, at: 0 }
+
   return async () => {
     const now = Date.now()
     const [ev, rm, bl] = await Promise.all([
@@ -133,10 +136,24 @@ export function readinessOf(deps: ReadinessDeps): () => Promise<Readiness> {
       const behind = await lag(position, undefined)
       forwarder = { name: running.name, position, behind, behindAtLeast: behind === cap, inThisProcess: true, state: st.state, retries: st.retries, lastError: st.lastError }
       const state = publisher.state()
-      const downSeconds = state === 'down' || state === 'connecting' ? Math.round((now - publisher.since()) / 1000) : 0
-      kafka = { state, since: new Date(publisher.since()).toISOString(), downSeconds, error: publisher.lastError() }
+      const refusedSeconds = state === 'down' || state === 'connecting' ? Math.round((now - publisher.since()) / 1000) : 0
+      // A broker that stops answering without refusing keeps the state `up` while a batch waits
+      // out the client's timeouts and retries: that wait counts as not publishing too.
+      const waitingSince = publisher.waitingSince()
+      const waitingSeconds = waitingSince === null ? 0 : Math.round((now - waitingSince) / 1000)
+      const downSeconds = Math.max(refusedSeconds, waitingSeconds)
+      const error = publisher.lastError() ?? (waitingSeconds >= t.forwarderMaxDownSeconds ? `a batch has waited ${waitingSeconds} s for Kafka's answer` : null)
+      kafka = { state, since: new Date(publisher.since()).toISOString(), downSeconds, error }
       if (st.state === 'failed') reasons.push(`forwarder: failed (${st.lastError ?? 'gave up'})`)
-      if (downSeconds >= t.forwarderMaxDownSeconds) reasons.push(`kafka: the forwarder cannot publish for ${downSeconds} s (${kafka.error ?? state}; FORWARDER_MAX_DOWN_SECONDS ${t.forwarderMaxDownSeconds})`)
+      if (downSeconds >= t.forwarderMaxDownSeconds) reasons.push(`kafka: the forwarder cannot publish for ${downSeconds} s (${error ?? state}; FORWARDER_MAX_DOWN_SECONDS ${t.forwarderMaxDownSeconds})`)
+      // Stuck anywhere else (reading the log, its lease, a batch past its deadline): events wait
+      // and its position does not move.
+      // The clock starts when readiness first sees events waiting at this position: an event
+      // just appended after an idle hour is not an hour's stall.
+      const waitingEvents = !!behind && behind > 0
+      if (position !== forwarderSeen.position || !waitingEvents || !forwarderSeen.waiting) forwarderSeen = { position, waiting: waitingEvents, at: now }
+      const stalledSeconds = waitingEvents ? Math.round((now - forwarderSeen.at) / 1000) : 0
+      if (stalledSeconds >= t.stallSeconds && downSeconds < t.forwarderMaxDownSeconds) reasons.push(`forwarder: ${behind}${forwarder.behindAtLeast ? '+' : ''} events to publish and its position has not moved for ${stalledSeconds} s (READY_STALL_SECONDS ${t.stallSeconds}${st.lastError ? `; ${st.lastError}` : ''})`)
     }
 
     const e = deps.engine

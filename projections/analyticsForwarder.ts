@@ -144,6 +144,12 @@ export interface ResilientPublisher extends AnalyticsPublisher {
   since(): number
   /** The error that made it `down`, or null. */
   lastError(): string | null
+  /**
+   * When the oldest publish or checkpoint call still waiting for Kafka began (ms since the
+   * epoch), or null when none waits. A broker that stops answering without refusing leaves the
+   * state `up` while a call waits out the client's timeouts and retries; this tells it.
+   */
+  waitingSince(): number | null
 }
 
 export interface BackoffOptions {
@@ -208,25 +214,33 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
   // Connect at once, not at the first event: an outage shows in the log even while idle.
   void ensure().catch(() => {})
   /** `op` on the connected publisher, retried with backoff until it succeeds or the publisher closes. */
+  const waiting = new Set<{ at: number }>()
   const retrying = async <T>(op: (p: AnalyticsPublisher) => Promise<T>, what: string, retried: string): Promise<T> => {
-    for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
-      const p = await ensure()
-      try {
-        const result = await op(p)
-        become('up', 'Kafka publishing again')
-        return result
-      } catch (err) {
-        if (isClosed()) throw err
-        metrics().kafkaPublishFailures.inc({ stage: what === 'publish' ? 'publish' : 'checkpoint' })
-        become('down', `Kafka ${what} failing (${errorText(err)}); retrying ${retried} with backoff up to ${Math.round(maxDelayMs / 1000)} s`, err)
-        await sleep(delay)
+    const call = { at: Date.now() }
+    waiting.add(call)
+    try {
+      for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
+        const p = await ensure()
+        try {
+          const result = await op(p)
+          become('up', 'Kafka publishing again')
+          return result
+        } catch (err) {
+          if (isClosed()) throw err
+          metrics().kafkaPublishFailures.inc({ stage: what === 'publish' ? 'publish' : 'checkpoint' })
+          become('down', `Kafka ${what} failing (${errorText(err)}); retrying ${retried} with backoff up to ${Math.round(maxDelayMs / 1000)} s`, err)
+          await sleep(delay)
+        }
       }
+    } finally {
+      waiting.delete(call)
     }
   }
   return {
     state: () => state,
     since: () => since,
     lastError: () => lastError,
+    waitingSince: () => (waiting.size === 0 ? null : Math.min(...[...waiting].map((c) => c.at))),
     publish: (messages) => retrying((p) => p.publish(messages), 'publish', 'the batch'),
     checkpoints: {
       read: (name) => retrying((p) => (p.checkpoints ? p.checkpoints.read(name) : Promise.reject(new Error('this publisher keeps no checkpoints'))), 'checkpoint read', 'it'),
