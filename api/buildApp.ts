@@ -61,6 +61,7 @@ export const ReadinessDetail = z.object({
   eventStore: Check,
   readModelStore: Check.nullable(),
   blobStore: Check.nullable(),
+  keyStore: Check.nullable(),
   kafka: z.object({ state: z.enum(['connecting', 'up', 'down', 'closed']), since: z.string(), downSeconds: z.number(), error: z.string().nullable() }).nullable(),
   projections: z.array(ProjectionBody.extend({ checkpoint: z.enum(['present', 'missing', 'unknown']), stalledSeconds: z.number().nullable() })),
   forwarder: ProjectionBody.nullable(),

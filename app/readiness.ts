@@ -10,6 +10,7 @@ import { readLog, type EventFilter, type EventStore, type GlobalPosition } from 
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { SpeechEngine } from '../ports/speechEngine.ts'
+import type { ContentKeyStore } from '../ports/contentKeys.ts'
 import type { DependencyCheck, ProjectionReadiness, Readiness } from '../commands/application.ts'
 import { CHECKPOINTS, type RunningProjection } from '../projections/runner.ts'
 import type { ResilientPublisher } from '../projections/analyticsForwarder.ts'
@@ -18,6 +19,8 @@ import { READ_MODEL_PROJECTIONS } from './projections.ts'
 /** Events counted behind a projection at most (the count is one read of the log). */
 export const LAG_CAP = 1000
 const STORE_DEADLINE_MS = 2000
+/** An id no note has: its key lookup answers "none" when the content-key store is up. */
+const KEY_PROBE_ID = 'health-readiness-probe'
 /** A key no code writes: its stat answers "not there" when the blob store is up. */
 const BLOB_PROBE_KEY = 'health/readiness-probe'
 
@@ -36,6 +39,12 @@ export interface ReadinessDeps {
   events: EventStore
   docs: DocumentStore
   blobs?: BlobStore
+  /**
+   * The notes' content keys (MongoDB at scale, its own client and database): every role opens
+   * events with them, so a key store that does not answer stalls every loop while the log and the
+   * read models look fine.
+   */
+  keys?: ContentKeyStore
   /** The loops this process runs (read-model projections, and the forwarder when `forwarder` names it). */
   projections: RunningProjection[]
   forwarder?: { running: RunningProjection; publisher: ResilientPublisher } | null
@@ -82,17 +91,19 @@ export function readinessOf(deps: ReadinessDeps): () => Promise<Readiness> {
 
   return async () => {
     const now = Date.now()
-    const [ev, rm, bl] = await Promise.all([
+    const [ev, rm, bl, ks] = await Promise.all([
       // The log itself (readLog): opening events would ask the key store and the blob store too,
       // and blame the event store for them.
       check(() => readLog(deps.events, { maxCount: 1 })),
       usesDocs ? check(() => deps.docs.collection<CheckpointDoc>(CHECKPOINTS).find({})) : null,
       usesBlobs ? check(() => deps.blobs!.stat(BLOB_PROBE_KEY)) : null,
+      deps.keys ? check(() => deps.keys!.key(KEY_PROBE_ID, { create: false })) : null,
     ])
     const reasons: string[] = []
     if (!ev.check.reachable) reasons.push(`event store: does not answer (${ev.check.error})`)
     if (rm && !rm.check.reachable) reasons.push(`read-model store: does not answer (${rm.check.error})`)
     if (bl && !bl.check.reachable) reasons.push(`blob store: does not answer (${bl.check.error})`)
+    if (ks && !ks.check.reachable) reasons.push(`content-key store: does not answer (${ks.check.error})`)
     const checkpoints = new Map((rm?.value ?? []).map((c) => [c._id, c]))
 
     const lag = async (position: GlobalPosition, filter: EventFilter | undefined): Promise<number | null> => {
@@ -161,6 +172,6 @@ export function readinessOf(deps: ReadinessDeps): () => Promise<Readiness> {
     const speech: Readiness['speech'] = sst
       ? { engine: e.engine, provider: e.provider, model: e.model, state: sst.state, summary: sst.summary, reason: sst.reason, details: sst.details }
       : { engine: e.engine, provider: e.provider, model: e.model, state: 'remote', summary: `${e.engine} (${e.provider}), model ${e.model}`, reason: null, details: {} }
-    return { ready: reasons.length === 0, roles: [...roles], reasons, eventStore: ev.check, readModelStore: rm?.check ?? null, blobStore: bl?.check ?? null, kafka, projections, forwarder, speech }
+    return { ready: reasons.length === 0, roles: [...roles], reasons, eventStore: ev.check, readModelStore: rm?.check ?? null, blobStore: bl?.check ?? null, keyStore: ks?.check ?? null, kafka, projections, forwarder, speech }
   }
 }

@@ -142,6 +142,7 @@ export function createServices(config: Config, deps: ServiceDeps): Services {
       events: deps.events,
       docs: deps.docs,
       blobs,
+      ...(deps.contentKeys ? { keys: deps.contentKeys } : {}),
       projections: deps.projections,
       forwarder: deps.forwarder ?? null,
       engine: ingest.engine,

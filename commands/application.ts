@@ -63,6 +63,8 @@ export interface Readiness {
   /** Null where the roles do not use it. */
   readModelStore: DependencyCheck | null
   blobStore: DependencyCheck | null
+  /** The notes' content-key store (null where this process opens no events with it). */
+  keyStore: DependencyCheck | null
   /** The forwarder's broker connection (role forwarder with KAFKA_BROKERS); null elsewhere. */
   kafka: { state: 'connecting' | 'up' | 'down' | 'closed'; since: string; downSeconds: number; error: string | null } | null
   /** The read models this process depends on: its own projections, and for api and workers every read model. */

@@ -157,7 +157,17 @@ export interface BackoffOptions {
   log: (message: string) => void
   initialDelayMs?: number
   maxDelayMs?: number
+  /**
+   * How long one publish or checkpoint attempt may wait for Kafka (default 60 s). Past it the
+   * attempt counts as failed and the connection is replaced: a request stuck on a broker that
+   * stopped answering would otherwise hold every later batch behind it (the client sends one at
+   * a time) until the client's own timeouts and retries ran out.
+   */
+  attemptTimeoutMs?: number
 }
+
+/** How long a stop waits for the broker connection to close. */
+const CLOSE_WAIT_MS = 5000
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
@@ -168,7 +178,7 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
  * when the publisher is closed, so the runner never sees Kafka's outages.
  */
 export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, options: BackoffOptions): ResilientPublisher {
-  const { log, initialDelayMs = 500, maxDelayMs = 30_000 } = options
+  const { log, initialDelayMs = 500, maxDelayMs = 30_000, attemptTimeoutMs = 60_000 } = options
   let state: PublisherState = 'connecting'
   let since = Date.now()
   let lastError: string | null = null
@@ -177,8 +187,10 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
   const closed = new AbortController()
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms)
-      closed.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+      // The listener goes with the timer: a long outage would otherwise pile one up per retry.
+      const onClose = () => (clearTimeout(timer), resolve())
+      const timer = setTimeout(() => (closed.signal.removeEventListener('abort', onClose), resolve()), ms)
+      closed.signal.addEventListener('abort', onClose, { once: true })
     })
   const become = (next: PublisherState, message: string, err?: unknown) => {
     if (next === 'down') lastError = errorText(err)
@@ -214,6 +226,24 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
   // Connect at once, not at the first event: an outage shows in the log even while idle.
   void ensure().catch(() => {})
   /** `op` on the connected publisher, retried with backoff until it succeeds or the publisher closes. */
+  /** Drops a connection whose request hangs: the next attempt connects afresh. Its close may wait for that request, so nobody waits for it. */
+  const abandon = (p: AnalyticsPublisher) => {
+    if (inner !== p) return
+    inner = null
+    connecting = null
+    void p.close().catch(() => {})
+  }
+  const withinAttempt = <T>(attempt: Promise<T>, onTimeout: () => void): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined
+    let onClose = () => {}
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => (onTimeout(), reject(new Error(`no answer from Kafka within ${attemptTimeoutMs} ms; reconnecting`))), attemptTimeoutMs)
+      // A stop ends the wait too.
+      onClose = () => reject(new Error('analytics publisher is closed'))
+      closed.signal.addEventListener('abort', onClose, { once: true })
+    })
+    return Promise.race([attempt, deadline]).finally(() => (clearTimeout(timer), closed.signal.removeEventListener('abort', onClose)))
+  }
   const waiting = new Set<{ at: number }>()
   const retrying = async <T>(op: (p: AnalyticsPublisher) => Promise<T>, what: string, retried: string): Promise<T> => {
     const call = { at: Date.now() }
@@ -222,7 +252,7 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
       for (let delay = initialDelayMs; ; delay = Math.min(maxDelayMs, delay * 2)) {
         const p = await ensure()
         try {
-          const result = await op(p)
+          const result = await withinAttempt(op(p), () => abandon(p))
           become('up', 'Kafka publishing again')
           return result
         } catch (err) {
@@ -250,7 +280,9 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
       if (isClosed()) return
       closed.abort()
       state = 'closed'
-      await inner?.close().catch(() => {})
+      // Bounded: a connection's close waits for its request in flight, which a silent broker never answers.
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([inner?.close().catch(() => {}), new Promise((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))]).finally(() => clearTimeout(timer))
     },
   }
 }
@@ -292,10 +324,10 @@ export interface StartForwarderOptions extends AnalyticsForwarderOptions, Backof
  * a stop during an outage does not wait for Kafka.
  */
 export function startAnalyticsForwarder(connect: (state: () => PublisherState) => Promise<AnalyticsPublisher>, options: StartForwarderOptions): RunningProjection & { publisher: ResilientPublisher } {
-  const { run, log, initialDelayMs, maxDelayMs, wrap = (p) => p, ...forwarderOptions } = options
+  const { run, log, initialDelayMs, maxDelayMs, attemptTimeoutMs, wrap = (p) => p, ...forwarderOptions } = options
   let publisher: ResilientPublisher
   const getState = () => publisher.state()
-  publisher = resilientPublisher(() => connect(getState), { log, ...(initialDelayMs !== undefined ? { initialDelayMs } : {}), ...(maxDelayMs !== undefined ? { maxDelayMs } : {}) })
+  publisher = resilientPublisher(() => connect(getState), { log, ...(initialDelayMs !== undefined ? { initialDelayMs } : {}), ...(maxDelayMs !== undefined ? { maxDelayMs } : {}), ...(attemptTimeoutMs !== undefined ? { attemptTimeoutMs } : {}) })
   log('analytics forwarder: connecting to Kafka')
   const checkpoints = logScoped(publisher.checkpoints, run.events)
   const running = startProjection(wrap(analyticsForwarder(publisher, forwarderOptions), checkpoints), forwarderOptions.checkpointsInBroker ? { ...run, checkpoints } : run)

@@ -81,3 +81,42 @@ t.test('given the broker down, when the publisher is closed, then the waiting pu
   await t.rejects(published, /closed/)
   t.ok(Date.now() - started < 500, 'no wait for the backoff')
 })
+
+t.test('given a connection whose publish never answers (a broker stopped mid-request), then the attempt is given up after attemptTimeoutMs and the batch goes out on a fresh connection', async (t) => {
+  const sent: AnalyticsMessage[][] = []
+  const closed: number[] = []
+  let connects = 0
+  // The first connection swallows every request; later ones answer.
+  const connect = async (): Promise<AnalyticsPublisher> => {
+    const n = ++connects
+    return {
+      publish: (messages) => (n === 1 ? new Promise(() => {}) : (sent.push([...messages]), Promise.resolve())),
+      async close() {
+        closed.push(n)
+        // Like kafkajs' publisher: its close waits for the request in flight, here for ever.
+        if (n === 1) await new Promise(() => {})
+      },
+    }
+  }
+  const lines: string[] = []
+  const p = resilientPublisher(connect, { log: (l) => lines.push(l), initialDelayMs: 1, maxDelayMs: 4, attemptTimeoutMs: 100 })
+  t.teardown(() => p.close())
+  await p.publish([msg])
+  t.same(sent, [[msg]], 'published on the second connection')
+  t.same(closed, [1], 'the stuck connection was let go')
+  t.equal(p.waitingSince(), null, 'nothing waits any more')
+  t.match(lines, [/Kafka connected/, /Kafka publish failing \(no answer from Kafka within 100 ms; reconnecting\)/, /Kafka connected/])
+})
+
+t.test('given a publish stuck on a silent broker, when the publisher is closed, then the close does not wait for that request', async (t) => {
+  const connect = async (): Promise<AnalyticsPublisher> => ({
+    publish: () => new Promise(() => {}),
+    close: () => new Promise(() => {}),
+  })
+  const p = resilientPublisher(connect, { log: () => {}, initialDelayMs: 1, maxDelayMs: 4 })
+  void p.publish([msg]).catch(() => {})
+  await pollUntil('a publish waiting', () => p.waitingSince() !== null, 5000, 5)
+  const started = Date.now()
+  await p.close()
+  t.ok(Date.now() - started < 10_000, `closed in ${Date.now() - started} ms`)
+})

@@ -4,7 +4,9 @@
 // took longer than the 2 s deadline, the lag came out unknown, and the api answered "ready" for
 // minutes while the projections process was dead and events piled up behind it
 // (test/scale.faults.test.ts failed so, once in CI). A key store that stopped answering also
-// made the log look unreachable. Here the key store hangs and readiness still counts the log.
+// made the log look unreachable. Here the key store hangs: readiness still counts the log, and
+// names the key store (a projections process whose key-store client was stuck failed every loop
+// while the log and the read models answered).
 import t from 'tap'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
@@ -37,7 +39,7 @@ t.test('given sealed note events behind the notes checkpoint, when the content-k
   for (let i = 0; i < 5; i++) await events.appendToStream(`note-${randomUUID()}`, [{ id: randomUUID(), type: 'NoteCreated', data: { title: `secret ${i}` } }])
   await docs.collection(CHECKPOINTS).insertOne({ _id: 'notes', position: START, updatedAt: new Date().toISOString() })
   const engine = { engine: 'openai-compatible', provider: 'test', model: 'test' } as SpeechEngine
-  const readiness = readinessOf({ events, docs, projections: [], engine, roles: new Set(['api']), thresholds: { maxLag: 3, stallSeconds: 30, forwarderMaxDownSeconds: 60 } })
+  const readiness = readinessOf({ events, docs, keys: hanging, projections: [], engine, roles: new Set(['api']), thresholds: { maxLag: 3, stallSeconds: 30, forwarderMaxDownSeconds: 60 } })
   t.equal((await events.readAll()).length, 5, 'the events open while the key store answers')
 
   hang = true
@@ -45,5 +47,7 @@ t.test('given sealed note events behind the notes checkpoint, when the content-k
   t.match(r.eventStore, { reachable: true }, 'the log is not blamed for the key store')
   t.match(r.projections.find((p) => p.name === 'notes'), { behind: 5, checkpoint: 'present' })
   t.ok(r.reasons.some((x) => /^projection notes: 5 events behind the log \(READY_MAX_LAG 3\)/.test(x)), r.reasons.join('; '))
+  t.ok(r.reasons.some((x) => /^content-key store: does not answer \(no answer within 2000 ms\)$/.test(x)), 'the key store is named itself')
+  t.match(r.keyStore, { reachable: false })
   t.equal(r.ready, false)
 })
