@@ -54,7 +54,7 @@ export interface KeyStores {
 export async function openKeyStores(config: Config, log: (msg: string) => void = () => {}): Promise<KeyStores> {
   if (!config.mongoUrl) return { contentKeys: openContentKeys(config), secrets: fileSecrets(config.dataDir) }
   const { openMongoDocumentStore } = await import('../adapters/mongodb/documentStore.ts')
-  const store = await openMongoDocumentStore(config.mongoUrl, config.keysMongoDb)
+  const store = await openMongoDocumentStore(config.mongoUrl, config.keysMongoDb, { log })
   try {
     const legacy = join(config.dataDir, 'keys.db')
     if (existsSync(legacy)) {
@@ -68,10 +68,10 @@ export async function openKeyStores(config: Config, log: (msg: string) => void =
   return { contentKeys: documentContentKeys(store), secrets: documentSecrets(store, config.dataDir) }
 }
 
-export async function openDocumentStore(config: Config): Promise<DocumentStore> {
+export async function openDocumentStore(config: Config, log: (msg: string) => void = () => {}): Promise<DocumentStore> {
   if (config.mongoUrl) {
     const { openMongoDocumentStore } = await import('../adapters/mongodb/documentStore.ts')
-    return openMongoDocumentStore(config.mongoUrl, config.mongoDb)
+    return openMongoDocumentStore(config.mongoUrl, config.mongoDb, { log })
   }
   return openEmbeddedDocumentStore({ path: join(config.dataDir, 'readmodels.db') })
 }

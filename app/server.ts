@@ -66,7 +66,7 @@ export async function startService(given: Config, log: (msg: string) => void = c
   const config = await withSharedSecrets(given, keyStores.secrets)
   const contentKeys = keyStores.contentKeys
   const events = observedEventStore(await openEventStore(config, contentKeys))
-  const docs = await openDocumentStore(config)
+  const docs = await openDocumentStore(config, log)
   const running: RunningProjection[] = []
   // On MongoDB several instances may run a projection at once (replicas, a rolling deploy): each
   // takes the projection's lease before it writes, so one writes and the others stand by.

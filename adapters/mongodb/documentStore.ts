@@ -18,7 +18,7 @@
 //   "... UNIQUE constraint failed: index ..." instead of code 11000; it is mapped to
 //   DuplicateKeyError like the real thing.
 // - a read by `_id` plus other fields scans the whole collection (`findById` below).
-import { MongoBulkWriteError, MongoClient, MongoServerError, type AnyBulkWriteOperation, type BulkWriteResult, type ClientSession, type Collection as MongoCollection, type Db, type Document, type UpdateFilter } from 'mongodb'
+import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoNotConnectedError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError, type AnyBulkWriteOperation, type BulkWriteResult, type ClientSession, type Collection as MongoCollection, type Db, type Document, type UpdateFilter } from 'mongodb'
 import { matches, projectCopy } from '../embedded/query.ts'
 import {
   DuplicateKeyError,
@@ -38,24 +38,106 @@ const DUPLICATE_KEY = 11000
 /** Update statements per request to FerretDB 1.x (see `writeGuarded`). */
 const UPDATES_PER_FERRETDB_REQUEST = 10
 
+/** How long a client may keep failing with network errors before it is replaced (see `ReconnectingClient`). */
+export const RECONNECT_AFTER_MS = 15_000
+
+export interface MongoStoreOptions {
+  /** Default RECONNECT_AFTER_MS; `Infinity` keeps the first client for good. */
+  reconnectAfterMs?: number
+  /** Told when the client is replaced. */
+  log?: (message: string) => void
+}
+
 /**
  * Connects to `url` and returns a DocumentStore over database `dbName`. Fails (rejects) when no
  * server answers within the driver's server-selection timeout (30 s by default; set
  * `serverSelectionTimeoutMS` in the URL to change it).
  */
-export async function openMongoDocumentStore(url: string, dbName: string): Promise<DocumentStore> {
-  // ignoreUndefined: `{ a: undefined }` leaves `a` out (as JSON and the embedded store do)
-  // instead of the driver's default of storing null.
-  const client = new MongoClient(url, { ignoreUndefined: true })
+export async function openMongoDocumentStore(url: string, dbName: string, options: MongoStoreOptions = {}): Promise<DocumentStore> {
+  const client = newClient(url)
   await client.connect()
   try {
     const db = client.db(dbName)
     await db.command({ ping: 1 })
     const ferret = await isFerretDb1(client)
-    return new MongoDocumentStore(client, db, { elemMatchViaAggregation: ferret, idAloneLookup: ferret, transactions: !ferret && (await offersTransactions(client)) })
+    const holder = new ReconnectingClient(url, dbName, client, options)
+    return new MongoDocumentStore(holder, { elemMatchViaAggregation: ferret, idAloneLookup: ferret, transactions: !ferret && (await offersTransactions(client)) })
   } catch (err) {
     await client.close().catch(() => {})
     throw err
+  }
+}
+
+// ignoreUndefined: `{ a: undefined }` leaves `a` out (as JSON and the embedded store do) instead
+// of the driver's default of storing null.
+const newClient = (url: string) => new MongoClient(url, { ignoreUndefined: true })
+
+/**
+ * The client of a store, replaced by a fresh one when its operations have failed with network
+ * errors for `reconnectAfterMs` without one success in between. After FerretDB was stopped and
+ * started again under load, a client once kept failing every operation with the error of a
+ * connection closed by the old server ("connection 5 to …:27142 closed"), for minutes, while a new
+ * client in the same process read at once: the projections process's key-store client stalled
+ * every loop (test/scale.faults.test.ts). Against a server that is really down a new client fails
+ * the same way and changes nothing.
+ */
+class ReconnectingClient {
+  db: Db
+  private failingSince: number | null = null
+  private readonly reconnectAfterMs: number
+
+  constructor(
+    private readonly url: string,
+    private readonly dbName: string,
+    public client: MongoClient,
+    private readonly options: MongoStoreOptions,
+  ) {
+    this.db = client.db(dbName)
+    this.reconnectAfterMs = options.reconnectAfterMs ?? RECONNECT_AFTER_MS
+  }
+
+  succeeded(): void {
+    this.failingSince = null
+  }
+
+  failed(err: unknown): void {
+    if (!(err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoTopologyClosedError || err instanceof MongoNotConnectedError)) return
+    const now = Date.now()
+    this.failingSince ??= now
+    if (now - this.failingSince < this.reconnectAfterMs) return
+    const seconds = Math.round((now - this.failingSince) / 1000)
+    const old = this.client
+    this.client = newClient(this.url)
+    this.db = this.client.db(this.dbName)
+    this.failingSince = null
+    this.options.log?.(`mongodb: operations on database ${this.dbName} failed for ${seconds} s (last: ${err.message}); replaced the client`)
+    // Its operations still in flight fail and are retried by their callers on the new one.
+    void old.close(true).catch(() => {})
+  }
+
+  /** `target` with each of its calls noted: whether the client answered. */
+  tracked<C extends object>(target: C): C {
+    return new Proxy(target, {
+      get: (t, prop) => {
+        const v = Reflect.get(t, prop, t) as unknown
+        if (typeof v !== 'function') return v
+        return (...args: unknown[]) => {
+          const r = (v as (...a: unknown[]) => unknown).apply(t, args)
+          if (!(r instanceof Promise)) return r
+          return r.then(
+            (value) => (this.succeeded(), value),
+            (err: unknown) => {
+              this.failed(err)
+              throw err
+            },
+          )
+        }
+      },
+    })
+  }
+
+  close(): Promise<void> {
+    return this.client.close()
   }
 }
 
@@ -99,7 +181,16 @@ interface ServerQuirks {
   transactions: boolean
 }
 
+const CLIENT = Symbol('the current MongoClient')
+
+/** The client a store opened here uses now (for tests and diagnostics); null for other stores. */
+export function currentMongoClient(store: DocumentStore): MongoClient | null {
+  return store instanceof MongoDocumentStore ? store[CLIENT]() : null
+}
+
 class MongoDocumentStore implements DocumentStore {
+  [CLIENT] = () => this.holder.client
+
   // On a replica set (compose runs MongoDB as one) a write batch is one transaction: a projection
   // batch and its checkpoint commit together. Without transactions (a standalone server, and
   // FerretDB, which lacks them) a batch is just its writes, each standing on its own; the
@@ -110,25 +201,28 @@ class MongoDocumentStore implements DocumentStore {
   }
 
   constructor(
-    private readonly client: MongoClient,
-    private readonly db: Db,
+    private readonly holder: ReconnectingClient,
     private readonly quirks: ServerQuirks,
-    private readonly session?: ClientSession,
+    private readonly session?: { session: ClientSession; db: Db },
   ) {}
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
-    return new MongoDocumentCollection<T>(this.db.collection(name), this.quirks, this.session)
+    // In a transaction, its session's client; else whichever client the holder has now.
+    const session = this.session
+    const holder = this.holder
+    return holder.tracked(new MongoDocumentCollection<T>(() => (session ? session.db : holder.db).collection(name), name, this.quirks, session?.session))
   }
 
   async writeBatch<R>(fn: (batch: DocumentStore) => Promise<R>): Promise<R> {
     if (!this.quirks.transactions || this.session) return fn(this)
-    const session = this.client.startSession()
+    const db = this.holder.db
+    const session = this.holder.client.startSession()
     try {
       let result!: R
       // withTransaction retries the whole batch on a transient error (the projections re-apply
       // it from scratch: nothing of the aborted attempt stays).
       await session.withTransaction(async () => {
-        result = await fn(new MongoDocumentStore(this.client, this.db, this.quirks, session))
+        result = await fn(new MongoDocumentStore(this.holder, this.quirks, { session, db }))
       })
       return result
     } finally {
@@ -137,20 +231,22 @@ class MongoDocumentStore implements DocumentStore {
   }
 
   async close(): Promise<void> {
-    await this.client.close()
+    await this.holder.close()
   }
 }
 
 class MongoDocumentCollection<T extends Doc> implements Collection<T> {
   constructor(
-    private readonly c: MongoCollection<Document>,
+    private readonly driverCollection: () => MongoCollection<Document>,
+    readonly name: string,
     private readonly quirks: ServerQuirks,
     /** The write batch's transaction, when there is one: every operation runs in it. */
     private readonly session?: ClientSession,
   ) {}
 
-  get name(): string {
-    return this.c.collectionName
+  /** The driver's collection on the current client (replaced after a lasting network failure). */
+  private get c(): MongoCollection<Document> {
+    return this.driverCollection()
   }
 
   async findOne(filter: Filter, options: Omit<FindOptions, 'limit'> = {}): Promise<T | null> {
