@@ -1,6 +1,7 @@
 // The one mapping from domain error codes to HTTP statuses, and the spec's error body.
 import { DomainError, type ErrorCode } from '../domain/errors.ts'
 import { EventStoreTimeoutError } from '../ports/eventStore.ts'
+import { DocumentStoreUnavailableError } from '../ports/documentStore.ts'
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_audio_url: 400,
@@ -57,5 +58,6 @@ export const errorBody = (error: string, message: string, extra: Record<string, 
  */
 export function unavailable(err: unknown): DomainError | undefined {
   if (err instanceof EventStoreTimeoutError) return new DomainError('service_unavailable', 'The event store is not answering; retry shortly.', { retryAfter: 1 })
+  if (err instanceof DocumentStoreUnavailableError) return new DomainError('service_unavailable', 'A data store is not answering; retry shortly.', { retryAfter: 1 })
   return undefined
 }

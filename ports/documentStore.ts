@@ -138,3 +138,12 @@ export class DuplicateKeyError extends Error {
     super(`duplicate key in ${collection}: ${JSON.stringify(key)}`)
   }
 }
+
+/**
+ * The store's server did not answer (unreachable, connection lost, no server selected): nothing
+ * is wrong with the request, so callers answer "unavailable, retry shortly" instead of an
+ * internal error. The message is the driver's own; `cause` its error.
+ */
+export class DocumentStoreUnavailableError extends Error {
+  override readonly name = 'DocumentStoreUnavailableError'
+}

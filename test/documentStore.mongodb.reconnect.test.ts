@@ -28,7 +28,7 @@ if (!url) {
 
     const broken = currentMongoClient(store)!
     await broken.close()
-    await t.rejects(notes.findOne({ _id: 'n1' }), 'the broken client fails')
+    await t.rejects(notes.findOne({ _id: 'n1' }), { name: 'DocumentStoreUnavailableError' }, 'the broken client fails, as "unavailable" (a 503 at the edges, not a 500)')
     const found = await pollUntil('an answer on a new client', async () => notes.findOne({ _id: 'n1' }).catch(() => null), 10_000, 50)
     t.same(found, { _id: 'n1', title: 'kept' }, 'the same collection object reads again')
     t.not(currentMongoClient(store), broken, 'a new client')

@@ -21,6 +21,7 @@
 import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoNotConnectedError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError, type AnyBulkWriteOperation, type BulkWriteResult, type ClientSession, type Collection as MongoCollection, type Db, type Document, type UpdateFilter } from 'mongodb'
 import { matches, projectCopy } from '../embedded/query.ts'
 import {
+  DocumentStoreUnavailableError,
   DuplicateKeyError,
   type Collection,
   type Doc,
@@ -68,6 +69,10 @@ export async function openMongoDocumentStore(url: string, dbName: string, option
   }
 }
 
+/** The server did not answer, as opposed to answering with an error. */
+const unreachable = (err: unknown): err is Error =>
+  err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoTopologyClosedError || err instanceof MongoNotConnectedError
+
 // ignoreUndefined: `{ a: undefined }` leaves `a` out (as JSON and the embedded store do) instead
 // of the driver's default of storing null.
 const newClient = (url: string) => new MongoClient(url, { ignoreUndefined: true })
@@ -101,7 +106,7 @@ class ReconnectingClient {
   }
 
   failed(err: unknown): void {
-    if (!(err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoTopologyClosedError || err instanceof MongoNotConnectedError)) return
+    if (!unreachable(err)) return
     const now = Date.now()
     this.failingSince ??= now
     if (now - this.failingSince < this.reconnectAfterMs) return
@@ -128,7 +133,7 @@ class ReconnectingClient {
             (value) => (this.succeeded(), value),
             (err: unknown) => {
               this.failed(err)
-              throw err
+              throw unreachable(err) ? new DocumentStoreUnavailableError(err.message, { cause: err }) : err
             },
           )
         }
