@@ -151,6 +151,7 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
     const conflicts: string[] = []
     // The last few answers that were not an acknowledgement, for the operator's view on failure.
     const refusals: string[] = []
+    const internalErrors: string[] = []
     let stopLoad = false
     let next = 0
     const writer = async () => {
@@ -166,7 +167,10 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
               acked.set(key, id)
               break
             }
-            refusals.push(`${new Date().toISOString()} ${r.status} ${(await r.text()).slice(0, 200)}`)
+            const text = (await r.text()).slice(0, 200)
+            refusals.push(`${new Date().toISOString()} ${r.status} ${text}`)
+            // A dependency down is "unavailable, retry", never "something went wrong on our side".
+            if (r.status >= 500 && r.status !== 503) internalErrors.push(`${new Date().toISOString()} ${r.status} ${text}`)
           } catch (err) {
             // Refused or cut off: the same key again.
             refusals.push(`${new Date().toISOString()} ${(err as Error).message}`)
@@ -225,6 +229,7 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
     stopLoad = true
     await load
     t.same(conflicts, [], 'a retried key always named the same note')
+    t.same(internalErrors.slice(0, 5), [], `no 5xx but 503 during any fault (${internalErrors.length})`)
     t.ok(acked.size > 0, `${acked.size} writes acknowledged`)
 
     // No acknowledged write lost: each note is served.
