@@ -90,7 +90,11 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
     }
     const base = embeddedEnv()
     const roles = new Map<string, RoleProcess>()
+    // What the processes killed earlier printed: an error of the first api shows only there.
+    const earlier = new Map<string, string>()
     const start = (role: string) => {
+      const before = roles.get(role)
+      if (before) earlier.set(role, `${earlier.get(role) ?? ''}${before.out().slice(-4000)}\n--- (killed; started again) ---\n`)
       const r = startRole(role, env, { base })
       roles.set(role, r)
       return r
@@ -101,7 +105,7 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
     // What each role printed, when the suite fails: the operator's view of what went wrong.
     t.teardown(() => {
       if (t.passing()) return
-      for (const [name, r] of roles) t.comment(`--- ${name} ---\n${r.out().slice(-4000)}`)
+      for (const [name, r] of roles) t.comment(`--- ${name} ---\n${earlier.get(name) ?? ''}${r.out().slice(-4000)}`)
       t.comment(`--- the write load: ${acked.size} acknowledged; last refusals:\n${refusals.join('\n')}`)
     })
 
