@@ -6,10 +6,21 @@
 // way (every operation, at once, for good) and stands in for it.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { currentMongoClient, dropMongoDatabase, openMongoDocumentStore } from '../adapters/mongodb/documentStore.ts'
+import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongodb'
+import { currentMongoClient, dropMongoDatabase, openMongoDocumentStore, unreachable } from '../adapters/mongodb/documentStore.ts'
 import { pollUntil } from './support/pollUntil.ts'
 
 const url = process.env.MONGO_URL
+
+t.test('given a bulk write cut off by the network, then it counts as the store not answering (503), while a duplicate key does not', async (t) => {
+  // As the driver builds them (bulk/common.ts): a driver error during the bulk, wrapped.
+  const cut = new MongoBulkWriteError(new MongoNetworkError('connection 5 to 127.0.0.1:27142 closed'), {} as never)
+  t.ok(unreachable(cut), 'a network error inside a bulk write error')
+  t.ok(unreachable(new MongoNetworkError('connect ECONNREFUSED')))
+  const duplicate = new MongoBulkWriteError({ message: 'E11000 duplicate key', code: 11000, writeErrors: [{ code: 11000 } as never] }, {} as never)
+  t.notOk(unreachable(duplicate), 'a write error is an answer')
+  t.notOk(unreachable(new MongoServerError({ message: 'bad', code: 2 })), 'a server error is an answer')
+})
 
 if (!url) {
   t.skip('MONGO_URL not set: MongoDB suite needs MONGO_URL (npm test starts FerretDB and sets it)', () => {})
