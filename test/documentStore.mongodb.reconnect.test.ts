@@ -17,6 +17,8 @@ t.test('given a bulk write cut off by the network, then it counts as the store n
   const cut = new MongoBulkWriteError(new MongoNetworkError('connection 5 to 127.0.0.1:27142 closed'), {} as never)
   t.ok(unreachable(cut), 'a network error inside a bulk write error')
   t.ok(unreachable(new MongoNetworkError('connect ECONNREFUSED')))
+  // The driver let this one through unwrapped when FerretDB stopped under a write load (a 500).
+  t.ok(unreachable(Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' })), 'a raw socket error')
   const duplicate = new MongoBulkWriteError({ message: 'E11000 duplicate key', code: 11000, writeErrors: [{ code: 11000 } as never] }, {} as never)
   t.notOk(unreachable(duplicate), 'a write error is an answer')
   t.notOk(unreachable(new MongoServerError({ message: 'bad', code: 2 })), 'a server error is an answer')

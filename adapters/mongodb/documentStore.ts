@@ -69,8 +69,12 @@ export async function openMongoDocumentStore(url: string, dbName: string, option
   }
 }
 
+/** Socket errors the driver lets through unwrapped (a write after the server closed: EPIPE). */
+const SOCKET_ERRORS = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'ENOTCONN', 'EHOSTUNREACH', 'ENETUNREACH'])
+
 /** The server did not answer, as opposed to answering with an error. */
 export const unreachable = (err: unknown): err is Error =>
+  (err instanceof Error && SOCKET_ERRORS.has(String((err as { code?: unknown }).code))) ||
   err instanceof MongoNetworkError ||
   err instanceof MongoServerSelectionError ||
   err instanceof MongoTopologyClosedError ||
