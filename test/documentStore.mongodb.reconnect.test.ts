@@ -22,6 +22,7 @@ t.test('given a bulk write cut off by the network, then it counts as the store n
   const duplicate = new MongoBulkWriteError({ message: 'E11000 duplicate key', code: 11000, writeErrors: [{ code: 11000 } as never] }, {} as never)
   t.notOk(unreachable(duplicate), 'a write error is an answer')
   t.notOk(unreachable(new MongoServerError({ message: 'bad', code: 2 })), 'a server error is an answer')
+  t.ok(unreachable(new MongoServerError({ message: 'interrupted at shutdown', code: 11600 })), 'but not "I am shutting down"')
 })
 
 if (!url) {

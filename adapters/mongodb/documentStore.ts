@@ -72,6 +72,9 @@ export async function openMongoDocumentStore(url: string, dbName: string, option
 /** Socket errors the driver lets through unwrapped (a write after the server closed: EPIPE). */
 const SOCKET_ERRORS = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'ENOTCONN', 'EHOSTUNREACH', 'ENETUNREACH'])
 
+/** ShutdownInProgress, InterruptedAtShutdown. */
+const SHUTTING_DOWN = new Set([91, 11600])
+
 /** The server did not answer, as opposed to answering with an error. */
 export const unreachable = (err: unknown): err is Error =>
   (err instanceof Error && SOCKET_ERRORS.has(String((err as { code?: unknown }).code))) ||
@@ -79,6 +82,8 @@ export const unreachable = (err: unknown): err is Error =>
   err instanceof MongoServerSelectionError ||
   err instanceof MongoTopologyClosedError ||
   err instanceof MongoNotConnectedError ||
+  // The server answered that it is going away: as good as not answering.
+  (err instanceof MongoServerError && SHUTTING_DOWN.has(Number(err.code))) ||
   // A bulk write (insertMany, bulkWrite) cut off by the network comes back as a bulk write error
   // without write errors, with the network error's fields copied onto it: the fault suite's api
   // answered 500 for a note created while FerretDB stopped.
