@@ -158,9 +158,8 @@ export function readinessOf(deps: ReadinessDeps): () => Promise<Readiness> {
       if (st.state === 'failed') reasons.push(`forwarder: failed (${st.lastError ?? 'gave up'})`)
       if (downSeconds >= t.forwarderMaxDownSeconds) reasons.push(`kafka: the forwarder cannot publish for ${downSeconds} s (${error ?? state}; FORWARDER_MAX_DOWN_SECONDS ${t.forwarderMaxDownSeconds})`)
       // Stuck anywhere else (reading the log, its lease, a batch past its deadline): events wait
-      // and its position does not move.
-      // The clock starts when readiness first sees events waiting at this position: an event
-      // just appended after an idle hour is not an hour's stall.
+      // and its position does not move. The clock starts when readiness first sees events waiting
+      // at this position: an event just appended after an idle hour is not an hour's stall.
       const waitingEvents = !!behind && behind > 0
       if (position !== forwarderSeen.position || !waitingEvents || !forwarderSeen.waiting) forwarderSeen = { position, waiting: waitingEvents, at: now }
       const stalledSeconds = waitingEvents ? Math.round((now - forwarderSeen.at) / 1000) : 0

@@ -225,7 +225,6 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
     })())
   // Connect at once, not at the first event: an outage shows in the log even while idle.
   void ensure().catch(() => {})
-  /** `op` on the connected publisher, retried with backoff until it succeeds or the publisher closes. */
   /** Drops a connection whose request hangs: the next attempt connects afresh. Its close may wait for that request, so nobody waits for it. */
   const abandon = (p: AnalyticsPublisher) => {
     if (inner !== p) return
@@ -245,6 +244,7 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
     return Promise.race([attempt, deadline]).finally(() => (clearTimeout(timer), closed.signal.removeEventListener('abort', onClose)))
   }
   const waiting = new Set<{ at: number }>()
+  /** `op` on the connected publisher, retried with backoff until it succeeds or the publisher closes. */
   const retrying = async <T>(op: (p: AnalyticsPublisher) => Promise<T>, what: string, retried: string): Promise<T> => {
     const call = { at: Date.now() }
     waiting.add(call)
