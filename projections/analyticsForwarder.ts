@@ -32,7 +32,7 @@
 import type { AnalyticsMessage, AnalyticsPublisher, PublishedCheckpoints } from '../ports/analyticsPublisher.ts'
 import { categoryOf, readLog, type EventFilter, type EventStore, type RecordedEvent } from '../ports/eventStore.ts'
 import { ANALYTICS_SCHEMA_VERSION, isPublished, publishedData, publishedMetadata, type ForwardedEvent } from '../domain/analytics/contract.ts'
-import { startProjection, type Projection, type RunningProjection, type RunOptions } from './runner.ts'
+import { sleep, startProjection, type Projection, type RunningProjection, type RunOptions } from './runner.ts'
 import { metrics } from '../ports/metrics.ts'
 import { carrierOf, tracer, type Span } from '../ports/tracing.ts'
 
@@ -185,13 +185,6 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
   let inner: AnalyticsPublisher | null = null
   let connecting: Promise<AnalyticsPublisher> | null = null
   const closed = new AbortController()
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      // The listener goes with the timer: a long outage would otherwise pile one up per retry.
-      const onClose = () => (clearTimeout(timer), resolve())
-      const timer = setTimeout(() => (closed.signal.removeEventListener('abort', onClose), resolve()), ms)
-      closed.signal.addEventListener('abort', onClose, { once: true })
-    })
   const become = (next: PublisherState, message: string, err?: unknown) => {
     if (next === 'down') lastError = errorText(err)
     else if (next === 'up') lastError = null
@@ -219,7 +212,7 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
           if (isClosed()) throw err
           metrics().kafkaPublishFailures.inc({ stage: 'connect' })
           become('down', `Kafka unreachable (${errorText(err)}); retrying with backoff up to ${Math.round(maxDelayMs / 1000)} s, quietly until it answers`, err)
-          await sleep(delay)
+          await sleep(delay, closed.signal)
         }
       }
     })())
@@ -259,7 +252,7 @@ export function resilientPublisher(connect: () => Promise<AnalyticsPublisher>, o
           if (isClosed()) throw err
           metrics().kafkaPublishFailures.inc({ stage: what === 'publish' ? 'publish' : 'checkpoint' })
           become('down', `Kafka ${what} failing (${errorText(err)}); retrying ${retried} with backoff up to ${Math.round(maxDelayMs / 1000)} s`, err)
-          await sleep(delay)
+          await sleep(delay, closed.signal)
         }
       }
     } finally {

@@ -4,13 +4,10 @@
 // (test/scale.faults.test.ts failed so once in CI: 120 s of 200 with Kafka down). And a forwarder
 // stuck anywhere else (its lease, a batch past its deadline) leaves events waiting while its
 // position does not move: that is said too.
-import t from 'tap'
-import { join } from 'node:path'
+import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
-import { tempDir } from './support/tmp.ts'
 import { pollUntil } from './support/pollUntil.ts'
-import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
-import { openEmbeddedDocumentStore } from '../adapters/embedded/documentStore.ts'
+import { embeddedStores } from './support/embeddedStores.ts'
 import { startAnalyticsForwarder } from '../projections/analyticsForwarder.ts'
 import { readinessOf } from '../app/readiness.ts'
 import type { AnalyticsPublisher } from '../ports/analyticsPublisher.ts'
@@ -19,19 +16,14 @@ import type { SpeechEngine } from '../ports/speechEngine.ts'
 
 const engine = { engine: 'openai-compatible', provider: 'test', model: 'test' } as SpeechEngine
 
-async function givenALog(t: { teardown: (fn: () => unknown) => void }) {
-  const tmp = tempDir()
-  t.teardown(tmp.remove)
-  const events = openSqliteEventStore({ path: join(tmp.dir, 'events.db') })
-  t.teardown(() => events.close())
-  const docs = openEmbeddedDocumentStore({ path: join(tmp.dir, 'readmodels.db') })
-  t.teardown(() => docs.close())
+function givenALog(t: Test) {
+  const { events, docs } = embeddedStores(t)
   const append = () => events.appendToStream(`note-${randomUUID()}`, [{ id: randomUUID(), type: 'NoteCreated', data: { title: 'x' } }])
   return { events, docs, append }
 }
 
 t.test('given a broker that accepts the connection and then never answers a publish, when readiness is asked past FORWARDER_MAX_DOWN_SECONDS, then the forwarder is not ready and says Kafka', async (t) => {
-  const { events, docs, append } = await givenALog(t)
+  const { events, docs, append } = givenALog(t)
   let answer = true
   const sent: number[] = []
   // A silent broker's requests end only when the client disconnects (as kafkajs' do).
@@ -64,7 +56,7 @@ t.test('given a broker that accepts the connection and then never answers a publ
 })
 
 t.test('given a forwarder that is stuck without publishing, when events wait past READY_STALL_SECONDS, then it is not ready and says its position has not moved', async (t) => {
-  const { events, docs, append } = await givenALog(t)
+  const { events, docs, append } = givenALog(t)
   // The forwarder loop itself is stuck (here: a fake whose position never moves); Kafka is fine.
   const publisher = { state: () => 'up' as const, since: () => Date.now(), lastError: () => null, waitingSince: () => null }
   const running = { name: 'analytics-forwarder', position: () => -1, status: () => ({ state: 'retrying', since: new Date().toISOString(), retries: 3, lastError: 'the batch of 1 event(s) did not finish within 20000 ms' }) } as unknown as RunningProjection
