@@ -1,6 +1,6 @@
 // Speech quality on a corpus whose truth is known because it is assembled here, in two parts:
 // `tuning` (the only one any setting was chosen on) and `heldout` (other sentences, voices and
-// seed). Each part has 12 dialogues and 6 word-timing clips:
+// seed). Each part has 13 dialogues and 6 word-timing clips:
 //
 // - six dialogues in en, es, de, fr, pt and it of 1–5 espeak-ng voices (each changed with sox:
 //   pitch in cents, tempo), every other one under white noise (20 dB SNR), the German one as a
@@ -11,7 +11,11 @@
 //   turns ("yes", "okay", "right", "mm-hmm") between the long ones;
 // - a meeting of four voices (two flite, two espeak-ng) with back-channels and overlaps: 3 minutes
 //   in tuning, over 10 minutes held out (LONG_SECONDS);
-// - word-timing clips: a sentence synthesized one word at a time and joined with known gaps.
+// - word-timing clips: a sentence synthesized one word at a time and joined with known gaps;
+// - tuning only, 15 more dialogues of the kinds hardest to count (three seeds of each): two men who
+//   are real people (flite's kal, festival's ked) on a telephone line, with back-channels, and
+//   both; four espeak-ng voices under noise, and on a telephone line;
+// - Italian by a real person: festival's diphone voices (pc in tuning, lp held out), one voice.
 //
 // A quarter of the turns overlap the previous one by 0.8–1.6 s. Each clip goes through what the
 // service runs: the default local engine (faster-whisper, Whisper base, int8, greedy), non-speech
@@ -73,8 +77,8 @@ type Part = 'tuning' | 'heldout'
 
 interface Voice {
   name: string
-  synth: 'espeak' | 'flite'
-  /** espeak-ng variant (`m3`, `f2`, ...) or flite voice. */
+  synth: 'espeak' | 'flite' | 'festival'
+  /** espeak-ng variant (`m3`, `f2`, ...), flite voice or festival voice (`ked_diphone`). */
   voice: string
   /** sox pitch shift (cents) and tempo factor; flite's voices stay as recorded. */
   cents: number
@@ -114,6 +118,8 @@ function say(lang: Lang, voice: Voice, text: string): Float32Array {
   const raw = join(tmp.dir, `raw-${counter}.wav`)
   const out = join(tmp.dir, `v-${counter++}.wav`)
   if (voice.synth === 'flite') execFileSync('flite', ['-voice', voice.voice, '-t', text, '-o', raw])
+  // Festival reads Latin-1.
+  else if (voice.synth === 'festival') execFileSync('text2wave', ['-eval', `(voice_${voice.voice})`, '-o', raw], { input: Buffer.from(text.replace(/’/g, "'"), 'latin1') })
   else execFileSync('espeak-ng', ['-v', `${lang}+${voice.voice}`, '-w', raw, text])
   const effects = voice.cents === 0 && voice.tempo === 1 ? [] : ['pitch', String(voice.cents), 'tempo', String(voice.tempo)]
   execFileSync('sox', ['-D', raw, '-r', String(SR), '-c', '1', '-b', '16', out, ...effects])
@@ -203,7 +209,7 @@ function dialogue(part: Part, spec: DialogueSpec, rand: () => number): Clip {
     turns: pieces.map((p) => ({ startMs: (p.at / SR) * 1000, endMs: ((p.at + p.samples.length) / SR) * 1000, speaker: String(p.speaker) })),
     speakers,
     words: [],
-    realVoices: voices.every((v) => v.synth === 'flite'),
+    realVoices: voices.every((v) => v.synth !== 'espeak'),
   }
 }
 
@@ -283,7 +289,36 @@ function corpus(part: Part): Clip[] {
   const seconds = part === 'tuning' ? 180 : LONG_SECONDS
   clips.push(dialogue(part, { name: `en meeting 4 voices ${Math.round(seconds / 60)} min`, lang: 'en', voices: meeting, seconds, backchannels: true }, rand))
   LANGUAGES.forEach((lang) => clips.push(wordClip(part, lang, rand)))
+  if (part === 'tuning') clips.push(...tuningExtras())
+  clips.push(italianRealVoice(part))
   return clips
+}
+
+/** Italian by a real person (festival's diphone voices: pc, a man, tuning; lp, a woman, held out). */
+function italianRealVoice(part: Part): Clip {
+  const voice: Voice = part === 'tuning' ? { name: 'festival:pc', synth: 'festival', voice: 'pc_diphone', cents: 0, tempo: 1 } : { name: 'festival:lp', synth: 'festival', voice: 'lp_diphone', cents: 0, tempo: 1 }
+  return dialogue(part, { name: `it 1 festival ${voice.voice.split('_')[0]}`, lang: 'it', voices: [voice], turns: 6 }, rng(part === 'tuning' ? 6 : 7))
+}
+
+/**
+ * More tuning material of the kinds that are hardest to count: two men who are real people (flite's
+ * kal and festival's ked) on a telephone line and with back-channels, and four espeak-ng voices
+ * under noise. Its own seed, after the rest, so the clips above stay as they were.
+ */
+function tuningExtras(): Clip[] {
+  const kal = fliteVoices('tuning', 2)[1]!
+  const ked: Voice = { name: 'festival:ked', synth: 'festival', voice: 'ked_diphone', cents: 0, tempo: 1 }
+  return [3, 4, 5].flatMap((seed) => {
+    const rand = rng(seed)
+    const n = seed === 3 ? '' : ` #${seed - 2}`
+    return [
+      dialogue('tuning', { name: `en 2 real men phone${n}`, lang: 'en', voices: [kal, ked], turns: 6, phone: true }, rand),
+      dialogue('tuning', { name: `en 2 real men back-channels${n}`, lang: 'en', voices: [ked, kal], turns: 8, backchannels: true }, rand),
+      dialogue('tuning', { name: `en 2 real men phone back-channels${n}`, lang: 'en', voices: [kal, ked], turns: 8, phone: true, backchannels: true }, rand),
+      dialogue('tuning', { name: `fr 4 espeak noise${n}`, lang: 'fr', voices: espeakVoices('tuning', 4, rand), turns: 6, noise: 'white' }, rand),
+      dialogue('tuning', { name: `es 4 espeak phone${n}`, lang: 'es', voices: espeakVoices('tuning', 4, rand), turns: 6, phone: true }, rand),
+    ]
+  })
 }
 
 function wavOf(samples: Float32Array, path: string) {
@@ -384,6 +419,7 @@ async function score(part: Part, results: Result[], models: OnnxDiarizer, print:
   const diarizer = new TurnDiarizer(models)
   const s: Score = { sys: ZERO, sysHeard: ZERO, sysNoCollar: ZERO, alone: ZERO, aloneNoCollar: ZERO, hinted: ZERO, countRight: 0, aloneCountRight: 0, hintedCountRight: 0, dialogues: 0, words: { correct: 0, scored: 0 }, realWords: { correct: 0, scored: 0 }, hintedWords: { correct: 0, scored: 0 }, diarCpuMs: 0, asrCpuMs: 0, audioMs: 0 }
   const wer = new Map<Lang, { errors: number; words: number }>()
+  const realWer = new Map<Lang, { errors: number; words: number }>()
   const bounds: number[] = []
   const rows: (string | number)[][] = []
   const add = (a: { correct: number; scored: number }, b: { correct: number; scored: number }) => ((a.correct += b.correct), (a.scored += b.scored))
@@ -392,6 +428,10 @@ async function score(part: Part, results: Result[], models: OnnxDiarizer, print:
     const w = wordErrors(clip.text, r.recognized.map((x) => x.text).join(' '))
     const acc = wer.get(clip.lang) ?? { errors: 0, words: 0 }
     wer.set(clip.lang, { errors: acc.errors + w.errors, words: acc.words + w.words })
+    if (clip.realVoices) {
+      const real = realWer.get(clip.lang) ?? { errors: 0, words: 0 }
+      realWer.set(clip.lang, { errors: real.errors + w.errors, words: real.words + w.words })
+    }
     if (clip.kind === 'words') {
       bounds.push(...boundaryErrors(clip.words, r.recognized.flatMap((x) => x.words ?? [])))
       continue
@@ -449,7 +489,20 @@ async function score(part: Part, results: Result[], models: OnnxDiarizer, print:
   if (print) {
     console.log(`\n### ${part}\n`)
     if (ASR) {
-      table(['language', 'ref words', 'WER'], [...wer].map(([l, x]) => [l, x.words, pct(x.errors, x.words)]))
+      // Synthetic (espeak-ng, and mixes with it) and real-speaker voices apart: the second are the closer to people.
+      const synthetic = (l: Lang) => {
+        const all = wer.get(l)!
+        const real = realWer.get(l) ?? { errors: 0, words: 0 }
+        return { errors: all.errors - real.errors, words: all.words - real.words }
+      }
+      table(
+        ['language', 'ref words', 'WER', 'synthetic voices: words', 'WER', 'real-speaker voices: words', 'WER'],
+        [...wer].map(([l, x]) => {
+          const syn = synthetic(l)
+          const real = realWer.get(l) ?? { errors: 0, words: 0 }
+          return [l, x.words, pct(x.errors, x.words), syn.words, pct(syn.errors, syn.words), real.words, pct(real.errors, real.words)]
+        }),
+      )
       console.log()
     }
     table(['clip', 's', 'speakers', 'found', 'found (alone)', 'DER', 'DER no collar', 'confusion', 'DER alone', 'alone no collar', 'words right', 'hinted: found / DER / words', 'min conf.'], rows)

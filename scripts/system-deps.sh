@@ -20,10 +20,11 @@ if ! "$venv/bin/python" -m pip freeze 2>/dev/null | grep -qxF -e "${contract_too
   python3 -m venv "$venv" >&2
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${contract_tools[@]}" >&2
 fi
-# sox and flite build the voices of bench/speech-quality.ts (pitch and tempo changes, English voices).
+# sox, flite and festival (with the voices of two more real people: ked, English; lp and pc, Italian)
+# build the voices of bench/speech-quality.ts (pitch and tempo changes, real speakers).
 # docker-compose: test/compose.test.ts validates docker-compose.yml with `docker-compose config`,
 # and haproxy (the version line of the stack's load balancer image) checks and runs deploy/haproxy.cfg.
-packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium sox flite docker-compose haproxy)
+packages=(espeak-ng file apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita chromium sox flite festival festvox-kdlpc16k festvox-italp16k festvox-itapc16k docker-compose haproxy)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && exit 0
