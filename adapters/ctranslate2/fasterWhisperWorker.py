@@ -39,6 +39,7 @@
 #     deterministic, instead of faster-whisper's sampling at rising temperatures. (A held-out
 #     French clip came back "Je, ou, ou, ou, …" greedy and with beam 5 alike, and as "Je t'ouvre
 #     que le conseil était meilleur que l'année dernière." with the third.)
+import hashlib
 import json
 import logging
 import sys
@@ -140,6 +141,29 @@ def samples(audio, start, end):
     return audio[int(start * RATE):int(end * RATE)]
 
 
+class EncoderCache:
+    """The encoder's output for the last few 30-s windows of features. A region's language
+    identification and the decode of that region alone (the usual unit: a speaker's turn) encode
+    the same window, so the decode's encoder pass comes free. The output is the same numbers
+    either way, so transcripts do not change."""
+
+    def __init__(self, encode, size=4):
+        self.encode = encode
+        self.size = size
+        self.kept = {}
+
+    def __call__(self, features):
+        f = np.ascontiguousarray(features)
+        key = (f.shape, str(f.dtype), hashlib.blake2b(f.tobytes(), digest_size=16).digest())
+        if key in self.kept:
+            return self.kept[key]
+        out = self.encode(features)
+        if len(self.kept) >= self.size:
+            self.kept.pop(next(iter(self.kept)))
+        self.kept[key] = out
+        return out
+
+
 class Unit:
     """Regions of one language decoded together: their audio joined, and the way back to the recording's times."""
 
@@ -150,6 +174,7 @@ class Unit:
         # Decoded without word times (faster-whisper's alignment failed): which region a word is in is unknown.
         self.untimed = False
         self.parts = []  # (offset in the joined audio, start in the recording, length), seconds
+        self.ends = []  # each part's end in the recording, as given (start + length can differ in the last bit)
         self.length = 0.0
 
     def would_be(self, region):
@@ -159,15 +184,17 @@ class Unit:
         if self.parts:
             self.length += JOIN_SILENCE
         self.parts.append((self.length, region[0], region[1] - region[0]))
+        self.ends.append(region[1])
         self.length += region[1] - region[0]
 
     def audio(self, audio):
         gap = np.zeros(int(JOIN_SILENCE * RATE), dtype=np.float32)
         pieces = []
-        for i, (_, start, length) in enumerate(self.parts):
+        for i, ((_, start, _), end) in enumerate(zip(self.parts, self.ends)):
             if i:
                 pieces.append(gap)
-            pieces.append(samples(audio, start, start + length))
+            # The same samples as the region's language identification took: the same encoder window.
+            pieces.append(samples(audio, start, end))
         return np.concatenate(pieces)
 
     def to_recording(self, t):
@@ -235,11 +262,22 @@ def unheard(unit, segments):
     return alone
 
 
+def identify(model, allowed, region_audio):
+    """Probabilities of the allowed languages, most probable first (Whisper's language identification)."""
+    # The features as transcribe() cuts them (without the last frame), so that the region's
+    # decode finds this encoder pass in the cache.
+    _, _, probs = model.detect_language(features=model.feature_extractor(region_audio)[..., :-1])
+    kept = [(code, float(p)) for code, p in probs if code in allowed]
+    total = sum(p for _, p in kept)
+    return [(code, p / total) for code, p in kept] if total > 0 else [(allowed[0], 0.0)]
+
+
 def main():
     model_dir, threads, compute_type, beam = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     allowed_arg = sys.argv[5] if len(sys.argv) > 5 else ""
     ctranslate2.set_log_level(logging.INFO)  # says which ISA it picked, on stderr
     model = WhisperModel(model_dir, device="cpu", compute_type=compute_type, cpu_threads=threads, num_workers=1)
+    model.encode = EncoderCache(model.encode)
     multilingual = bool(model.model.is_multilingual)
     known = list(model.supported_languages)
     allowed = [code for code in allowed_arg.split(",") if code] if allowed_arg else known
@@ -256,13 +294,6 @@ def main():
         "computeType": compute_type,
         "threads": threads,
     })
-
-    def identify(region_audio):
-        """Probabilities of the allowed languages, most probable first (Whisper's language identification)."""
-        _, _, probs = model.detect_language(audio=region_audio)
-        kept = [(code, float(p)) for code, p in probs if code in allowed]
-        total = sum(p for _, p in kept)
-        return [(code, p / total) for code, p in kept] if total > 0 else [(allowed[0], 0.0)]
 
     for line in sys.stdin:
         if not line.strip():
@@ -283,7 +314,7 @@ def main():
                 if forced:
                     heard.append((forced, 1.0, True, {forced: 1.0}))
                     continue
-                probs = identify(samples(audio, start, end))
+                probs = identify(model, allowed, samples(audio, start, end))
                 for code, p in probs:
                     weight[code] = weight.get(code, 0.0) + p * (end - start)
                 code, p = probs[0]
