@@ -32,7 +32,8 @@
 #     (condition_on_previous_text=False), so a language change never turns into a translation,
 #     and Whisper's no-speech filter is off: the VAD decided. (Units of up to 28 s lost whole
 #     turns when the decoder ended a unit early: bench/speech-quality.ts, 6 of 31 turns without
-#     text against 1 with each region alone.)
+#     text against 1 with each region alone.) A unit of one region reuses the encoder pass of its
+#     language identification (EncoderCache).
 #  4. Determinism: temperature 0 only (greedy, or beam search when configured); a unit whose text
 #     loops (compression ratio over 2.4) is decoded again with beam search (5), and if that loops
 #     too, with beam search that may not repeat any three tokens (no_repeat_ngram_size 3): both
