@@ -424,6 +424,8 @@ async function score(part: Part, results: Result[], models: OnnxDiarizer, print:
   const bounds: number[] = []
   const rows: (string | number)[][] = []
   const add = (a: { correct: number; scored: number }, b: { correct: number; scored: number }) => ((a.correct += b.correct), (a.scored += b.scored))
+  let turnsScored = 0
+  const silentTurns: string[] = []
   for (const r of results) {
     const { clip } = r
     const w = wordErrors(clip.text, r.recognized.map((x) => x.text).join(' '))
@@ -438,6 +440,12 @@ async function score(part: Part, results: Result[], models: OnnxDiarizer, print:
       continue
     }
     s.dialogues++
+    // No speech dropped: a turn with no recognized word whose middle lies inside it.
+    const heard = r.recognized.flatMap((x) => x.words ?? [])
+    for (const turn of clip.turns) {
+      turnsScored++
+      if (!heard.some((w) => (w.startMs + w.endMs) / 2 >= turn.startMs && (w.startMs + w.endMs) / 2 <= turn.endMs)) silentTurns.push(`${clip.name} @${(turn.startMs / 1000).toFixed(1)} s`)
+    }
     s.audioMs += (clip.samples.length / SR) * 1000
     s.asrCpuMs += r.asrCpuMs
     // What the pipeline does: the speech activity (the diarizer's VAD) first, word starts from it,
@@ -520,6 +528,7 @@ async function score(part: Part, results: Result[], models: OnnxDiarizer, print:
     console.log(`\nspeaker count right: system ${s.countRight}/${s.dialogues}, diarizer alone ${s.aloneCountRight}/${s.dialogues}, with the hint ${s.hintedCountRight}/${s.dialogues}`)
     if (ASR) {
       console.log(`word attribution: ${pct(s.words.correct, s.words.scored)} of ${s.words.scored} words; real-speaker voices only (dialogues of 2+) ${pct(s.realWords.correct, s.realWords.scored)} of ${s.realWords.scored}; with the hint ${pct(s.hintedWords.correct, s.hintedWords.scored)}`)
+      console.log(`turns without a recognized word: ${silentTurns.length} of ${turnsScored}${silentTurns.length ? ` (${silentTurns.join(', ')})` : ''}`)
       console.log(`word-boundary error: median ${percentile(bounds, 50).toFixed(0)} ms, p90 ${percentile(bounds, 90).toFixed(0)} ms (${bounds.length / 2} matched words, start and end each)`)
     }
     const minutes = s.audioMs / 60_000
@@ -618,12 +627,18 @@ async function languages() {
     if (s.language === t.lang) r.right++
     else r.heardAs.set(s.language ?? '?', (r.heardAs.get(s.language ?? '?') ?? 0) + 1)
   }
+  // A unit of one language can join two turns into one segment, which the turn it overlaps most
+  // takes whole: the other turn then has no segment of its own, though its speech has words. So
+  // also counted: turns in which no recognized word lies (its middle inside the turn).
+  const words = segments.flatMap((s) => s.words ?? [])
+  let withoutWords = 0
   for (const t of turns) {
     const r = row(t.lang)
     r.turns++
     const mine = segments.filter((s) => turnOf(s) === t)
     const text = mine.map((s) => s.text).join(' ')
     if (text.trim() === '') r.dropped++
+    if (!words.some((w) => (w.startMs + w.endMs) / 2 >= t.startMs && (w.startMs + w.endMs) / 2 <= t.endMs)) withoutWords++
     const said = detectTextLanguage(text)
     if (said !== null && said !== t.lang) r.translated++
     const w = wordErrors(t.text, text)
@@ -636,7 +651,7 @@ async function languages() {
     ['spoken', 'turns', 'segments', 'locale right', 'heard as (wrong)', 'turns without text', 'turns in another language', 'WER'],
     [...perLang].map(([l, r]) => [l, r.turns, r.segs, pct(r.right, r.segs), [...r.heardAs].map(([k, v]) => `${k}×${v}`).join(' ') || '–', r.dropped, r.translated, pct(r.errors, r.words)]),
   )
-  console.log(`\nall: locale right ${pct(all.right, all.segs)} of ${all.segs} segments; ${all.dropped} of ${all.turns} turns without text; ${all.translated} turns whose text is clearly another language; WER ${pct(all.errors, all.words)}; ${outside} segments outside any turn`)
+  console.log(`\nall: locale right ${pct(all.right, all.segs)} of ${all.segs} segments; ${all.dropped} of ${all.turns} turns without a segment of their own, ${withoutWords} without a recognized word; ${all.translated} turns whose text is clearly another language; WER ${pct(all.errors, all.words)}; ${outside} segments outside any turn`)
   console.log(`identical transcripts: ${outputs.every((o) => o === outputs[0]) ? `yes, ${runs} of ${runs} runs (the 2nd and later in a restarted engine and diarizer)` : `NO: ${new Set(outputs).size} different among ${runs}`}`)
   console.log(`cost: ${(wallMs / 1000).toFixed(0)} s wall, ${(cpuMs / 1000).toFixed(0)} s CPU for ${(samples.length / SR).toFixed(0)} s of audio (first run)`)
 }
