@@ -1,6 +1,6 @@
 // Speech quality on a corpus whose truth is known because it is assembled here, in two parts:
 // `tuning` (the only one any setting was chosen on) and `heldout` (other sentences, voices and
-// seed). Each part has 13 dialogues and 6 word-timing clips:
+// seed). Each part has 13 dialogues and 6 word-timing clips, and the extras at the end of this list:
 //
 // - six dialogues in en, es, de, fr, pt and it of 1–5 espeak-ng voices (each changed with sox:
 //   pitch in cents, tempo), every other one under white noise (20 dB SNR), the German one as a
