@@ -60,7 +60,7 @@ import { LANGUAGES, TEXTS, type Lang } from './speechTexts.ts'
 import { detectTextLanguage } from '../domain/languages.ts'
 import { speechBySpeaker } from '../domain/notes/speakerSpeech.ts'
 import { asrLanguages } from '../app/pipelineConfig.ts'
-import { boundaryErrors, diarizationError, wordAttribution, wordErrors, type Der, type TimedWord, type Turn } from './speechMetrics.ts'
+import { boundaryErrors, diarizationError, turnsWithoutWords, wordAttribution, wordErrors, type Der, type TimedWord, type Turn } from './speechMetrics.ts'
 import { envInt, machine, machineLoad, percentile, table, tempDir } from './lib.ts'
 
 const SR = 16_000
@@ -111,6 +111,7 @@ const espeakVoices = (part: Part, n: number, rand: () => number): Voice[] =>
     .sort(() => rand() - 0.5)
     .slice(0, n)
     .map((v, i) => ({ name: `espeak:${v}/${CENTS[i % CENTS.length]}c/${TEMPI[i % TEMPI.length]}x`, synth: 'espeak', voice: v, cents: CENTS[i % CENTS.length]!, tempo: TEMPI[i % TEMPI.length]! }))
+const festivalVoice = (voice: string): Voice => ({ name: `festival:${voice.split('_')[0]}`, synth: 'festival', voice, cents: 0, tempo: 1 })
 const fliteVoices = (part: Part, n: number): Voice[] => VOICES[part].flite.slice(0, n).map((v) => ({ name: `flite:${v}`, synth: 'flite', voice: v, cents: 0, tempo: 1 }))
 
 let counter = 0
@@ -297,7 +298,7 @@ function corpus(part: Part): Clip[] {
 
 /** Italian by a real person (festival's diphone voices: pc, a man, tuning; lp, a woman, held out). */
 function italianRealVoice(part: Part): Clip {
-  const voice: Voice = part === 'tuning' ? { name: 'festival:pc', synth: 'festival', voice: 'pc_diphone', cents: 0, tempo: 1 } : { name: 'festival:lp', synth: 'festival', voice: 'lp_diphone', cents: 0, tempo: 1 }
+  const voice = festivalVoice(part === 'tuning' ? 'pc_diphone' : 'lp_diphone')
   return dialogue(part, { name: `it 1 festival ${voice.voice.split('_')[0]}`, lang: 'it', voices: [voice], turns: 6 }, rng(part === 'tuning' ? 6 : 7))
 }
 
@@ -308,7 +309,7 @@ function italianRealVoice(part: Part): Clip {
  */
 function tuningExtras(): Clip[] {
   const kal = fliteVoices('tuning', 2)[1]!
-  const ked: Voice = { name: 'festival:ked', synth: 'festival', voice: 'ked_diphone', cents: 0, tempo: 1 }
+  const ked = festivalVoice('ked_diphone')
   return [3, 4, 5].flatMap((seed) => {
     const rand = rng(seed)
     const n = seed === 3 ? '' : ` #${seed - 2}`
@@ -440,12 +441,8 @@ async function score(part: Part, results: Result[], models: OnnxDiarizer, print:
       continue
     }
     s.dialogues++
-    // No speech dropped: a turn with no recognized word whose middle lies inside it.
-    const heard = r.recognized.flatMap((x) => x.words ?? [])
-    for (const turn of clip.turns) {
-      turnsScored++
-      if (!heard.some((w) => (w.startMs + w.endMs) / 2 >= turn.startMs && (w.startMs + w.endMs) / 2 <= turn.endMs)) silentTurns.push(`${clip.name} @${(turn.startMs / 1000).toFixed(1)} s`)
-    }
+    turnsScored += clip.turns.length
+    for (const turn of turnsWithoutWords(clip.turns, r.recognized.flatMap((x) => x.words ?? []))) silentTurns.push(`${clip.name} @${(turn.startMs / 1000).toFixed(1)} s`)
     s.audioMs += (clip.samples.length / SR) * 1000
     s.asrCpuMs += r.asrCpuMs
     // What the pipeline does: the speech activity (the diarizer's VAD) first, word starts from it,
@@ -630,15 +627,13 @@ async function languages() {
   // A unit of one language can join two turns into one segment, which the turn it overlaps most
   // takes whole: the other turn then has no segment of its own, though its speech has words. So
   // also counted: turns in which no recognized word lies (its middle inside the turn).
-  const words = segments.flatMap((s) => s.words ?? [])
-  let withoutWords = 0
+  const withoutWords = turnsWithoutWords(turns, segments.flatMap((s) => s.words ?? [])).length
   for (const t of turns) {
     const r = row(t.lang)
     r.turns++
     const mine = segments.filter((s) => turnOf(s) === t)
     const text = mine.map((s) => s.text).join(' ')
     if (text.trim() === '') r.dropped++
-    if (!words.some((w) => (w.startMs + w.endMs) / 2 >= t.startMs && (w.startMs + w.endMs) / 2 <= t.endMs)) withoutWords++
     const said = detectTextLanguage(text)
     if (said !== null && said !== t.lang) r.translated++
     const w = wordErrors(t.text, text)

@@ -156,6 +156,12 @@ export function wordAttribution(reference: readonly Turn[], words: readonly Turn
   return { correct, scored }
 }
 
+/** The turns no recognized word lies in (its middle inside the turn, ends included): speech dropped. */
+export function turnsWithoutWords<T extends { startMs: number; endMs: number }>(turns: readonly T[], words: readonly { startMs: number; endMs: number }[]): T[] {
+  const mids = words.map((w) => (w.startMs + w.endMs) / 2)
+  return turns.filter((t) => !mids.some((m) => m >= t.startMs && m <= t.endMs))
+}
+
 export interface TimedWord {
   text: string
   startMs: number

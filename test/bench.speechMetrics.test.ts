@@ -1,8 +1,8 @@
 // The speech-quality bench's scores on cases worked out by hand: WER with jiwer's normalisation,
 // DER (missed, false alarm, confusion; collar; one-to-one speaker mapping; overlap), and
-// word-boundary errors.
+// word-boundary errors, and turns no recognized word lies in.
 import t from 'tap'
-import { boundaryErrors, diarizationError, normalizeWords, wordErrors } from '../bench/speechMetrics.ts'
+import { boundaryErrors, diarizationError, normalizeWords, turnsWithoutWords, wordErrors } from '../bench/speechMetrics.ts'
 
 t.test('WER: jiwer normalisation, substitutions, deletions and insertions', async (t) => {
   t.same(normalizeWords('  Hello, World!  ¿Qué tal?  '), ['hello', 'world', 'qué', 'tal'])
@@ -49,4 +49,20 @@ t.test('word boundaries: errors of the words that match', async (t) => {
     { text: 'world.', startMs: 1000, endMs: 1500 },
   ]
   t.same(boundaryErrors(ref, hyp), [20, 20, 100, 100])
+})
+
+t.test('given turns and recognized words, when a turn has no word whose middle lies inside it, then it is the one counted as dropped', async (t) => {
+  const turns = [
+    { startMs: 0, endMs: 1000, speaker: 'a' },
+    { startMs: 1200, endMs: 1600, speaker: 'b' },
+    { startMs: 2000, endMs: 3000, speaker: 'a' },
+  ]
+  // The second word starts in turn b but its middle (1700) lies after it; the third's middle is 3000, the turn's end.
+  const words = [
+    { startMs: 100, endMs: 500 },
+    { startMs: 1500, endMs: 1900 },
+    { startMs: 2800, endMs: 3200 },
+  ]
+  t.same(turnsWithoutWords(turns, words), [turns[1]])
+  t.same(turnsWithoutWords(turns, []), turns)
 })
