@@ -2,7 +2,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import { openSqliteEventStore } from '../adapters/sqlite/eventStore.ts'
 import { openSqlite } from '../adapters/sqlite/database.ts'
-import { WrongExpectedRevisionError } from '../ports/eventStore.ts'
+import { EventStoreTimeoutError, WrongExpectedRevisionError } from '../ports/eventStore.ts'
 import { eventStoreConformance } from './conformance/eventStore.suite.ts'
 import { tempDir } from './support/tmp.ts'
 import { randomUUID } from 'node:crypto'
@@ -114,4 +114,31 @@ t.test('sqlite: appends of one event-loop turn share a commit, and a refused one
   const reopened = openSqliteEventStore({ path })
   t.equal((await reopened.readAll({ maxCount: 1000 })).length, 1 + 49 + 2 + 1, 'every accepted append survived a reopen')
   await reopened.close()
+})
+
+t.test('sqlite: given another connection holds the write lock past the busy timeout, when events are appended, then the append fails as the store not answering (a 503 at the edge, not a 500), nothing of it is stored, and the same append succeeds once the lock is free', async (t) => {
+  const tmp = tempDir()
+  t.teardown(tmp.remove)
+  const path = join(tmp.dir, 'events.db')
+  const store = openSqliteEventStore({ path, busyTimeoutMs: 200 })
+  t.teardown(() => store.close())
+  const other = openSqlite(path, { synchronous: 'NORMAL' })
+  t.teardown(() => other.close())
+  const event = () => ({ id: randomUUID(), type: 'NoteCreated', data: {} })
+  const alone = event()
+  const together = [event(), event()]
+
+  other.exec('BEGIN IMMEDIATE')
+  // One append alone in its commit, then two sharing one (group commit): both ways out.
+  const first = await store.appendToStream('note-a', [alone]).then(() => null, (e: unknown) => e)
+  const both = await Promise.all(together.map((e, i) => store.appendToStream(`note-b${i}`, [e]).then(() => null, (err: unknown) => err)))
+  for (const err of [first, ...both]) {
+    t.type(err, EventStoreTimeoutError, 'the store did not answer in time')
+    t.match((err as Error).message, /append/)
+  }
+  t.same((await store.readStream('note-a')).streamExists, false, 'a read is served while the lock is held (WAL), and shows nothing of the refused append')
+  other.exec('COMMIT')
+
+  await store.appendToStream('note-a', [alone])
+  t.same((await store.readStream('note-a')).events.map((e) => e.id), [alone.id], 'the retried append is stored once')
 })

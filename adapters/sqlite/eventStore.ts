@@ -3,8 +3,9 @@
 // processes share the file, and the (stream, revision) key enforces optimistic concurrency.
 // Concurrent appends share a commit (group commit, see `flush`).
 import { EventEmitter } from 'node:events'
-import { immediateTransaction, openSqlite, type SqliteDatabase } from './database.ts'
+import { BUSY_TIMEOUT_MS, immediateTransaction, isBusy, openSqlite, type SqliteDatabase } from './database.ts'
 import {
+  EventStoreTimeoutError,
   START,
   WrongExpectedRevisionError,
   categoryOf,
@@ -94,12 +95,22 @@ export interface SqliteEventStoreOptions {
   path: string
   /** How often a subscription looks for appends made by other processes. */
   pollIntervalMs?: number
+  /** How long an append waits for another process's write lock (default BUSY_TIMEOUT_MS). */
+  busyTimeoutMs?: number
 }
 
-export function openSqliteEventStore({ path, pollIntervalMs = 50 }: SqliteEventStoreOptions): EventStore {
-  const db = openSqlite(path, { synchronous: 'FULL' })
+/**
+ * `error`, or the event store's "did not answer" when SQLite gave up waiting for another process's
+ * lock: on a loaded machine the roles sharing the file can hold it past the busy timeout, and
+ * that is the store unavailable for a moment (503, retry), not a fault of the request (500).
+ */
+const unanswered = (operation: string, waitedMs: number, error: unknown): unknown =>
+  isBusy(error) ? Object.assign(new EventStoreTimeoutError(operation, waitedMs), { cause: error }) : error
+
+export function openSqliteEventStore({ path, pollIntervalMs = 50, busyTimeoutMs = BUSY_TIMEOUT_MS }: SqliteEventStoreOptions): EventStore {
+  const db = openSqlite(path, { synchronous: 'FULL', busyTimeoutMs })
   migrate(db)
-  return new SqliteEventStore(db, pollIntervalMs)
+  return new SqliteEventStore(db, pollIntervalMs, busyTimeoutMs)
 }
 
 class SqliteEventStore implements EventStore {
@@ -113,6 +124,7 @@ class SqliteEventStore implements EventStore {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly pollIntervalMs: number,
+    private readonly busyTimeoutMs: number,
   ) {
     this.stmts = {
       byId: db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').raw(true),
@@ -157,7 +169,7 @@ class SqliteEventStore implements EventStore {
       try {
         result = immediateTransaction(this.db, () => this.appendLocked(a.streamName, a.events, a.expected))
       } catch (error) {
-        return a.reject(error)
+        return a.reject(unanswered('append', this.busyTimeoutMs, error))
       }
       this.appended.emit('append')
       return a.resolve(result)
@@ -178,7 +190,7 @@ class SqliteEventStore implements EventStore {
       })
     } catch (error) {
       // The commit itself failed: nothing of the batch is stored.
-      for (const a of batch) a.reject(error)
+      for (const a of batch) a.reject(unanswered('append', this.busyTimeoutMs, error))
       return
     }
     this.appended.emit('append')
@@ -219,8 +231,16 @@ class SqliteEventStore implements EventStore {
     return row[0] ?? -1
   }
 
-  async readStream(streamName: string, { from = 0, maxCount = Number.MAX_SAFE_INTEGER } = {}): Promise<ReadStreamResult> {
+  async readStream(streamName: string, options: { from?: number; maxCount?: number } = {}): Promise<ReadStreamResult> {
     this.assertOpen()
+    try {
+      return this.readStreamSync(streamName, options)
+    } catch (error) {
+      throw unanswered('readStream', this.busyTimeoutMs, error)
+    }
+  }
+
+  private readStreamSync(streamName: string, { from = 0, maxCount = Number.MAX_SAFE_INTEGER }: { from?: number; maxCount?: number }): ReadStreamResult {
     const current = this.currentRevision(streamName)
     if (current === -1) return { events: [], currentRevision: -1, streamExists: false }
     // Nothing from `from` on (a command handler's cached state is current): no second query.
@@ -236,10 +256,13 @@ class SqliteEventStore implements EventStore {
 
   private readAllSync({ after = START, maxCount = 4096, filter }: ReadAllOptions): RecordedEvent[] {
     const { sql, params } = readAllQuery(after, maxCount, filter)
-    let stmt = this.readAllStatements.get(sql)
-    if (!stmt) this.readAllStatements.set(sql, (stmt = this.db.prepare(sql).raw(true)))
-    const rows = stmt.all(...params) as Row[]
-    return rows.map(toEvent)
+    try {
+      let stmt = this.readAllStatements.get(sql)
+      if (!stmt) this.readAllStatements.set(sql, (stmt = this.db.prepare(sql).raw(true)))
+      return (stmt.all(...params) as Row[]).map(toEvent)
+    } catch (error) {
+      throw unanswered('readAll', this.busyTimeoutMs, error)
+    }
   }
 
   async *subscribeToAll({ after = START, filter, signal, batchSize = 1000 }: SubscribeOptions = {}): AsyncGenerator<RecordedEvent> {
