@@ -33,7 +33,8 @@
 #     and Whisper's no-speech filter is off: the VAD decided. (Units of up to 28 s lost whole
 #     turns when the decoder ended a unit early: bench/speech-quality.ts, 6 of 31 turns without
 #     text against 1 with each region alone.) A unit of one region reuses the encoder pass of its
-#     language identification (EncoderCache).
+#     language identification (EncoderCache). A language written in the Latin script is decoded
+#     without the tokens of other scripts (LATIN_SCRIPT): no Chinese characters in an English turn.
 #  4. Determinism: temperature 0 only (greedy, or beam search when configured); a unit whose text
 #     loops (compression ratio over 2.4) is decoded again with beam search (5), and if that loops
 #     too, with beam search that may not repeat any three tokens (no_repeat_ngram_size 3): both
@@ -75,6 +76,20 @@ JOIN_GAP = 1.0
 MAX_UNIT = 15.0
 # A region a joined decode left without a word is decoded again alone if it is at least this long (s).
 MIN_LONE_SECONDS = 0.5
+# Languages written in the Latin script (Whisper's codes). Decoding one of them, no token that
+# holds a letter of another script may come out: Whisper base, decoding an English turn of a
+# held-out meeting, wrote "The museum opens at昂珊铁林" (truth: "...opens late on Thursday evenings").
+LATIN_SCRIPT = frozenset(
+    "af az br bs ca cs cy da de en es et eu fi fo fr gl ha haw hr ht hu id is it jw la lb ln lt lv mg mi ms mt nl "
+    "nn no oc pl pt ro sk sl sn so sq su sv sw tk tl tr uz vi yo".split()
+)
+# UTF-8 lead bytes of other scripts: U+0380-U+07FF (Greek, Cyrillic, Armenian, Hebrew, Arabic, ...),
+# U+0800-U+0FFF (Indic, Thai, Tibetan, ...), U+3000-U+FFFF (CJK, kana, Hangul, fullwidth forms)
+# and U+10000 on (emoji, rarer scripts). Not listed, so allowed: U+0000-U+037F (Latin letters and
+# their diacritics) and U+1000-U+2FFF (Vietnamese letters, punctuation, currency signs, the music
+# note Whisper writes), whose lead bytes E1 and E2 also begin a few other scripts' letters. None of
+# these bytes can be a continuation byte (0x80-0xBF), so any token holding one begins such a letter.
+OTHER_SCRIPT_LEADS = frozenset([*range(0xCE, 0xE1), *range(0xE3, 0xF5)])
 
 
 def send(obj):
@@ -208,10 +223,50 @@ class Unit:
         return start + min(max(t - offset, 0.0), length)
 
 
+def byte_of_symbol():
+    """GPT-2's byte-level BPE (Whisper's tokenizer) writes each byte of a token as one printable
+    character; this is the way back."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("\u00a1"), ord("\u00ac") + 1), *range(ord("\u00ae"), ord("\u00ff") + 1)]
+    symbols = printable[:]
+    n = 0
+    for b in range(256):
+        if b not in printable:
+            printable.append(b)
+            symbols.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(printable, symbols)}
+
+
+def other_script_tokens(hf_tokenizer):
+    """The ids of the tokens that hold a byte beginning a letter of a script other than Latin."""
+    back = byte_of_symbol()
+    out = []
+    for token, i in hf_tokenizer.get_vocab().items():
+        if token.startswith("<|") or any(c not in back for c in token):
+            continue
+        if any(back[c] in OTHER_SCRIPT_LEADS for c in token):
+            out.append(i)
+    return sorted(out)
+
+
+_suppressed = {}
+
+
+def suppress_tokens(model, language):
+    """faster-whisper's default suppression (-1), and for a Latin-script language the other scripts' tokens."""
+    if language not in LATIN_SCRIPT:
+        return [-1]
+    key = id(model.hf_tokenizer)
+    if key not in _suppressed:
+        _suppressed[key] = other_script_tokens(model.hf_tokenizer)
+    return [-1, *_suppressed[key]]
+
+
 def decode(model, unit_audio, language, beam_size, word_timestamps=True, no_repeat_ngram_size=0):
     segments, _ = model.transcribe(
         unit_audio,
         language=language,
+        suppress_tokens=suppress_tokens(model, language),
         beam_size=beam_size,
         best_of=1,
         temperature=0.0,
