@@ -3,7 +3,8 @@
 // overwrites a destroyed key's bytes in the file, and a TRUNCATE checkpoint after each shred
 // empties the write-ahead log that still held the page with the key.
 import { randomBytes, randomUUID } from 'node:crypto'
-import { immediateTransaction, openSqlite } from './database.ts'
+import { immediateTransaction, isBusy, openSqlite } from './database.ts'
+import { DocumentStoreUnavailableError } from '../../ports/documentStore.ts'
 import type { ContentKey, ContentKeyStore } from '../../ports/contentKeys.ts'
 
 /** Keys made ahead for `issueId`: a new batch in one transaction when fewer than POOL_LOW are left. */
@@ -12,8 +13,21 @@ const POOL_LOW = 64
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS content_keys (id TEXT PRIMARY KEY, key BLOB, shredded_at TEXT) WITHOUT ROWID;`
 
-export function openSqliteContentKeys({ path }: { path: string }): ContentKeyStore {
-  const db = openSqlite(path, { synchronous: 'FULL' })
+/** Another process held the write lock past the busy timeout: the store did not answer (503, retry), not a fault of the request. */
+const unanswered = (err: unknown): unknown =>
+  isBusy(err) ? new DocumentStoreUnavailableError(`the content-key store is locked by another process: ${(err as Error).message}`, { cause: err }) : err
+
+/** `fn`, with SQLite's "busy" as the store not answering. */
+function answered<T>(fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    throw unanswered(err)
+  }
+}
+
+export function openSqliteContentKeys({ path, busyTimeoutMs }: { path: string; busyTimeoutMs?: number }): ContentKeyStore {
+  const db = openSqlite(path, { synchronous: 'FULL', busyTimeoutMs })
   db.exec('PRAGMA secure_delete = ON')
   db.exec(SCHEMA)
   const select = db.prepare('SELECT key, shredded_at FROM content_keys WHERE id = ?')
@@ -38,7 +52,8 @@ export function openSqliteContentKeys({ path }: { path: string }): ContentKeySto
         for (const p of batch) insert.run(p.id, randomBytes(32))
       })
     } catch (err) {
-      for (const p of batch) p.reject(err)
+      const error = unanswered(err)
+      for (const p of batch) p.reject(error)
       return
     }
     for (const p of batch) p.resolve(read(p.id))
@@ -56,9 +71,11 @@ export function openSqliteContentKeys({ path }: { path: string }): ContentKeySto
     (refilling ??= new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => {
         const made = Array.from({ length: POOL_BATCH }, () => ({ id: randomUUID(), key: randomBytes(32) }))
-        immediateTransaction(db, () => {
-          for (const m of made) insert.run(m.id, m.key)
-        })
+        answered(() =>
+          immediateTransaction(db, () => {
+            for (const m of made) insert.run(m.id, m.key)
+          }),
+        )
         pool.push(...made)
       })
       .finally(() => {
@@ -91,7 +108,9 @@ export function openSqliteContentKeys({ path }: { path: string }): ContentKeySto
     },
     async shred(id) {
       issued.delete(id)
-      shred.run(id, new Date().toISOString())
+      // Inside a transaction: a lock not had fails at BEGIN. A statement that itself failed on the
+      // lock stays "in progress" in libsql, and every later commit of this connection failed.
+      answered(() => immediateTransaction(db, () => shred.run(id, new Date().toISOString())))
       // Readers in other processes can hold the log back; a few tries, then the next shred retries.
       for (let i = 0; i < 20; i++) {
         const r = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number } | undefined
