@@ -15,7 +15,10 @@ const STAND_IN = (loopsUntil: string) => `
 class Segment:
     def __init__(self, text, ratio):
         self.text, self.words, self.compression_ratio = text, [], ratio
+class Vocabulary:
+    def get_vocab(self): return {"hello": 1}
 class Model:
+    hf_tokenizer = Vocabulary()
     def __init__(self): self.calls = []
     def transcribe(self, audio, beam_size, no_repeat_ngram_size, temperature, **kw):
         self.calls.append([beam_size, no_repeat_ngram_size, temperature])
