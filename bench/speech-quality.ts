@@ -376,7 +376,7 @@ async function recognize(part: Part, clips: Clip[]): Promise<Result[]> {
   for (const [i, clip] of clips.entries()) {
     const wav = join(process.env.BENCH_WAV_DIR ?? tmp.dir, `${part}-${i}.wav`)
     wavOf(clip.samples, wav)
-    const key = createHash('sha256').update(readFileSync(wav)).update(MODEL).update(`regions-5 ${ALLOWED.join(',')}`).digest('hex').slice(0, 20)
+    const key = createHash('sha256').update(readFileSync(wav)).update(MODEL).update(`regions-6 ${ALLOWED.join(',')}`).digest('hex').slice(0, 20)
     const cached = join(CACHE, `${key}.json`)
     let recognized: RecognizedSegment[] = []
     let asrCpuMs = 0
