@@ -358,7 +358,10 @@ function wavOf(samples: Float32Array, path: string) {
 const threads = envInt('WHISPER_THREADS', 2)
 const ALLOWED = asrLanguages(process.env.ASR_LANGUAGES)
 const engine = fasterWhisperEngine({ model: MODEL, modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads, computeType: 'int8', beamSize: 1, languages: ALLOWED })
-const newModels = (tuning: Record<string, number> = {}) => onnxDiarizer({ modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads: envInt('DIARIZATION_THREADS', 2), tuning: { threshold: DEFAULT_DIARIZATION_THRESHOLD, ...tuning } })
+// DIARIZER_OPTIONS='{"minSpeakerConfidence":0}': the worker's settings changed for a whole run (a before/after).
+const DIARIZER_OPTIONS = JSON.parse(process.env.DIARIZER_OPTIONS ?? '{}') as Record<string, number>
+const newModels = (tuning: Record<string, number> = {}) =>
+  onnxDiarizer({ modelsDir: MODELS_DIR, python: process.env.ASR_PYTHON || 'python3', threads: envInt('DIARIZATION_THREADS', 2), tuning: { threshold: DEFAULT_DIARIZATION_THRESHOLD, ...DIARIZER_OPTIONS, ...tuning } })
 
 interface Result {
   clip: Clip
