@@ -90,13 +90,11 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
     }
     const base = embeddedEnv()
     const roles = new Map<string, RoleProcess>()
-    // What the processes killed earlier printed: an error of the first api shows only there.
-    const earlier = new Map<string, string>()
-    const killedOut = new Map<string, string>()
+    // The processes killed earlier, per role: an error of the first api shows only in its output.
+    const killed = new Map<string, RoleProcess[]>()
     const start = (role: string) => {
       const before = roles.get(role)
-      if (before) earlier.set(role, `${earlier.get(role) ?? ''}${before.out().slice(-4000)}\n--- (killed; started again) ---\n`)
-      if (before) killedOut.set(role, `${killedOut.get(role) ?? ''}${before.out()}`)
+      if (before) killed.set(role, [...(killed.get(role) ?? []), before])
       const r = startRole(role, env, { base })
       roles.set(role, r)
       return r
@@ -107,7 +105,10 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
     // What each role printed, when the suite fails: the operator's view of what went wrong.
     t.teardown(() => {
       if (t.passing()) return
-      for (const [name, r] of roles) t.comment(`--- ${name} ---\n${earlier.get(name) ?? ''}${r.out().slice(-4000)}`)
+      for (const [name, r] of roles) {
+        const earlier = (killed.get(name) ?? []).map((k) => `${k.out().slice(-4000)}\n--- (killed; started again) ---\n`).join('')
+        t.comment(`--- ${name} ---\n${earlier}${r.out().slice(-4000)}`)
+      }
       t.comment(`--- the write load: ${acked.size} acknowledged; last refusals:\n${refusals.join('\n')}`)
     })
 
@@ -238,7 +239,7 @@ if (!MONGO_URL || !KAFKA_BROKERS || !S3_ENDPOINT) {
     // Each 500 with what the api logged for its requestId: a CI page shows only the failure.
     const logged = (line: string) => {
       const id = /"requestId":"([^"]+)"/.exec(line)?.[1]
-      const out = `${killedOut.get('api') ?? ''}${role('api').out()}`
+      const out = [...(killed.get('api') ?? []), role('api')].map((p) => p.out()).join('')
       return id ? out.split('\n').filter((l) => l.includes(id)).map((l) => l.slice(0, 3000)) : []
     }
     t.same(internalErrors.slice(0, 5).map((line) => ({ line, logged: logged(line) })), [], `no 5xx but 503 during any fault (${internalErrors.length})`)
