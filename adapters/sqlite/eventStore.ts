@@ -107,6 +107,8 @@ export interface SqliteEventStoreOptions {
 const unanswered = (operation: string, waitedMs: number, error: unknown): unknown =>
   isBusy(error) ? Object.assign(new EventStoreTimeoutError(operation, waitedMs), { cause: error }) : error
 
+type ReadStreamOptions = NonNullable<Parameters<EventStore['readStream']>[1]>
+
 export function openSqliteEventStore({ path, pollIntervalMs = 50, busyTimeoutMs = BUSY_TIMEOUT_MS }: SqliteEventStoreOptions): EventStore {
   const db = openSqlite(path, { synchronous: 'FULL', busyTimeoutMs })
   migrate(db)
@@ -231,7 +233,7 @@ class SqliteEventStore implements EventStore {
     return row[0] ?? -1
   }
 
-  async readStream(streamName: string, options: { from?: number; maxCount?: number } = {}): Promise<ReadStreamResult> {
+  async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<ReadStreamResult> {
     this.assertOpen()
     try {
       return this.readStreamSync(streamName, options)
@@ -240,7 +242,7 @@ class SqliteEventStore implements EventStore {
     }
   }
 
-  private readStreamSync(streamName: string, { from = 0, maxCount = Number.MAX_SAFE_INTEGER }: { from?: number; maxCount?: number }): ReadStreamResult {
+  private readStreamSync(streamName: string, { from = 0, maxCount = Number.MAX_SAFE_INTEGER }: ReadStreamOptions): ReadStreamResult {
     const current = this.currentRevision(streamName)
     if (current === -1) return { events: [], currentRevision: -1, streamExists: false }
     // Nothing from `from` on (a command handler's cached state is current): no second query.
