@@ -61,6 +61,18 @@ DEFAULTS = {
     # tuning part the one recording with a speaker too many had one at 0.33, and the lowest of a
     # right count was 0.42 (four espeak-ng voices on a telephone line): the midpoint.
     "minSpeakerConfidence": 0.375,
+    # Without a hint, a speaker whose pieces' voice pitch falls in two groups at least this many
+    # semitones apart is two people (0: never split). Alike voices that CAM++ hears as one can still
+    # differ in pitch; one speaker's pieces stayed within 2.9 semitones on the bench's tuning part,
+    # and counts were best for gaps of 3.5-5: the widest of them.
+    "pitchGap": 5.0,
+    # A group split off joins another speaker whose median pitch is this close (in semitones)
+    # instead of becoming a new one: it is that speaker's piece the clustering put astray.
+    "pitchJoin": 2.0,
+    # A piece's pitch counts only with voiced frames on this share of it and a spread (standard
+    # deviation, semitones) under pitchMaxSpread: octave jumps on a telephone line are neither.
+    "pitchMinVoiced": 0.3,
+    "pitchMaxSpread": 6.0,
 }
 
 
@@ -107,6 +119,58 @@ def fbank(x):
     f = np.concatenate([f[:, :1] * (1 - 0.97), f[:, 1:] - 0.97 * f[:, :-1]], axis=1) * _POVEY.astype(np.float32)
     power = np.abs(np.fft.rfft(f, 512)) ** 2
     return np.log(np.maximum(power @ _BANKS.T.astype(np.float32), np.finfo(np.float32).eps)).astype(np.float32)
+
+
+# ---- pitch -----------------------------------------------------------------------------------------
+
+PITCH_FRAME = 640  # 40 ms: two periods of the lowest pitch searched
+PITCH_HOP = 160
+PITCH_MIN_HZ = 60.0
+PITCH_MAX_HZ = 500.0
+YIN_THRESHOLD = 0.2
+
+
+def pitch_track(x):
+    """YIN (de Cheveigné and Kawahara, 2002): the pitch in semitones (12 log2 Hz) of each voiced
+    10-ms frame. A frame is voiced when the cumulative-mean-normalised difference dips under the
+    threshold; its period is the first dip's minimum (the first, so as not to jump an octave down)."""
+    if len(x) < PITCH_FRAME + 1:
+        return np.zeros(0)
+    n = 1 + (len(x) - PITCH_FRAME) // PITCH_HOP
+    idx = np.arange(PITCH_FRAME)[None, :] + PITCH_HOP * np.arange(n)[:, None]
+    fr = x[idx].astype(np.float64)
+    fr -= fr.mean(axis=1, keepdims=True)
+    half = PITCH_FRAME // 2
+    tmax, tmin = int(SR / PITCH_MIN_HZ), int(SR / PITCH_MAX_HZ)
+    # d(tau) = sum over the first half of (x_j - x_{j+tau})^2, from an FFT cross-correlation.
+    size = 2 * PITCH_FRAME
+    cross = np.fft.irfft(np.fft.rfft(fr, size) * np.conj(np.fft.rfft(fr[:, :half], size)), size)[:, : tmax + 1]
+    cs = np.concatenate([np.zeros((n, 1)), np.cumsum(fr**2, axis=1)], axis=1)
+    taus = np.arange(tmax + 1)
+    d = (cs[:, half] - cs[:, 0])[:, None] + (cs[:, taus + half] - cs[:, taus]) - 2 * cross
+    d[:, 0] = 0
+    cmndf = np.ones_like(d)
+    cmndf[:, 1:] = d[:, 1:] * taus[None, 1:] / np.maximum(np.cumsum(d[:, 1:], axis=1), 1e-12)
+    seg = cmndf[:, tmin:]
+    under = seg < YIN_THRESHOLD
+    voiced = under.any(axis=1) & ((fr**2).mean(axis=1) >= 1e-5)
+    first = np.argmax(under, axis=1)
+    # From the first dip on, the first lag where the function rises again.
+    rising = np.diff(seg, axis=1) >= 0
+    rising &= np.arange(seg.shape[1] - 1)[None, :] >= first[:, None]
+    rising[:, -1] = True
+    period = np.argmax(rising, axis=1) + tmin
+    return 12 * np.log2(SR / period[voiced])
+
+
+def piece_pitch(x, opts):
+    """The median pitch of a piece in semitones, or nan when too little of it is voiced or its
+    frames disagree (an unreliable track)."""
+    track = pitch_track(x)
+    frames = max(1, len(x) // PITCH_HOP)
+    if len(track) < 10 or len(track) / frames < opts["pitchMinVoiced"] or float(np.std(track)) > opts["pitchMaxSpread"]:
+        return np.nan
+    return float(np.median(track))
 
 
 # ---- models ----------------------------------------------------------------------------------------
@@ -474,6 +538,48 @@ def cluster(vectors, weights, k, opts, cannot=None):
     return labels
 
 
+def split_by_pitch(vectors, weights, labels, pitch, opts):
+    """Speakers whose pieces' pitch (nan: unknown) falls in two groups pitchGap or more apart, each
+    with a speaker's minimum of speech, split at the widest gap: the lower and the higher group each
+    keep the pieces nearer their own centroid. A group whose pitch another speaker has (within
+    pitchJoin) joins the one of those nearest to it instead of becoming a speaker of its own."""
+    if opts["pitchGap"] <= 0:
+        return labels
+    labels = labels.copy()
+    min_seconds = max(opts["minSpeakerSeconds"], opts["minSpeakerShare"] * float(weights.sum()))
+
+    def median_pitch(lab):
+        known = pitch[(labels == lab) & ~np.isnan(pitch)]
+        return float(np.median(known)) if len(known) else np.nan
+
+    for lab in sorted(set(labels.tolist())):
+        members = np.flatnonzero(labels == lab)
+        known = members[~np.isnan(pitch[members])]
+        if len(known) < 2:
+            continue
+        ordered = known[np.argsort(pitch[known])]
+        gaps = np.diff(pitch[ordered])
+        at = int(np.argmax(gaps))
+        low, high = ordered[: at + 1], ordered[at + 1 :]
+        if gaps[at] < opts["pitchGap"] or weights[low].sum() < min_seconds or weights[high].sum() < min_seconds:
+            continue
+        low_c = centroids_of(vectors[low], np.zeros(len(low), int), weights[low])[0]
+        high_c = centroids_of(vectors[high], np.zeros(len(high), int), weights[high])[0]
+        to_high = np.array([i in high or (i not in low and float(vectors[i] @ high_c) > float(vectors[i] @ low_c)) for i in members])
+        new = labels.max() + 1
+        for group, centroid, side in ((high, high_c, to_high), (low, low_c, ~to_high)):
+            group_pitch = float(np.median(pitch[group]))
+            alike = [l for l in set(labels.tolist()) if l != lab and abs(median_pitch(l) - group_pitch) < opts["pitchJoin"]]
+            if alike:
+                cents = centroids_of(vectors, labels, weights)
+                labels[members[side]] = max(alike, key=lambda l: float(centroid @ cents[l]))
+                break
+        else:
+            labels[members[to_high]] = new
+    _, labels = np.unique(labels, return_inverse=True)
+    return labels
+
+
 def confidences(vectors, weights, labels, cents):
     """Per speaker: how much closer their pieces are to their own centroid than to the next one,
     seconds-weighted (1: clearly apart, 0: indistinguishable)."""
@@ -583,6 +689,8 @@ def diarize(models, x, hint, opts, analysis):
     v = np.stack([vectors[p] for p in keys])
     w = np.array([(b - a) / SR for a, b in keys])
     labels = cluster(v, w, hint, opts, cannot_links(windows, keys, opts["cannotLinkShare"]))
+    if hint is None and opts["pitchGap"] > 0:
+        labels = split_by_pitch(v, w, labels, np.array([piece_pitch(x[a:b], opts) for a, b in keys]), opts)
     cents = centroids_of(v, labels, w)
     labelled = [(p, int(l)) for p, l in zip(keys, labels)]
     known = dict(labelled)
