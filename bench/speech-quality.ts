@@ -42,7 +42,7 @@
 // restarted diarizer found again). ASR_LANGUAGES applies as in the service.
 //
 //   npx tsx bench/speech-quality.ts        WHISPER_MODEL (default base), MODELS_DIR (default .ci/models),
-//   LONG_SECONDS=630 (the held-out meeting)   PARTS=tuning,heldout (or fresh, heldout2: see Corpus), TUNE=1 (sweep on the tuning part only), ASR=0,
+//   LONG_SECONDS=630 (the held-out meeting)   PARTS=tuning,heldout (or fresh, heldout2, heldout3, tuning2: see Corpus), TUNE=1 (sweep on the tuning part only), ASR=0,
 //   BENCH_WAV_DIR=dir (keep the clips), BENCH_DUMP=1 (and their truth and recognition as JSON; =only: nothing else)
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -74,12 +74,15 @@ const tmp = tempDir('speech')
 
 type Part = 'tuning' | 'heldout'
 /**
- * A part, or more held-out clips (held-out voices and sentences, new seeds): `fresh`, the kinds
- * hardest to count (see freshClips); `heldout2`, the held-out part's 13 dialogues again with seeds
- * 11 and 12 and 3-minute meetings, made on 2026-11-29 after the diarizer's pitch split had been
- * chosen on the tuning part, and run only after. Nothing is chosen on either.
+ * A part, or more clips of one. Held out (the held-out part's voices and sentences, new seeds):
+ * `fresh`, the kinds hardest to count (see freshClips); `heldout2`, the held-out part's 13
+ * dialogues again with seeds 11 and 12 and 3-minute meetings, made on 2026-11-29 after the
+ * diarizer's pitch split had been chosen on the tuning part; `heldout3`, the same with seeds 13
+ * and 14, made on 2026-11-29 before the clustering's next change was chosen (on `tuning2`, after
+ * heldout2's misses had been looked at) and run only after it. `tuning2`: the tuning part's 13
+ * dialogues again, seeds 15 and 16, 2-minute meetings, for choosing settings.
  */
-type Corpus = Part | 'fresh' | 'heldout2'
+type Corpus = Part | 'fresh' | 'heldout2' | 'heldout3' | 'tuning2'
 
 // ---- voices -------------------------------------------------------------------------------------
 
@@ -276,6 +279,8 @@ function wordClip(part: Part, lang: Lang, rand: () => number): Clip {
 function corpus(part: Corpus): Clip[] {
   if (part === 'fresh') return freshClips()
   if (part === 'heldout2') return [11, 12].flatMap((seed) => dialogues('heldout', rng(seed), 180, ` #${seed - 10}`))
+  if (part === 'heldout3') return [13, 14].flatMap((seed) => dialogues('heldout', rng(seed), 180, ` #${seed - 12}`))
+  if (part === 'tuning2') return [15, 16].flatMap((seed) => dialogues('tuning', rng(seed), 120, ` #${seed - 14}`))
   const rand = rng(part === 'tuning' ? 1 : 2)
   const clips = dialogues(part, rand, part === 'tuning' ? 180 : LONG_SECONDS)
   LANGUAGES.forEach((lang) => clips.push(wordClip(part, lang, rand)))
