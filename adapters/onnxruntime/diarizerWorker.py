@@ -123,7 +123,7 @@ def fbank(x):
 
 # ---- pitch -----------------------------------------------------------------------------------------
 
-PITCH_FRAME = 640  # 40 ms: two periods of the lowest pitch searched
+PITCH_FRAME = 640  # 40 ms: the lags searched (up to 16.7 ms, 60 Hz) fit in its second half
 PITCH_HOP = 160
 PITCH_MIN_HZ = 60.0
 PITCH_MAX_HZ = 500.0
