@@ -145,7 +145,8 @@ def pitch_track(x):
     # d(tau) = sum over the first half of (x_j - x_{j+tau})^2, from an FFT cross-correlation.
     size = 2 * PITCH_FRAME
     cross = np.fft.irfft(np.fft.rfft(fr, size) * np.conj(np.fft.rfft(fr[:, :half], size)), size)[:, : tmax + 1]
-    cs = np.concatenate([np.zeros((n, 1)), np.cumsum(fr**2, axis=1)], axis=1)
+    squares = fr**2
+    cs = np.concatenate([np.zeros((n, 1)), np.cumsum(squares, axis=1)], axis=1)
     taus = np.arange(tmax + 1)
     d = (cs[:, half] - cs[:, 0])[:, None] + (cs[:, taus + half] - cs[:, taus]) - 2 * cross
     d[:, 0] = 0
@@ -153,7 +154,7 @@ def pitch_track(x):
     cmndf[:, 1:] = d[:, 1:] * taus[None, 1:] / np.maximum(np.cumsum(d[:, 1:], axis=1), 1e-12)
     seg = cmndf[:, tmin:]
     under = seg < YIN_THRESHOLD
-    voiced = under.any(axis=1) & ((fr**2).mean(axis=1) >= 1e-5)
+    voiced = under.any(axis=1) & (squares.mean(axis=1) >= 1e-5)
     first = np.argmax(under, axis=1)
     # From the first dip on, the first lag where the function rises again.
     rising = np.diff(seg, axis=1) >= 0
