@@ -82,7 +82,13 @@ type Part = 'tuning' | 'heldout'
  * heldout2's misses had been looked at) and run only after it. `tuning2`: the tuning part's 13
  * dialogues again, seeds 15 and 16, 2-minute meetings, for choosing settings.
  */
-type Corpus = Part | 'fresh' | 'heldout2' | 'heldout3' | 'tuning2'
+const MORE_DIALOGUES = {
+  heldout2: { of: 'heldout', seeds: [11, 12], meetingSeconds: 180 },
+  heldout3: { of: 'heldout', seeds: [13, 14], meetingSeconds: 180 },
+  tuning2: { of: 'tuning', seeds: [15, 16], meetingSeconds: 120 },
+} as const satisfies Record<string, { of: Part; seeds: readonly number[]; meetingSeconds: number }>
+type Corpus = Part | 'fresh' | keyof typeof MORE_DIALOGUES
+const isMoreDialogues = (c: Corpus): c is keyof typeof MORE_DIALOGUES => Object.hasOwn(MORE_DIALOGUES, c)
 
 // ---- voices -------------------------------------------------------------------------------------
 
@@ -278,9 +284,10 @@ function wordClip(part: Part, lang: Lang, rand: () => number): Clip {
 
 function corpus(part: Corpus): Clip[] {
   if (part === 'fresh') return freshClips()
-  if (part === 'heldout2') return [11, 12].flatMap((seed) => dialogues('heldout', rng(seed), 180, ` #${seed - 10}`))
-  if (part === 'heldout3') return [13, 14].flatMap((seed) => dialogues('heldout', rng(seed), 180, ` #${seed - 12}`))
-  if (part === 'tuning2') return [15, 16].flatMap((seed) => dialogues('tuning', rng(seed), 120, ` #${seed - 14}`))
+  if (isMoreDialogues(part)) {
+    const { of, seeds, meetingSeconds } = MORE_DIALOGUES[part]
+    return seeds.flatMap((seed, i) => dialogues(of, rng(seed), meetingSeconds, ` #${i + 1}`))
+  }
   const rand = rng(part === 'tuning' ? 1 : 2)
   const clips = dialogues(part, rand, part === 'tuning' ? 180 : LONG_SECONDS)
   LANGUAGES.forEach((lang) => clips.push(wordClip(part, lang, rand)))
