@@ -55,15 +55,18 @@ export function leased(projection: Projection, docs: DocumentStore, options: Lea
   const tryTake = async (): Promise<boolean> => {
     const now = Date.now()
     const set = { holder, expiresAt: now + ttlMs }
-    const r = await leases.updateOne({ _id: projection.name, $or: [{ holder }, { expiresAt: { $lt: now } }] }, { $set: set })
-    if (r.matchedCount === 1) return (renewedAt = now), true
+    const update = async () => (await leases.updateOne({ _id: projection.name, $or: [{ holder }, { expiresAt: { $lt: now } }] }, { $set: set })).matchedCount === 1
+    if (await update()) return (renewedAt = now), true
     try {
       await leases.insertOne({ _id: projection.name, ...set, takenAt: new Date(now).toISOString() })
       renewedAt = now
       return true
     } catch (err) {
-      if (err instanceof DuplicateKeyError) return false
-      throw err
+      if (!(err instanceof DuplicateKeyError)) throw err
+      // The document that came first may be this instance's own (its renewal timer and a
+      // rebuild both found the lease gone): only the conditional update can tell.
+      if (await update()) return (renewedAt = now), true
+      return false
     }
   }
 
