@@ -42,13 +42,17 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
   let seen = false
   let rebuilt = 0
   let lastRebuildError: string | null = null
+  // Why a rebuild that failed is due again. Until it succeeds the loop stays stopped: started, it
+  // would write its checkpoint at position 0 and replay the whole log one live batch at a time,
+  // and no check would see a loss any more.
+  let retry: string | null = null
   let endDone!: () => void
   const done = new Promise<void>((resolve) => (endDone = resolve))
 
-  /** Rebuilds (when this instance may), then runs the loop. Any failure is retried by the next check. */
+  /** Rebuilds (when this instance may), then runs the loop. A failure is retried by the next check. */
   const rebuildThenRun = (why: string) =>
     (rebuilding ??= (async () => {
-      rebuildingSince = new Date().toISOString()
+      if (retry === null) rebuildingSince = new Date().toISOString()
       try {
         await inner?.stop()
         inner = null
@@ -61,17 +65,22 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
           lastRebuildError = null
           log(`[projection ${projection.name}] rebuilt from ${n} events in ${Date.now() - started} ms`)
         } else log(`[projection ${projection.name}] ${why}: another instance holds its lease and rebuilds it`)
+        retry = null
       } catch (err) {
-        lastRebuildError = err instanceof Error ? err.message : String(err)
-        log(`[projection ${projection.name}] rebuild failed, trying again: ${lastRebuildError}`)
+        const message = err instanceof Error ? err.message : String(err)
+        // Once per cause, not once per check while the store stays away.
+        if (message !== lastRebuildError) log(`[projection ${projection.name}] rebuild failed, trying again every ${checkEveryMs} ms: ${message}`)
+        lastRebuildError = message
+        retry = why
       } finally {
-        if (!stopped) inner = startProjection(projection, run)
+        if (!stopped && retry === null) inner = startProjection(projection, run)
         rebuilding = null
       }
     })())
 
   const check = async () => {
     if (stopped || rebuilding) return
+    if (retry !== null) return void (await rebuildThenRun(retry))
     try {
       if (await hasCheckpoint(docs, projection.name)) return void (seen = true)
       // A loop past 'starting' has written its checkpoint (it upserts it first), so its absence
@@ -101,8 +110,8 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
   return {
     name: projection.name,
     rebuilds: () => rebuilt,
-    position: (): GlobalPosition => (rebuilding ? START : (inner?.position() ?? START)),
-    status: (): LoopStatus => (rebuilding ? rebuildingStatus() : (inner?.status() ?? { state: 'starting', since: new Date().toISOString(), retries: 0, lastError: lastRebuildError })),
+    position: (): GlobalPosition => (rebuilding || retry !== null ? START : (inner?.position() ?? START)),
+    status: (): LoopStatus => (rebuilding || retry !== null ? rebuildingStatus() : (inner?.status() ?? { state: 'starting', since: new Date().toISOString(), retries: 0, lastError: lastRebuildError })),
     async waitFor(target, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs
       const timeout = () => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())

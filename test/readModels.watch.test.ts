@@ -43,3 +43,34 @@ t.test('given a rebuilt read model, when its checkpoint is lost again before any
   await events.appendToStream('s-late', [{ id: randomUUID(), type: 'Counted', data: {} }])
   await eventually('every event counted', async () => (await docs.collection('counted').countDocuments({})) === 4, 30_000)
 })
+
+t.test('given a lost read model, when its rebuild fails once, then the watch rebuilds it again in bulk instead of replaying the log from position 0 in the loop', async (t) => {
+  const { events, docs } = embeddedStores(t)
+  for (let i = 0; i < 3; i++) await events.appendToStream(`s-${i}`, [{ id: randomUUID(), type: 'Counted', data: {} }])
+  let failNext = false
+  const logs: string[] = []
+  const watched = startWatchedProjection(counter, {
+    events,
+    docs,
+    checkEveryMs: 100,
+    rebuild: async (p) => {
+      if (failNext) throw ((failNext = false), new Error('the store went away mid-rebuild'))
+      return rebuildProjection(p, { events, docs })
+    },
+    onError: () => {},
+    log: (m) => logs.push(m),
+  })
+  t.teardown(() => watched.stop())
+  const checkpoint = () => docs.collection(CHECKPOINTS).findOne({ _id: 'counter' })
+  await eventually('the first rebuild', async () => watched.rebuilds() === 1 && watched.status().state === 'running' && (await checkpoint()) !== null, 30_000, 5)
+
+  // When: lost, and the first rebuild after the loss fails.
+  failNext = true
+  await docs.collection(CHECKPOINTS).deleteOne({ _id: 'counter' })
+  await docs.collection('counted').drop()
+
+  // Then: a second rebuild after the failure, the loop running, every event there.
+  await eventually('a rebuild after the failed one', async () => watched.rebuilds() === 2 && watched.status().state === 'running' && (await checkpoint()) !== null, 30_000)
+  t.ok(logs.some((l) => l.includes('rebuild failed') && l.includes('the store went away mid-rebuild')), 'the failure is logged with its cause')
+  t.equal(await docs.collection('counted').countDocuments({}), 3)
+})
