@@ -46,6 +46,10 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
   // would write its checkpoint at position 0 and replay the whole log one live batch at a time,
   // and no check would see a loss any more.
   let retry: string | null = null
+  // A rebuild replays the whole log: one that keeps failing (a store away for long, a handler
+  // that throws) is tried again with a doubling pause, up to a minute, not at every check.
+  let failures = 0
+  let retryAt = 0
   let endDone!: () => void
   const done = new Promise<void>((resolve) => (endDone = resolve))
 
@@ -66,12 +70,15 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
           log(`[projection ${projection.name}] rebuilt from ${n} events in ${Date.now() - started} ms`)
         } else log(`[projection ${projection.name}] ${why}: another instance holds its lease and rebuilds it`)
         retry = null
+        failures = 0
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err)
         // Once per cause, not once per check while the store stays away.
-        if (message !== lastRebuildError) log(`[projection ${projection.name}] rebuild failed, trying again every ${checkEveryMs} ms: ${message}`)
+        if (message !== lastRebuildError) log(`[projection ${projection.name}] rebuild failed, trying again (pauses doubling from ${checkEveryMs} ms up to 60 s): ${message}`)
         lastRebuildError = message
         retry = why
+        failures++
+        retryAt = Date.now() + Math.min(60_000, checkEveryMs * 2 ** (failures - 1))
       } finally {
         if (!stopped && retry === null) inner = startProjection(projection, run)
         rebuilding = null
@@ -80,7 +87,7 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
 
   const check = async () => {
     if (stopped || rebuilding) return
-    if (retry !== null) return void (await rebuildThenRun(retry))
+    if (retry !== null) return void (Date.now() >= retryAt && (await rebuildThenRun(retry)))
     try {
       if (await hasCheckpoint(docs, projection.name)) return void (seen = true)
       // A loop past 'starting' has written its checkpoint (it upserts it first), so its absence

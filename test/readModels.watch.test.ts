@@ -74,3 +74,32 @@ t.test('given a lost read model, when its rebuild fails once, then the watch reb
   t.ok(logs.some((l) => l.includes('rebuild failed') && l.includes('the store went away mid-rebuild')), 'the failure is logged with its cause')
   t.equal(await docs.collection('counted').countDocuments({}), 3)
 })
+
+t.test('given a rebuild that keeps failing, then it is tried again with growing pauses, not at every check, and the failure is logged once', async (t) => {
+  const { events, docs } = embeddedStores(t)
+  await events.appendToStream('s-0', [{ id: randomUUID(), type: 'Counted', data: {} }])
+  let attempts = 0
+  const logs: string[] = []
+  const watched = startWatchedProjection(counter, {
+    events,
+    docs,
+    checkEveryMs: 20,
+    rebuild: async () => {
+      attempts++
+      throw new Error('a handler that throws')
+    },
+    onError: () => {},
+    log: (m) => logs.push(m),
+  })
+  t.teardown(() => watched.stop())
+  await eventually('a retry after the first failure', async () => attempts >= 2, 30_000)
+  const since = Date.now()
+  const before = attempts
+  await eventually('two seconds to pass', async () => Date.now() - since >= 2000, 30_000)
+  // Checked every 20 ms, with no pause that would be about 100 attempts in these two seconds;
+  // with pauses doubling from 20 ms, at most 7 (a busy machine makes fewer, never more).
+  t.ok(attempts - before <= 7, `${attempts - before} attempts in 2 s`)
+  t.equal(watched.status().state, 'rebuilding')
+  t.equal(watched.status().lastError, 'a handler that throws')
+  t.equal(logs.filter((l) => l.includes('rebuild failed')).length, 1, 'logged once for one cause')
+})
