@@ -81,8 +81,9 @@ type Part = 'tuning' | 'heldout'
  * and 14, made on 2026-11-29 before the clustering's next change was chosen (on `tuning2`, after
  * heldout2's misses had been looked at) and run only after it. `tuning2`: the tuning part's 13
  * dialogues again, seeds 15 and 16, 2-minute meetings, for choosing settings. `heldout4`: the
- * held-out part's dialogues with seeds 17 and 18, made on 2026-11-29 (third stop) and not yet
- * looked at: the clean test for the clustering's next change.
+ * held-out part's dialogues with seeds 17 and 18, made on 2026-11-29 (third stop) with the
+ * clustering unchanged since heldout3 and run once: a clean test of that clustering. A next change
+ * needs new seeds.
  */
 const MORE_DIALOGUES = {
   heldout2: { of: 'heldout', seeds: [11, 12], meetingSeconds: 180 },
