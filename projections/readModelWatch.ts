@@ -53,7 +53,7 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
   let endDone!: () => void
   const done = new Promise<void>((resolve) => (endDone = resolve))
 
-  /** Rebuilds (when this instance may), then runs the loop. A failure is retried by the next check. */
+  /** Rebuilds (when this instance may), then runs the loop. A failure is retried by a later check, after a growing pause. */
   const rebuildThenRun = (why: string) =>
     (rebuilding ??= (async () => {
       if (retry === null) rebuildingSince = new Date().toISOString()
@@ -113,7 +113,7 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
   const timer = setInterval(() => void check(), checkEveryMs)
   timer.unref()
 
-  const rebuildingStatus = (): LoopStatus => ({ state: 'rebuilding', since: rebuildingSince, retries: 0, lastError: lastRebuildError })
+  const rebuildingStatus = (): LoopStatus => ({ state: 'rebuilding', since: rebuildingSince, retries: failures, lastError: lastRebuildError })
   return {
     name: projection.name,
     rebuilds: () => rebuilt,

@@ -101,5 +101,6 @@ t.test('given a rebuild that keeps failing, then it is tried again with growing 
   t.ok(attempts - before <= 7, `${attempts - before} attempts in 2 s`)
   t.equal(watched.status().state, 'rebuilding')
   t.equal(watched.status().lastError, 'a handler that throws')
+  t.ok(watched.status().retries >= 2, `its failed tries counted (${watched.status().retries})`)
   t.equal(logs.filter((l) => l.includes('rebuild failed')).length, 1, 'logged once for one cause')
 })
