@@ -1,8 +1,9 @@
 // The lease of a projection when its document is gone (the read-model store lost at run time):
 // the renewal timer and the watch's rebuild (`tryHold`) of the same instance may both find no
 // lease and insert one. The second insert's duplicate key used to read as "another instance
-// holds it", so the watch did not rebuild in bulk but restarted the loop from position 0 (the
-// MongoDB case of readModels.runtimeLoss failed on CI with no rebuild logged).
+// holds it", so the watch did not rebuild in bulk but restarted the loop from position 0: one of
+// two paths that explain a CI run whose MongoDB runtime-loss case recovered with no bulk rebuild
+// logged (the other: a failed rebuild, test/readModels.watch.test.ts).
 import t from 'tap'
 import { LEASES, leased } from '../projections/lease.ts'
 import type { Projection } from '../projections/runner.ts'
