@@ -11,21 +11,13 @@ import { spawn } from 'node:child_process'
 import { createSocket } from 'node:dgram'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server } from 'node:http'
-import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { tempDir } from './support/tmp.ts'
 import { pollUntil } from './support/pollUntil.ts'
+import { freePort } from './support/ports.ts'
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
-
-const freePort = (host = '127.0.0.1') =>
-  new Promise<number>((done) => {
-    const srv = createServer().listen(0, host, () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => done(port))
-    })
-  })
 
 /** Answers A queries for `name` with `addresses()` (TTL 1 s), NXDOMAIN for other names, no records for other types. */
 function dnsServer(name: string, addresses: () => string[]) {

@@ -1,8 +1,6 @@
 // Both blob stores for the tests: the local one behind a service that really listens (its
 // presigned URLs are served by the upload route), and S3 on the server `npm test` starts
 // (scripts/servers/minio.sh prints S3_ENDPOINT; the credentials are that script's test values).
-import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { readdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { LocalBlobStore, blobDir } from '../../adapters/local/blobStore.ts'
@@ -11,6 +9,7 @@ import { signingSecret } from '../../app/secrets.ts'
 import { uploadKey } from '../../commands/notes.ts'
 import type { BlobStoreHarness } from '../conformance/blobStore.suite.ts'
 import { testService, type TestService, type TestServiceOptions } from './service.ts'
+import { freePort } from './ports.ts'
 
 export interface S3TestServer {
   endpoint: string
@@ -74,14 +73,6 @@ export async function s3Bucket(server: S3TestServer, options: { clock?: () => Da
       for (const s of opened) s.close()
     },
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /** A whole test service listening on 127.0.0.1, so presigned URLs can be used over real HTTP. */
