@@ -42,14 +42,12 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
   let seen = false
   let rebuilt = 0
   let lastRebuildError: string | null = null
-  // Why a rebuild that failed is due again. Until it succeeds the loop stays stopped: started, it
-  // would write its checkpoint at position 0 and replay the whole log one live batch at a time,
-  // and no check would see a loss any more.
-  let retry: string | null = null
-  // A rebuild replays the whole log: one that keeps failing (a store away for long, a handler
-  // that throws) is tried again with a doubling pause, up to a minute, not at every check.
-  let failures = 0
-  let retryAt = 0
+  // A rebuild that failed and is due again: why, how many times it failed, and when. Until it
+  // succeeds the loop stays stopped: started, it would write its checkpoint at position 0 and
+  // replay the whole log one live batch at a time, and no check would see a loss any more. A
+  // rebuild replays the whole log, so one that keeps failing (a store away for long, a handler
+  // that throws) waits a doubling pause, up to a minute, not just the next check.
+  let retry: { why: string; failures: number; at: number } | null = null
   let endDone!: () => void
   const done = new Promise<void>((resolve) => (endDone = resolve))
 
@@ -70,15 +68,13 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
           log(`[projection ${projection.name}] rebuilt from ${n} events in ${Date.now() - started} ms`)
         } else log(`[projection ${projection.name}] ${why}: another instance holds its lease and rebuilds it`)
         retry = null
-        failures = 0
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err)
         // Once per cause, not once per check while the store stays away.
         if (message !== lastRebuildError) log(`[projection ${projection.name}] rebuild failed, trying again (pauses doubling from ${checkEveryMs} ms up to 60 s): ${message}`)
         lastRebuildError = message
-        retry = why
-        failures++
-        retryAt = Date.now() + Math.min(60_000, checkEveryMs * 2 ** (failures - 1))
+        const failures = (retry?.failures ?? 0) + 1
+        retry = { why, failures, at: Date.now() + Math.min(60_000, checkEveryMs * 2 ** (failures - 1)) }
       } finally {
         if (!stopped && retry === null) inner = startProjection(projection, run)
         rebuilding = null
@@ -87,7 +83,7 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
 
   const check = async () => {
     if (stopped || rebuilding) return
-    if (retry !== null) return void (Date.now() >= retryAt && (await rebuildThenRun(retry)))
+    if (retry !== null) return void (Date.now() >= retry.at && (await rebuildThenRun(retry.why)))
     try {
       if (await hasCheckpoint(docs, projection.name)) return void (seen = true)
       // A loop past 'starting' has written its checkpoint (it upserts it first), so its absence
@@ -113,7 +109,7 @@ export function startWatchedProjection(projection: Projection, options: WatchOpt
   const timer = setInterval(() => void check(), checkEveryMs)
   timer.unref()
 
-  const rebuildingStatus = (): LoopStatus => ({ state: 'rebuilding', since: rebuildingSince, retries: failures, lastError: lastRebuildError })
+  const rebuildingStatus = (): LoopStatus => ({ state: 'rebuilding', since: rebuildingSince, retries: retry?.failures ?? 0, lastError: lastRebuildError })
   return {
     name: projection.name,
     rebuilds: () => rebuilt,
