@@ -4,7 +4,7 @@
 // below the kernel's ephemeral range, where outgoing connections never get theirs.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { createServer, type Server } from 'node:net'
 import { freePort, freePorts } from './support/ports.ts'
 
 const ephemeralLow = (): number => {
@@ -15,14 +15,20 @@ const ephemeralLow = (): number => {
   }
 }
 
+const listenOn = (port: number) =>
+  new Promise<Server>((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(port, '127.0.0.1', () => resolve(srv))
+  })
+
 t.test('given the kernel ephemeral range, when a test asks for ports, then they lie below it, differ, and can be listened on', async (t) => {
   const low = ephemeralLow()
   const ports = await freePorts(8)
   t.equal(new Set(ports).size, 8, 'eight different ports')
   for (const port of [...ports, await freePort()]) {
     t.ok(port >= 1024 && port < low, `${port} is below the ephemeral range (from ${low})`)
-    const srv = createServer()
-    await new Promise<void>((resolve, reject) => (srv.once('error', reject), srv.listen(port, '127.0.0.1', () => resolve())))
+    const srv = await listenOn(port)
     await new Promise((r) => srv.close(r))
   }
 })
@@ -30,16 +36,9 @@ t.test('given the kernel ephemeral range, when a test asks for ports, then they 
 t.test('given a port in use, when a test asks for ports, then it never gets that one', async (t) => {
   // Every port of the band but a few taken is too many to hold here; instead: a taken port is
   // refused by the pick (it listens first), so many picks never return one that is held.
-  const held = await Promise.all(
-    (await freePorts(20)).map(
-      (port) => new Promise<ReturnType<typeof createServer>>((resolve) => {
-        const srv = createServer()
-        srv.listen(port, '127.0.0.1', () => resolve(srv))
-      }),
-    ),
-  )
+  const taken = await freePorts(20)
+  const held = await Promise.all(taken.map(listenOn))
   t.teardown(() => Promise.all(held.map((srv) => new Promise((r) => srv.close(r)))))
-  const taken = new Set(held.map((srv) => (srv.address() as { port: number }).port))
   const picked = await freePorts(200)
-  t.notOk(picked.some((p) => taken.has(p)), 'no held port handed out')
+  t.notOk(picked.some((p) => taken.includes(p)), 'no held port handed out')
 })

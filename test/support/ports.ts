@@ -10,21 +10,21 @@ import { createServer, type Server } from 'node:net'
 const LOW = 21_000
 const HIGH = 27_000
 
-const tryListen = (port: number, host: string) =>
+const tryListen = (port: number) =>
   new Promise<Server | null>((resolve) => {
     const srv = createServer()
     srv.once('error', () => resolve(null))
-    srv.listen(port, host, () => resolve(srv))
+    srv.listen(port, '127.0.0.1', () => resolve(srv))
   })
 
 /** Ports free right now (held together while picked, so they differ). */
-export async function freePorts(n: number, host = '127.0.0.1'): Promise<number[]> {
+export async function freePorts(n: number): Promise<number[]> {
   const held: Server[] = []
   const ports: number[] = []
   while (ports.length < n) {
     const port = LOW + Math.floor(Math.random() * (HIGH - LOW))
     if (ports.includes(port)) continue
-    const srv = await tryListen(port, host)
+    const srv = await tryListen(port)
     if (srv) (held.push(srv), ports.push(port))
   }
   await Promise.all(held.map((srv) => new Promise((r) => srv.close(r))))
@@ -32,4 +32,4 @@ export async function freePorts(n: number, host = '127.0.0.1'): Promise<number[]
 }
 
 /** One port free right now. */
-export const freePort = async (host = '127.0.0.1'): Promise<number> => (await freePorts(1, host))[0]!
+export const freePort = async (): Promise<number> => (await freePorts(1))[0]!
