@@ -12,7 +12,7 @@ import { DomainError, isDomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { capturedChargeId } from '../domain/credits/ledger.ts'
 import { analysisDecider, analysisStream, outlineProblems, type AnalysisCommand, type TemplateResult } from '../domain/analysis/analysis.ts'
-import { audioDurationMs, speakerNamesIn } from '../domain/language/content.ts'
+import { attributionOf, audioDurationMs, speakerNamesIn } from '../domain/language/content.ts'
 import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
 import type { ReadModelSync } from '../projections/sync.ts'
 import { AnalysisContent, type AnalysisList, type Outline, type Template } from '../contract/analysis.ts'
@@ -136,7 +136,7 @@ export class AnalysisCommands {
       await releaseRest((failed.length ? `analysis failed for ${failed.join('; ')}` : 'analysis stopped before every template was captured').slice(0, 500))
     }
     await this.deps.credits.settlePending(caller.accountId, paid, () =>
-      this.record(caller, noteId, { type: 'RecordAnalyses', noteId, accountId: caller.accountId, results, speakers: speakerNamesIn(source), now: this.now() }),
+      this.record(caller, noteId, { type: 'RecordAnalyses', noteId, accountId: caller.accountId, results, speakers: speakerNamesIn(source), attribution: attributionOf(source), now: this.now() }),
     )
     const ok = results.filter((r) => r.ok).map((r) => r.template as Template)
     const failed = results.flatMap((r) => (r.ok ? [] : [{ template: r.template as Template, error: r.error, message: r.reason }]))

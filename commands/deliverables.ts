@@ -9,7 +9,7 @@ import { Readable } from 'node:stream'
 import { DomainError } from '../domain/errors.ts'
 import { PRICES } from '../domain/credits/prices.ts'
 import { DELIVERABLE_BASIS, DELIVERABLE_FILES, deliverableDecider, deliverableStream } from '../domain/deliverables/deliverable.ts'
-import { sameSpeakerNames, speakerNamesIn } from '../domain/language/content.ts'
+import { attributionOf, sameSpeakerNames, speakerNamesIn } from '../domain/language/content.ts'
 import { LanguageEngineError, type LanguageEngine } from '../ports/languageEngine.ts'
 import type { BlobStore } from '../ports/blobStore.ts'
 import type { FileRenderer } from '../ports/fileRenderer.ts'
@@ -65,9 +65,11 @@ export class DeliverableCommands {
       try {
         const basis = DELIVERABLE_BASIS[body.template]!
         // The persisted analysis, unless it names speakers otherwise than they are named now (a
-        // rename since): then one made for the deliverable, so the file uses the names in use.
+        // rename since) or gave a line to another speaker than now (a line moved since): then one
+        // made for the deliverable, so the file says who said what as the transcript does.
         const persisted = await this.deps.analyses.latestDraft(caller.accountId, noteId, basis)
-        const analysis = persisted && sameSpeakerNames(persisted.speakerNames, speakerNamesIn(source)) ? persisted.draft : (await this.engine((e) => e.analyze(source, basis))).draft
+        const current = persisted && sameSpeakerNames(persisted.speakerNames, speakerNamesIn(source)) && (persisted.attribution === null || persisted.attribution === attributionOf(source))
+        const analysis = current ? persisted.draft : (await this.engine((e) => e.analyze(source, basis))).draft
         const createdAt = this.clock().toISOString()
         const { draft, info } = await this.engine((e) =>
           e.deliverable({ kind: body.kind, template: body.template, locale: body.locale, transcript: source, analysis, date: note.recordedAt ?? note.createdAt }),

@@ -34,6 +34,7 @@ export interface NoteReads {
 export interface PersistedDraft {
   draft: AnalysisDraft
   speakerNames: Record<string, string>
+  attribution: string | null
 }
 
 export interface AnalysisReads {

@@ -81,6 +81,15 @@ export class TranscriptCommands {
   }
 
   /**
+   * A person gives one line to another speaker (dashboard). Talk time, turns, exports and every
+   * output made afterwards follow; the words and the line's id stay as they were.
+   */
+  async changeSegmentSpeaker(caller: Caller, noteId: string, sequence: number, to: string): Promise<void> {
+    const preview = transcriptPreviewFor(caller.plan)
+    await this.run(caller, noteId, { type: 'ChangeSegmentSpeaker', accountId: caller.accountId, sequence, to, ...(preview ? { preview } : {}) }, ['notes', 'speakers'])
+  }
+
+  /**
    * The echo of an edit shows segment text too: on a plan with a preview only the changed
    * segments inside the preview (of the transcript after the edit) come back, cut like it, or a
    * find-and-replace of a common letter would read out the whole transcript.

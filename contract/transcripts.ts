@@ -138,6 +138,18 @@ export const ReplaceInTranscriptRequest = z
   .meta({ id: 'ReplaceInTranscriptRequest' })
 export type ReplaceInTranscriptRequest = z.infer<typeof ReplaceInTranscriptRequest>
 
+/** Dashboard: a person gives one line to another speaker (the diarizer heard the wrong voice). */
+export const SegmentParams = z.object({ id: Uuid, sequence: z.coerce.number().int().min(0).max(1_000_000) })
+export const SegmentSpeakerRequest = z
+  .object({
+    speakerLabel: z
+      .string()
+      .regex(/^[A-Z]{1,2}$/)
+      .meta({ description: "one of the transcript's speaker labels, or the next free letter for a speaker the diarizer missed" }),
+  })
+  .meta({ id: 'SegmentSpeakerRequest' })
+export type SegmentSpeakerRequest = z.infer<typeof SegmentSpeakerRequest>
+
 export const ReplaceInTranscriptResponse = z
   .object({
     noteId: Uuid,

@@ -29,6 +29,8 @@ export interface AnalysisDoc {
   version: string
   /** The speaker names it was made with, by label (domain/analysis/analysis.ts, `AnalysisGenerated`). */
   speakerNames: Record<string, string>
+  /** Which speaker had which line then; null on analyses recorded before lines could move. */
+  attribution: string | null
 }
 
 export interface OutlineDoc {
@@ -83,6 +85,7 @@ async function apply(recorded: RecordedEvent, docs: DocumentStore) {
       model: d.model,
       version: d.version,
       speakerNames: e.data.speakers ?? {},
+      attribution: e.data.attribution ?? null,
     }
     await analyses.replaceOne({ _id: recorded.id }, doc, { upsert: true })
     return

@@ -7,7 +7,7 @@ import { statusOf, type NoteEvent, type Phase } from '../domain/notes/note.ts'
 import { fullTextOf, speakerStats, type Transcript, type SpeakerStats } from '../domain/notes/transcript.ts'
 import { uniqueTokens } from '../domain/search/tokens.ts'
 import { cut, FREE_PLAN_PREVIEW } from '../domain/transcripts/preview.ts'
-import type { TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
+import { withSegmentSpeaker, type SegmentSpeakerChanged, type TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
 import { applyBatched } from './batchedDocuments.ts'
 import { replaceIfNewer } from './revisionGuard.ts'
 import type { Projection } from './runner.ts'
@@ -158,7 +158,7 @@ function createdNote(recorded: RecordedEvent): NoteDoc {
 
 /** The note after `recorded` (null: deleted; `doc` itself: unchanged). Writes the note's transcript on the way. */
 async function evolveNote(doc: NoteDoc | null, recorded: RecordedEvent, docs: DocumentStore): Promise<NoteDoc | null> {
-  const e = toDomainEvent<NoteEvent | TranscriptTextReplaced>(recorded)
+  const e = toDomainEvent<NoteEvent | TranscriptTextReplaced | SegmentSpeakerChanged>(recorded)
   const id = noteIdOf(recorded.streamName)
   if (e.type === 'NoteDeleted') {
     // Deleted: nothing of the note stays, whatever the revision (a rebuild meets it too).
@@ -217,6 +217,14 @@ async function evolveNote(doc: NoteDoc | null, recorded: RecordedEvent, docs: Do
       set.transcriptTokens = uniqueTokens(fullText)
       set.previewTranscriptTokens = previewTokens(segments)
       await transcripts.updateOne({ _id: id, revision: t.revision }, { $set: { segments, fullText, revision: recorded.revision } })
+      break
+    }
+    case 'SegmentSpeakerChanged': {
+      const transcripts = docs.collection<TranscriptDoc>(TRANSCRIPTS)
+      const t = await transcripts.findOne({ _id: id })
+      if (!t) break
+      const segments = withSegmentSpeaker(t.segments, e.data.sequence, e.data.to)
+      await transcripts.updateOne({ _id: id, revision: t.revision }, { $set: { segments, speakers: speakerStats(segments), revision: recorded.revision } })
       break
     }
     case 'NoteReady':

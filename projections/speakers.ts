@@ -2,7 +2,6 @@
 // - `speakers`: per note, each diarized label's stats and naming state (user-given name,
 //   inferred name and evidence, voice match, voice exclusion), plus what the roster needs
 //   (source key, first speaker);
-// - `speaker_timelines`: per note, who speaks when, as turns of consecutive segments;
 // - `speaker_roster_entries`: one line per name the user confirmed on a note with a known
 //   source, so later notes of the same podcast or channel can be offered those names.
 // Guarded by stream revision, so re-applying an event changes nothing.
@@ -10,17 +9,21 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import { evolveSpeakers, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
-import { speakerStats, type SpeakerStats, type TranscriptSegment } from '../domain/notes/transcript.ts'
+import { speakerStats, statsAfterMove, type SpeakerStats } from '../domain/notes/transcript.ts'
 import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
 import type { SpeakerState } from '../domain/speakers/speakers.ts'
 import type { Projection } from './runner.ts'
 import { applyBatched } from './batchedDocuments.ts'
-import { replaceIfNewer } from './revisionGuard.ts'
 import { noteStream } from '../domain/notes/note.ts'
 
 export const SPEAKERS = 'speakers'
-export const SPEAKER_TIMELINES = 'speaker_timelines'
 export const ROSTER_ENTRIES = 'speaker_roster_entries'
+/**
+ * Timelines were projected here until a line could move to another speaker; they are read from
+ * the transcript now (readmodels/transcripts.ts). A store written before still holds them: a note
+ * deleted takes its old timeline along, and a rebuild empties the collection.
+ */
+const OLD_TIMELINES = 'speaker_timelines'
 
 export interface SpeakersDoc {
   _id: string
@@ -39,23 +42,6 @@ export interface SpeakersDoc {
   revision: number
 }
 
-export interface Turn {
-  label: string | null
-  startMs: number
-  endMs: number
-  firstSegment: number
-  lastSegment: number
-  segmentCount: number
-}
-
-export interface TimelineDoc {
-  _id: string
-  [key: string]: unknown
-  accountId: string
-  turns: Turn[]
-  revision: number
-}
-
 export interface RosterEntryDoc {
   _id: string
   [key: string]: unknown
@@ -69,25 +55,10 @@ export interface RosterEntryDoc {
 }
 
 /** Consecutive segments of one speaker make one turn. */
-export function turnsOf(segments: readonly TranscriptSegment[]): Turn[] {
-  const turns: Turn[] = []
-  for (const s of [...segments].sort((a, b) => a.sequence - b.sequence)) {
-    const last = turns[turns.length - 1]
-    if (last && last.label === s.speakerLabel) {
-      last.endMs = Math.max(last.endMs, s.endMs)
-      last.lastSegment = s.sequence
-      last.segmentCount++
-    } else {
-      turns.push({ label: s.speakerLabel, startMs: s.startMs, endMs: s.endMs, firstSegment: s.sequence, lastSegment: s.sequence, segmentCount: 1 })
-    }
-  }
-  return turns
-}
-
 export const speakersProjection: Projection = {
   name: 'speakers',
   filter: { categories: ['note'] },
-  collections: [SPEAKERS, SPEAKER_TIMELINES, ROSTER_ENTRIES],
+  collections: [SPEAKERS, ROSTER_ENTRIES, OLD_TIMELINES],
   async setup(docs) {
     await docs.collection(ROSTER_ENTRIES).createIndex({ keys: { accountId: 1, sourceKey: 1, at: 1 }, name: 'by_account_source' })
   },
@@ -128,18 +99,19 @@ const SPEAKER_EVENTS = new Set([
   'NoteEdited',
   'NoteSourceMetadataRecorded',
   'NoteTranscribed',
+  'SegmentSpeakerChanged',
   'SpeakerRenamed',
   'SpeakerNamesSuggested',
   'SpeakerVoiceExclusionChanged',
   'SpeakerVoiceMatched',
 ])
 
-/** The speakers document after `recorded` (null: deleted; `doc` itself: unchanged); writes timelines and roster entries on the way. */
+/** The speakers document after `recorded` (null: deleted; `doc` itself: unchanged); writes roster entries on the way. */
 async function evolve(doc: SpeakersDoc | null, recorded: RecordedEvent, docs: DocumentStore): Promise<SpeakersDoc | null> {
   const e = toDomainEvent<NoteEvent | TranscriptEvent>(recorded)
   const id = noteStream.idOf(recorded.streamName)
   if (e.type === 'NoteDeleted') {
-    await docs.collection(SPEAKER_TIMELINES).deleteOne({ _id: id })
+    await docs.collection(OLD_TIMELINES).deleteOne({ _id: id })
     await docs.collection(ROSTER_ENTRIES).deleteMany({ noteId: id })
     return null
   }
@@ -164,10 +136,12 @@ async function evolve(doc: SpeakersDoc | null, recorded: RecordedEvent, docs: Do
       set.stats = speakerStats(segments, e.data.transcript.speakerConfidence)
       set.firstLabel = [...segments].sort((a, b) => a.sequence - b.sequence).find((s) => s.speakerLabel)?.speakerLabel ?? null
       set.speakers = evolveSpeakers(doc.speakers, e)
-      const timeline: TimelineDoc = { _id: id, accountId: doc.accountId, turns: turnsOf(segments), revision: recorded.revision }
-      await replaceIfNewer(docs.collection<TimelineDoc>(SPEAKER_TIMELINES), timeline)
       break
     }
+    case 'SegmentSpeakerChanged':
+      set.stats = statsAfterMove(doc.stats, { from: e.data.from, to: e.data.to, ms: e.data.endMs - e.data.startMs })
+      set.firstLabel = e.data.firstLabel
+      break
     case 'SpeakerRenamed': {
       set.speakers = evolveSpeakers(doc.speakers, e)
       if (e.data.sourceKey) {

@@ -26,10 +26,10 @@ export async function readOutline(docs: DocumentStore, accountId: string, noteId
   return { noteId, outline: doc?.outline ?? [], attemptedAt: doc?.attemptedAt ?? null, generated: doc?.generated ?? false }
 }
 
-/** The persisted latest analysis of one template without what the API adds (template, model, time), and the speaker names it was made with. */
+/** The persisted latest analysis of one template without what the API adds (template, model, time), the speaker names it was made with and who had which line. */
 export async function latestAnalysisDraft(docs: DocumentStore, accountId: string, noteId: string, template: string): Promise<PersistedDraft | null> {
   const doc = await docs.collection<AnalysisDoc>(ANALYSES).findOne({ noteId, accountId, template, latest: true })
   if (!doc) return null
   const { template: _t, model: _m, updatedAt: _u, ...draft } = doc.analysis
-  return { draft, speakerNames: doc.speakerNames ?? {} }
+  return { draft, speakerNames: doc.speakerNames ?? {}, attribution: doc.attribution ?? null }
 }

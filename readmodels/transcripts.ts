@@ -12,7 +12,8 @@ import { baseLanguage, type TranslationLanguage } from '../domain/languages.ts'
 import type { RosterPerson } from '../domain/speakers/inference.ts'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import { NOTES, TRANSCRIPTS, type NoteDoc, type TranscriptDoc } from '../projections/notes.ts'
-import { ROSTER_ENTRIES, SPEAKERS, SPEAKER_TIMELINES, type RosterEntryDoc, type SpeakersDoc, type TimelineDoc } from '../projections/speakers.ts'
+import { ROSTER_ENTRIES, SPEAKERS, type RosterEntryDoc, type SpeakersDoc } from '../projections/speakers.ts'
+import { turnsOf } from '../domain/speakers/turns.ts'
 import { TRANSLATIONS, translationId, type TranslationDoc } from '../projections/translations.ts'
 import { VOICE_CONSENTS, VOICE_PROFILES, type VoiceConsentDoc, type VoiceProfileDoc } from '../projections/voiceProfiles.ts'
 import type { ExportOptions, ExportedTranscript, TranscriptReadOptions } from '../commands/reads.ts'
@@ -60,13 +61,14 @@ export async function getSpeakers(docs: DocumentStore, accountId: string, noteId
 
 export async function getSpeakerTimeline(docs: DocumentStore, accountId: string, noteId: string): Promise<SpeakerTimeline> {
   const transcript = await findTranscript(docs, accountId, noteId)
-  const [timeline, views] = await Promise.all([docs.collection<TimelineDoc>(SPEAKER_TIMELINES).findOne({ _id: noteId, accountId }), speakerViews(docs, accountId, noteId)])
+  // Turns come from the lines as they are now, so a line moved to another speaker moves its turn too.
+  const views = await speakerViews(docs, accountId, noteId)
   const lastEnd = transcript.segments.reduce((m, s) => Math.max(m, s.endMs), 0)
   return {
     noteId,
     durationMs: transcript.durationSeconds !== null ? Math.round(transcript.durationSeconds * 1000) : transcript.segments.length ? lastEnd : null,
     speakers: [...views.values()].map(toSpeaker),
-    turns: (timeline?.turns ?? []).map((t) => ({
+    turns: turnsOf(transcript.segments).map((t) => ({
       speakerLabel: t.label,
       speakerName: nameOf(views, t.label),
       startMs: t.startMs,

@@ -9,7 +9,7 @@ import { cycleOf } from '../../domain/credits/plans.ts'
 import { defineRoute, mountedAt, type RouteDef } from '../route.ts'
 import { AccountStatus } from '../../contract/account.ts'
 import { ListNotesQuery, NoteIdParams, NoteList } from '../../contract/notes.ts'
-import { Transcript, VoiceProfileParams, VoiceProfilePatch, VoiceProfiles } from '../../contract/transcripts.ts'
+import { SegmentParams, SegmentSpeakerRequest, Transcript, VoiceProfileParams, VoiceProfilePatch, VoiceProfiles } from '../../contract/transcripts.ts'
 import { featureRoutes } from '../routes/index.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { ADVICE } from '../../domain/advice.ts'
@@ -262,6 +262,24 @@ export function dashboardRoutes(app: Application): RouteDef[] {
       response: { status: 200, schema: Transcript, description: 'The transcript.' },
       errors: ['not_found', 'no_transcript'],
       handle: ({ caller, params }) => app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
+    }),
+
+    defineRoute({
+      ...common,
+      operationId: 'dashboardChangeSegmentSpeaker',
+      method: 'PATCH',
+      path: `${DASHBOARD_API}/notes/:id/segments/:sequence/speaker`,
+      tag: 'dashboard',
+      summary: "Give one line to another of the transcript's speakers, or to a new one (the next free letter); free",
+      params: SegmentParams,
+      notFound: true,
+      body: SegmentSpeakerRequest,
+      response: { status: 200, schema: Transcript, description: 'The transcript after the change.' },
+      errors: ['not_found', 'no_transcript', 'invalid_request'],
+      async handle({ caller, params, body }) {
+        await app.transcripts.changeSegmentSpeaker(caller, params.id, params.sequence, body.speakerLabel)
+        return app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) })
+      },
     }),
 
     // ---- the REST routes themselves, under the session (same schemas, handlers, prices) ----------

@@ -23,8 +23,10 @@ type Base = { noteId: string; accountId: string; at: string } & Generation
 /**
  * `speakers`: the names in use when it was made, by label (labels without a name left out; absent
  * on analyses recorded before names reached the engines, which were all made without names).
+ * `attribution`: which speaker had which line then (domain/language/content.ts `attributionOf`;
+ * absent on analyses recorded before a line could move to another speaker).
  */
-export type AnalysisGenerated = DomainEvent<'AnalysisGenerated', Base & { template: string; analysis: AnalysisDraft; speakers?: Record<string, string> }>
+export type AnalysisGenerated = DomainEvent<'AnalysisGenerated', Base & { template: string; analysis: AnalysisDraft; speakers?: Record<string, string>; attribution?: string }>
 export type AnalysisFailed = DomainEvent<'AnalysisFailed', Base & { template: string; error: string; reason: string }>
 export type OutlineGenerated = DomainEvent<'OutlineGenerated', Base & { chapters: ChapterDraft[]; durationMs: number }>
 export type OutlineFailed = DomainEvent<'OutlineFailed', Base & { reason: string }>
@@ -33,7 +35,7 @@ export type AnalysisEvent = AnalysisGenerated | AnalysisFailed | OutlineGenerate
 export type TemplateResult = ({ ok: true; analysis: AnalysisDraft } | { ok: false; error: string; reason: string }) & { template: string } & Generation
 
 export type AnalysisCommand =
-  | { type: 'RecordAnalyses'; noteId: string; accountId: string; results: TemplateResult[]; speakers: Record<string, string>; now: string }
+  | { type: 'RecordAnalyses'; noteId: string; accountId: string; results: TemplateResult[]; speakers: Record<string, string>; attribution?: string; now: string }
   | ({ type: 'RecordOutline'; noteId: string; accountId: string; chapters: ChapterDraft[]; durationMs: number; now: string } & Generation)
   | ({ type: 'RecordOutlineFailure'; noteId: string; accountId: string; reason: string; now: string } & Generation)
 
@@ -96,7 +98,7 @@ export function decideAnalysis(c: AnalysisCommand, s: AnalysisState): AnalysisEv
         .map((r): AnalysisEvent => {
           const gen = { engine: r.engine, model: r.model, version: r.version, chargeId: r.chargeId }
           return r.ok
-            ? { type: 'AnalysisGenerated', data: { ...base, ...gen, template: r.template, analysis: r.analysis, speakers: c.speakers } }
+            ? { type: 'AnalysisGenerated', data: { ...base, ...gen, template: r.template, analysis: r.analysis, speakers: c.speakers, ...(c.attribution ? { attribution: c.attribution } : {}) } }
             : { type: 'AnalysisFailed', data: { ...base, ...gen, template: r.template, error: r.error, reason: r.reason } }
         })
     case 'RecordOutline': {

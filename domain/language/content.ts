@@ -1,6 +1,7 @@
 // What the language features read and produce: plain data, shared by the domain (events carry
 // it), the language-engine port and its adapters. The zod schemas in contract/ describe the same
 // shapes for the API and validate what a remote model returns.
+import { createHash } from 'node:crypto'
 
 /**
  * Who says a segment, as the engines see it: `speaker` is the name in use when there is one, else
@@ -132,6 +133,15 @@ export function speakerNamesIn(t: Pick<SourceTranscript, 'segments'>): Record<st
   const out: Record<string, string> = {}
   for (const s of t.segments) if (s.speakerLabel && isNamed(s)) out[s.speakerLabel] = s.speaker!
   return out
+}
+
+/**
+ * Which speaker has which line, as a short digest: two transcripts with the same digest give every
+ * line to the same speaker (a line moved to another speaker changes it; a rename does not).
+ */
+export function attributionOf(t: Pick<SourceTranscript, 'segments'>): string {
+  const lines = [...t.segments].sort((a, b) => a.sequence - b.sequence).map((s) => `${s.sequence}:${s.speakerLabel ?? ''}`)
+  return createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16)
 }
 
 export function sameSpeakerNames(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {

@@ -40,6 +40,15 @@ export type TranscriptTextReplaced = DomainEvent<
     staleTranslations: { language: string; segments: number[] }[]
   } & At
 >
+/**
+ * A person moved one line to another speaker: the diarizer gave it to the wrong voice. The line's
+ * times ride along so the speakers' talk time follows without the segments; `firstLabel` is the
+ * label of the note's first line with a speaker after the change (the roster's first speaker).
+ */
+export type SegmentSpeakerChanged = DomainEvent<
+  'SegmentSpeakerChanged',
+  { segmentId: string; sequence: number; startMs: number; endMs: number; from: string | null; to: string; firstLabel: string | null } & At
+>
 /** Show or channel metadata the pipeline learnt about the note's source (optional). */
 export type NoteSourceMetadataRecorded = DomainEvent<'NoteSourceMetadataRecorded', { metadata: SourceMetadata } & At>
 export type SpeakerRenamed = DomainEvent<'SpeakerRenamed', { label: string; name: string; previousName: string | null; sourceKey: string | null } & At>
@@ -64,6 +73,7 @@ export type TranslationFailed = DomainEvent<'TranslationFailed', { language: Tra
 
 export type TranscriptEvent =
   | TranscriptTextReplaced
+  | SegmentSpeakerChanged
   | NoteSourceMetadataRecorded
   | SpeakerRenamed
   | SpeakerNamesSuggested
@@ -77,6 +87,7 @@ export type TranscriptEvent =
 
 export const TRANSCRIPT_EVENT_TYPES: readonly TranscriptEvent['type'][] = [
   'TranscriptTextReplaced',
+  'SegmentSpeakerChanged',
   'NoteSourceMetadataRecorded',
   'SpeakerRenamed',
   'SpeakerNamesSuggested',
@@ -95,6 +106,8 @@ type Now = { now: string }
 export type TranscriptCommand =
   /** `preview`: the caller's plan shows only a preview, and only what it shows in full is edited and counted. */
   | ({ type: 'ReplaceInTranscript'; accountId: string; find: string; replace: string; caseSensitive: boolean; wholeWord: boolean; preview?: ContentLimit } & Now)
+  /** `to`: one of the transcript's speakers, or the next label for a voice the diarizer missed. */
+  | ({ type: 'ChangeSegmentSpeaker'; accountId: string; sequence: number; to: string; preview?: ContentLimit } & Now)
   | ({ type: 'RecordSourceMetadata'; metadata: SourceMetadata } & Now)
   | ({ type: 'RenameSpeaker'; accountId: string; label: string; name: string; sourceKey: string | null } & Now)
   | ({ type: 'RecordNameSuggestions'; accountId: string; engine: string; model: string | null; suggestions: NameSuggestion[] } & Now)
@@ -154,6 +167,22 @@ export type NoteTranscriptState = { exists: false } | TranscriptNoteState
 // ---- evolve ---------------------------------------------------------------------------------
 
 const labelsOf = (segments: readonly TranscriptSegment[]) => [...new Set(segments.map((s) => s.speakerLabel).filter((l): l is string => !!l))].sort()
+
+/**
+ * The label a new speaker gets: the first of A, B, ... Z, AA, AB ... that no line of the
+ * transcript has (the diarizer's own letters; a published transcript's `spk_0` labels are
+ * left alone, so its next speaker is still A).
+ */
+export function nextSpeakerLabel(segments: readonly Pick<TranscriptSegment, 'speakerLabel'>[]): string {
+  const taken = new Set(segments.map((s) => s.speakerLabel))
+  const letters = (n: number): string => (n < 26 ? String.fromCharCode(65 + n) : letters(Math.floor(n / 26) - 1) + String.fromCharCode(65 + (n % 26)))
+  for (let n = 0; ; n++) if (!taken.has(letters(n))) return letters(n)
+}
+
+/** The segments with one line given to another speaker. */
+export function withSegmentSpeaker<S extends Pick<TranscriptSegment, 'sequence' | 'speakerLabel'>>(segments: readonly S[], sequence: number, to: string): S[] {
+  return segments.map((seg) => (seg.sequence === sequence ? { ...seg, speakerLabel: to } : seg))
+}
 
 /** Applies the speaker events to a note's speakers; shared by the decider and the speakers projection. */
 export function evolveSpeakers(speakers: Readonly<Record<string, SpeakerState>>, e: TranscriptEvent | NoteEvent): Record<string, SpeakerState> {
@@ -297,6 +326,8 @@ export function evolveNoteTranscript(s: NoteTranscriptState, e: NoteEvent | Tran
       for (const [lang, t] of Object.entries(s.translations)) translations[lang as TranslationLanguage] = evolveTranslation(t, ev)
       return { ...s, transcript: s.transcript && applyReplacement(s.transcript, ev.data.changes), translations }
     }
+    case 'SegmentSpeakerChanged':
+      return s.transcript ? { ...s, transcript: { ...s.transcript, segments: withSegmentSpeaker(s.transcript.segments, ev.data.sequence, ev.data.to) } } : s
     case 'SpeakerRenamed':
     case 'SpeakerNamesSuggested':
     case 'SpeakerVoiceExclusionChanged':
@@ -379,6 +410,28 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
             staleTranslations,
             at: c.now,
           },
+        },
+      ]
+    }
+    case 'ChangeSegmentSpeaker': {
+      const note = editableTranscript(s, c.accountId)
+      const segments = note.transcript.segments
+      // On a plan with a preview, a line it does not show whole is no line the caller can move.
+      const visible = c.preview ? cut(segments, c.preview).shown.filter((x, i) => x.text === segments[i]!.text) : segments
+      const line = visible.find((seg) => seg.sequence === c.sequence)
+      if (!line) throw new DomainError('not_found', `This transcript has no line ${c.sequence}.`)
+      const labels = labelsOf(segments)
+      const fresh = nextSpeakerLabel(segments)
+      if (!labels.includes(c.to) && c.to !== fresh) {
+        throw new DomainError('invalid_request', `A line goes to one of this transcript's speakers (${labels.join(', ') || 'none yet'}) or to a new one, ${fresh}.`)
+      }
+      if (line.speakerLabel === c.to) return []
+      const after = withSegmentSpeaker(segments, c.sequence, c.to)
+      const firstLabel = [...after].sort((a, b) => a.sequence - b.sequence).find((seg) => seg.speakerLabel)?.speakerLabel ?? null
+      return [
+        {
+          type: 'SegmentSpeakerChanged',
+          data: { segmentId: line.id, sequence: line.sequence, startMs: line.startMs, endMs: line.endMs, from: line.speakerLabel, to: c.to, firstLabel, at: c.now },
         },
       ]
     }

@@ -1,0 +1,183 @@
+// A line the diarizer gave to the wrong voice, corrected by a person on the dashboard
+// (PATCH /app/api/notes/{id}/segments/{sequence}/speaker). Given a meeting whose line "I will send
+// the budget report" went to B though A said it, when the person gives that line to A, then the
+// transcript, the speakers' talk time, the timeline, the exports and an analysis made afterwards
+// all say A said it; the line keeps its id, words and times. A speaker the diarizer missed gets the
+// next free letter; any other label, another tenant's note, a line the free plan's preview does
+// not show, and a request without the session's CSRF token change nothing.
+import t from 'tap'
+import { DeciderSpecification } from './support/decider.ts'
+import { testService } from './support/service.ts'
+import { signedIn } from './support/dashboard.ts'
+import { readyNote, transcriptOf, type SegmentSpec } from './support/transcripts.ts'
+import { noteTranscriptDecider, evolveNoteTranscript, nextSpeakerLabel, type TranscriptCommand, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
+import { speakerStats, statsAfterMove, type Transcript } from '../domain/notes/transcript.ts'
+import type { NoteEvent } from '../domain/notes/note.ts'
+import { FREE_PLAN_PREVIEW } from '../domain/transcripts/preview.ts'
+
+const at = '2026-03-01T10:00:00.000Z'
+const later = '2026-03-02T10:00:00.000Z'
+
+t.test('decider: a line goes to a known speaker or to the next free letter, once', async (t) => {
+  const spec = DeciderSpecification.for(noteTranscriptDecider, evolveNoteTranscript)
+  const segments: Transcript['segments'] = [
+    { id: 's0', sequence: 0, startMs: 0, endMs: 2000, speakerLabel: 'A', text: 'Hello.', confidence: 0.9, locale: null, words: null },
+    { id: 's1', sequence: 1, startMs: 2000, endMs: 4500, speakerLabel: 'B', text: 'I will send it.', confidence: 0.9, locale: null, words: null },
+    { id: 's2', sequence: 2, startMs: 4500, endMs: 6000, speakerLabel: 'B', text: 'Thanks.', confidence: 0.9, locale: null, words: null },
+  ]
+  const created: NoteEvent = {
+    type: 'NoteCreated',
+    data: { noteId: 'n1', accountId: 'a1', sourceType: 'upload', origin: 'audio', provider: null, sourceUrl: null, title: 'T', language: null, keepAudio: false, upload: null, jobId: null, reservationId: null, at },
+  }
+  const transcribed: NoteEvent = { type: 'NoteTranscribed', data: { transcript: { language: 'en', languagesDetected: ['en'], durationSeconds: 6, engine: 'x', provider: null, model: null, segments }, at } }
+  const ready = [created, transcribed]
+  const move = (sequence: number, to: string, accountId = 'a1', preview?: { maxSegments: number; maxChars: number }): TranscriptCommand => ({ type: 'ChangeSegmentSpeaker', accountId, sequence, to, ...(preview ? { preview } : {}), now: later })
+  const moved: TranscriptEvent = { type: 'SegmentSpeakerChanged', data: { segmentId: 's1', sequence: 1, startMs: 2000, endMs: 4500, from: 'B', to: 'A', firstLabel: 'A', at: later } }
+
+  spec.given(ready).when(move(1, 'A')).then(t, [moved], 'given B has line 1, when it goes to A, then one event with its times')
+  spec.given([...ready, moved]).when(move(1, 'A')).thenNothingHappened(t, 'moving it again to the same speaker is a retry')
+  spec.given([...ready, moved]).when(move(1, 'B')).thenMatches(t, [{ type: 'SegmentSpeakerChanged', data: { from: 'A', to: 'B' } }], 'the state follows the move')
+  spec.given(ready).when(move(0, 'C')).thenMatches(t, [{ type: 'SegmentSpeakerChanged', data: { from: 'A', to: 'C', firstLabel: 'C' } }], 'C: the next free letter, a speaker the diarizer missed; the first line now has C')
+  spec.given(ready).when(move(0, 'D')).thenThrows(t, 'invalid_request', /A, B\) or to a new one, C/)
+  spec.given(ready).when(move(7, 'A')).thenThrows(t, 'not_found', /no line 7/)
+  spec.given(ready).when(move(1, 'A', 'a2')).thenThrows(t, 'not_found', /belongs to you/)
+  spec.given([created]).when(move(1, 'A')).thenThrows(t, 'no_transcript')
+  spec.given(ready).when(move(2, 'A', 'a1', { maxSegments: 2, maxChars: 2000 })).thenThrows(t, 'not_found', /no line 2/) // past the preview: no line the caller can move
+  spec.given(ready).when(move(1, 'A', 'a1', { maxSegments: 2, maxChars: 2000 })).thenMatches(t, [{ type: 'SegmentSpeakerChanged', data: { sequence: 1 } }], 'one inside the preview moves')
+})
+
+t.test('the next letter and the stats after a move', async (t) => {
+  const labels = (...l: (string | null)[]) => l.map((speakerLabel) => ({ speakerLabel }))
+  t.equal(nextSpeakerLabel(labels('A', 'B')), 'C')
+  t.equal(nextSpeakerLabel(labels('B', null)), 'A', 'a gap is filled first')
+  t.equal(nextSpeakerLabel(labels(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ')), 'AA', 'after Z comes AA')
+  t.equal(nextSpeakerLabel(labels('spk_0', 'spk_1')), 'A', "a published transcript's own labels are no letters")
+
+  // Whatever is moved, the stats equal those counted afresh from the lines.
+  const lines = transcriptOf(
+    [
+      ['A', 0, 1333, 'one'],
+      ['B', 1333, 2667, 'two'],
+      ['A', 2667, 4001, 'three'],
+      ['B', 4001, 5003, 'four'],
+    ],
+    { language: 'en' },
+  ).segments
+  let segments = lines
+  let stats = speakerStats(segments)
+  for (const [sequence, to] of [[1, 'A'], [3, 'C'], [0, 'C'], [2, 'B'], [1, 'B']] as const) {
+    const line = segments.find((s) => s.sequence === sequence)!
+    stats = statsAfterMove(stats, { from: line.speakerLabel, to, ms: line.endMs - line.startMs })
+    segments = segments.map((s) => (s.sequence === sequence ? { ...s, speakerLabel: to } : s))
+    t.same(stats, speakerStats(segments), `line ${sequence} to ${to}`)
+  }
+  t.same(
+    statsAfterMove([{ label: 'A', speechSeconds: 2, segmentCount: 1, confidence: 0.8 }, { label: 'B', speechSeconds: 1, segmentCount: 1, confidence: 0.7 }], { from: 'B', to: 'A', ms: 1000 }),
+    [{ label: 'A', speechSeconds: 3, segmentCount: 2, confidence: 0.8 }],
+    'B is gone; A keeps the diarizer’s confidence',
+  )
+})
+
+const MEETING: SegmentSpec[] = [
+  ['A', 0, 6000, 'Good morning, thanks for joining the budget review of the launch.'],
+  ['B', 6000, 12000, 'Thanks. The budget for the launch is forty thousand euros.'],
+  ['A', 12000, 18000, 'I think we should move the launch to April because the budget is tight.'],
+  // Said by A, heard as B (the telephone line of two alike men).
+  ['B', 18000, 24000, 'I will send the budget report to the board by Friday.'],
+  ['B', 24000, 30000, 'We decided to keep the launch in April then.'],
+]
+
+t.test('on the dashboard: the corrected line reaches the transcript, talk time, timeline, exports and analyses', async (t) => {
+  const s = await testService()
+  t.teardown(s.close)
+  const { d, accountId } = await signedIn(s, 'pro')
+  const stranger = await signedIn(s, 'pro')
+  const noteId = await readyNote(s, accountId, { transcript: transcriptOf(MEETING, { language: 'en', words: true }), title: 'Budget review' })
+  const transcript = async () => (await d.request('GET', `/app/api/notes/${noteId}/transcript`)).json()
+  const before = await transcript()
+  const line = before.segments.find((x: { sequence: number }) => x.sequence === 3)
+  const assignee = async () => {
+    const r = await d.request('POST', `/app/api/notes/${noteId}/analysis`, { body: { templates: ['generic'] } })
+    if (r.statusCode !== 200) throw new Error(`analysis: ${r.statusCode} ${r.body}`)
+    return (r.json().analyses[0].actionItems as { text: string; assignee: string | null }[]).find((x) => /budget report/.test(x.text))?.assignee
+  }
+  t.equal(await assignee(), 'Speaker B', 'given: the analysis gives the report to B, as the diarizer heard it')
+  const next = async () => {
+    const r = await d.request('POST', `/app/api/notes/${noteId}/deliverables`, { body: { kind: 'email', template: 'next_steps', locale: 'en' } })
+    if (r.statusCode !== 201 && r.statusCode !== 200) throw new Error(`deliverable: ${r.statusCode} ${r.body}`)
+    return r.json().deliverable.content as string
+  }
+  const minutes = await d.request('POST', `/app/api/notes/${noteId}/analysis`, { body: { templates: ['meeting_minutes'] } })
+  t.equal(minutes.statusCode, 200, 'and the minutes a next-steps email is made from, made before the correction')
+  t.match(await next(), /Speaker B[^\n]*budget report|budget report[^\n]*Speaker B/, 'the email made now gives the report to B too')
+
+  t.test('refused: no CSRF token, another tenant, an unknown line, a label that is not a speaker', async (t) => {
+    const url = `/app/api/notes/${noteId}/segments/3/speaker`
+    t.equal((await d.request('PATCH', url, { body: { speakerLabel: 'A' }, csrf: false })).statusCode, 403)
+    const foreign = await stranger.d.request('PATCH', url, { body: { speakerLabel: 'A' } })
+    t.equal(foreign.statusCode, 404)
+    t.equal(foreign.json().error, 'not_found')
+    const unknown = await d.request('PATCH', `/app/api/notes/${noteId}/segments/99/speaker`, { body: { speakerLabel: 'A' } })
+    t.match([unknown.statusCode, unknown.json().error], [404, 'not_found'])
+    for (const speakerLabel of ['D', 'a', '', 'A B', 7, null]) {
+      const r = await d.request('PATCH', url, { body: { speakerLabel } })
+      t.match([r.statusCode, r.json().error], [400, 'invalid_request'], `speakerLabel ${JSON.stringify(speakerLabel)}`)
+    }
+    for (const sequence of ['-1', '1.5', 'x']) {
+      const r = await d.request('PATCH', `/app/api/notes/${noteId}/segments/${sequence}/speaker`, { body: { speakerLabel: 'A' } })
+      t.match([r.statusCode, r.json().error], [404, 'not_found'], `line ${sequence}: no such line`)
+    }
+    t.same(await transcript(), before, 'nothing changed')
+  })
+
+  t.test('when the person gives line 3 to A', async (t) => {
+    const r = await d.request('PATCH', `/app/api/notes/${noteId}/segments/3/speaker`, { body: { speakerLabel: 'A' } })
+    t.equal(r.statusCode, 200, r.body)
+    const after = r.json()
+    t.same(after.segments[3], { ...line, speakerLabel: 'A', speakerName: null }, 'the line is A’s; id, times, text and words unchanged')
+    t.same(after, await transcript(), 'the answer is the transcript as read afterwards')
+    t.match(after.speakers, [{ label: 'A', speechSeconds: 18, segmentCount: 3 }, { label: 'B', speechSeconds: 12, segmentCount: 2 }], 'talk time follows')
+  })
+
+  t.test('then the timeline, the exports and a new analysis say A said it', async (t) => {
+    const timeline = (await d.request('GET', `/app/api/notes/${noteId}/speakers/timeline`)).json()
+    t.same(
+      timeline.turns.map((x: { speakerLabel: string; firstSegment: number; lastSegment: number; startMs: number; endMs: number }) => [x.speakerLabel, x.firstSegment, x.lastSegment, x.startMs, x.endMs]),
+      [['A', 0, 0, 0, 6000], ['B', 1, 1, 6000, 12000], ['A', 2, 3, 12000, 24000], ['B', 4, 4, 24000, 30000]],
+      'A’s turn now runs through line 3',
+    )
+    const srt = await d.request('GET', `/app/api/notes/${noteId}/transcript/export?format=srt`, { headers: { 'sec-fetch-site': 'same-origin' } })
+    t.match(srt.body, /Speaker A: I will send the budget report/)
+    t.equal(await assignee(), 'Speaker A', 'an analysis made afterwards gives the report to A')
+    const email = await next()
+    t.match(email, /Speaker A[^\n]*budget report|budget report[^\n]*Speaker A/, 'an email made afterwards gives the report to A, though its minutes were made before')
+    t.notMatch(email, /Speaker B[^\n]*budget report|budget report[^\n]*Speaker B/)
+    const note = (await d.request('GET', `/app/api/notes/${noteId}`)).json()
+    t.equal(note.transcript.speakerCount, 2)
+  })
+
+  t.test('a voice the diarizer missed: the next letter, named like any other', async (t) => {
+    const r = await d.request('PATCH', `/app/api/notes/${noteId}/segments/4/speaker`, { body: { speakerLabel: 'C' } })
+    t.equal(r.statusCode, 200, r.body)
+    t.same(r.json().speakers.map((x: { label: string }) => x.label), ['A', 'B', 'C'])
+    const named = await d.request('PATCH', `/app/api/notes/${noteId}/speakers/C`, { body: { name: 'Carla' } })
+    t.equal(named.statusCode, 200, named.body)
+    t.equal((await transcript()).segments[4].speakerName, 'Carla')
+    t.equal((await d.request('GET', `/app/api/notes/${noteId}`)).json().transcript.speakerCount, 3)
+    // B's last line goes back: B had one line left, and keeps it.
+    t.match((await d.request('PATCH', `/app/api/notes/${noteId}/segments/1/speaker`, { body: { speakerLabel: 'C' } })).json().speakers, [{ label: 'A' }, { label: 'C', segmentCount: 2 }], 'a speaker with no line left drops out')
+  })
+})
+
+t.test('the free plan moves only lines its preview shows whole', async (t) => {
+  const s = await testService()
+  t.teardown(s.close)
+  const { d, accountId } = await signedIn(s, 'free')
+  const many: SegmentSpec[] = Array.from({ length: FREE_PLAN_PREVIEW.maxSegments + 3 }, (_, i) => [i % 2 ? 'B' : 'A', i * 1000, i * 1000 + 900, `Line number ${i}.`])
+  const noteId = await readyNote(s, accountId, { transcript: transcriptOf(many, { language: 'en' }) })
+  const past = await d.request('PATCH', `/app/api/notes/${noteId}/segments/${FREE_PLAN_PREVIEW.maxSegments + 1}/speaker`, { body: { speakerLabel: 'A' } })
+  t.match([past.statusCode, past.json().error], [404, 'not_found'], 'a line past the preview answers as no line, so it tells nothing')
+  const inside = await d.request('PATCH', `/app/api/notes/${noteId}/segments/1/speaker`, { body: { speakerLabel: 'A' } })
+  t.equal(inside.statusCode, 200)
+  t.equal(inside.json().segments[1].speakerLabel, 'A')
+})
