@@ -81,12 +81,17 @@ export class TranscriptCommands {
   }
 
   /**
-   * A person gives one line to another speaker (dashboard). Talk time, turns, exports and every
+   * A person gives one line to another speaker, or to a new one (`to` null; dashboard). Talk time, turns, exports and every
    * output made afterwards follow; the words and the line's id stay as they were.
    */
-  async changeSegmentSpeaker(caller: Caller, noteId: string, sequence: number, to: string): Promise<void> {
+  async changeSegmentSpeaker(caller: Caller, noteId: string, sequence: number, to: string | null): Promise<void> {
     const preview = transcriptPreviewFor(caller.plan)
     await this.run(caller, noteId, { type: 'ChangeSegmentSpeaker', accountId: caller.accountId, sequence, to, ...(preview ? { preview } : {}) }, ['notes', 'speakers'])
+  }
+
+  /** Every line of speaker `from` to `into` (dashboard): one person the diarizer heard as two. */
+  async mergeSpeaker(caller: Caller, noteId: string, from: string, into: string): Promise<void> {
+    await this.run(caller, noteId, { type: 'MergeSpeaker', accountId: caller.accountId, from, into }, ['notes', 'speakers'])
   }
 
   /**

@@ -142,13 +142,19 @@ export type ReplaceInTranscriptRequest = z.infer<typeof ReplaceInTranscriptReque
 export const SegmentParams = z.object({ id: Uuid, sequence: z.coerce.number().int().min(0).max(1_000_000) })
 export const SegmentSpeakerRequest = z
   .object({
-    speakerLabel: z
-      .string()
-      .regex(/^[A-Z]{1,2}$/)
-      .meta({ description: "one of the transcript's speaker labels, or the next free letter for a speaker the diarizer missed" }),
+    speakerLabel: z.string().min(1).max(20).optional().meta({ description: "one of the transcript's speaker labels" }),
+    newSpeaker: z.literal(true).optional().meta({ description: 'a new speaker (the next free letter): a voice the diarizer missed' }),
   })
+  .strict()
+  .refine((b) => (b.speakerLabel === undefined) !== (b.newSpeaker === undefined), { message: 'Give either `speakerLabel` or `newSpeaker: true`.' })
   .meta({ id: 'SegmentSpeakerRequest' })
 export type SegmentSpeakerRequest = z.infer<typeof SegmentSpeakerRequest>
+
+/** Dashboard: every line of one speaker to another (two labels the diarizer made of one person). */
+export const MergeSpeakerRequest = z
+  .object({ into: SpeakerLabelParams.shape.label.meta({ description: 'the speaker that takes every line of the one in the path' }) })
+  .strict()
+  .meta({ id: 'MergeSpeakerRequest' })
 
 export const ReplaceInTranscriptResponse = z
   .object({

@@ -7,7 +7,7 @@ import { statusOf, type NoteEvent, type Phase } from '../domain/notes/note.ts'
 import { fullTextOf, speakerStats, type Transcript, type SpeakerStats } from '../domain/notes/transcript.ts'
 import { uniqueTokens } from '../domain/search/tokens.ts'
 import { cut, FREE_PLAN_PREVIEW } from '../domain/transcripts/preview.ts'
-import { withSegmentSpeaker, type SegmentSpeakerChanged, type TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
+import { withLineSpeakers, type SegmentSpeakersChanged, type TranscriptTextReplaced } from '../domain/notes/noteTranscript.ts'
 import { applyBatched } from './batchedDocuments.ts'
 import { replaceIfNewer } from './revisionGuard.ts'
 import type { Projection } from './runner.ts'
@@ -158,7 +158,7 @@ function createdNote(recorded: RecordedEvent): NoteDoc {
 
 /** The note after `recorded` (null: deleted; `doc` itself: unchanged). Writes the note's transcript on the way. */
 async function evolveNote(doc: NoteDoc | null, recorded: RecordedEvent, docs: DocumentStore): Promise<NoteDoc | null> {
-  const e = toDomainEvent<NoteEvent | TranscriptTextReplaced | SegmentSpeakerChanged>(recorded)
+  const e = toDomainEvent<NoteEvent | TranscriptTextReplaced | SegmentSpeakersChanged>(recorded)
   const id = noteIdOf(recorded.streamName)
   if (e.type === 'NoteDeleted') {
     // Deleted: nothing of the note stays, whatever the revision (a rebuild meets it too).
@@ -219,11 +219,11 @@ async function evolveNote(doc: NoteDoc | null, recorded: RecordedEvent, docs: Do
       await transcripts.updateOne({ _id: id, revision: t.revision }, { $set: { segments, fullText, revision: recorded.revision } })
       break
     }
-    case 'SegmentSpeakerChanged': {
+    case 'SegmentSpeakersChanged': {
       const transcripts = docs.collection<TranscriptDoc>(TRANSCRIPTS)
       const t = await transcripts.findOne({ _id: id })
       if (!t) break
-      const segments = withSegmentSpeaker(t.segments, e.data.sequence, e.data.to)
+      const segments = withLineSpeakers(t.segments, e.data.changes)
       await transcripts.updateOne({ _id: id, revision: t.revision }, { $set: { segments, speakers: speakerStats(segments), revision: recorded.revision } })
       break
     }

@@ -9,7 +9,7 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import { evolveSpeakers, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
-import { speakerStats, statsAfterMove, type SpeakerStats } from '../domain/notes/transcript.ts'
+import { speakerStats, statsAfterMoves, type SpeakerStats } from '../domain/notes/transcript.ts'
 import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
 import type { SpeakerState } from '../domain/speakers/speakers.ts'
 import type { Projection } from './runner.ts'
@@ -99,7 +99,7 @@ const SPEAKER_EVENTS = new Set([
   'NoteEdited',
   'NoteSourceMetadataRecorded',
   'NoteTranscribed',
-  'SegmentSpeakerChanged',
+  'SegmentSpeakersChanged',
   'SpeakerRenamed',
   'SpeakerNamesSuggested',
   'SpeakerVoiceExclusionChanged',
@@ -138,8 +138,8 @@ async function evolve(doc: SpeakersDoc | null, recorded: RecordedEvent, docs: Do
       set.speakers = evolveSpeakers(doc.speakers, e)
       break
     }
-    case 'SegmentSpeakerChanged':
-      set.stats = statsAfterMove(doc.stats, { from: e.data.from, to: e.data.to, ms: e.data.endMs - e.data.startMs })
+    case 'SegmentSpeakersChanged':
+      set.stats = statsAfterMoves(doc.stats, e.data.changes)
       set.firstLabel = e.data.firstLabel
       break
     case 'SpeakerRenamed': {

@@ -3,15 +3,16 @@
 // the budget report" went to B though A said it, when the person gives that line to A, then the
 // transcript, the speakers' talk time, the timeline, the exports and an analysis made afterwards
 // all say A said it; the line keeps its id, words and times. A speaker the diarizer missed gets the
-// next free letter; any other label, another tenant's note, a line the free plan's preview does
+// next free letter no speaker had; any other label, another tenant's note, a line the free plan's preview does
 // not show, and a request without the session's CSRF token change nothing.
 import t from 'tap'
 import { DeciderSpecification } from './support/decider.ts'
 import { testService } from './support/service.ts'
 import { signedIn } from './support/dashboard.ts'
 import { readyNote, transcriptOf, type SegmentSpec } from './support/transcripts.ts'
-import { noteTranscriptDecider, evolveNoteTranscript, nextSpeakerLabel, type TranscriptCommand, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
-import { speakerStats, statsAfterMove, type Transcript } from '../domain/notes/transcript.ts'
+import { noteTranscriptDecider, evolveNoteTranscript, type TranscriptCommand, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
+import { nextSpeakerLabel } from '../domain/speakers/labels.ts'
+import { speakerStats, statsAfterMoves, type Transcript } from '../domain/notes/transcript.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import { FREE_PLAN_PREVIEW } from '../domain/transcripts/preview.ts'
 
@@ -31,23 +32,39 @@ t.test('decider: a line goes to a known speaker or to the next free letter, once
   }
   const transcribed: NoteEvent = { type: 'NoteTranscribed', data: { transcript: { language: 'en', languagesDetected: ['en'], durationSeconds: 6, engine: 'x', provider: null, model: null, segments }, at } }
   const ready = [created, transcribed]
-  const move = (sequence: number, to: string, accountId = 'a1', preview?: { maxSegments: number; maxChars: number }): TranscriptCommand => ({ type: 'ChangeSegmentSpeaker', accountId, sequence, to, ...(preview ? { preview } : {}), now: later })
-  const moved: TranscriptEvent = { type: 'SegmentSpeakerChanged', data: { segmentId: 's1', sequence: 1, startMs: 2000, endMs: 4500, from: 'B', to: 'A', firstLabel: 'A', at: later } }
+  const move = (sequence: number, to: string | null, accountId = 'a1', preview?: { maxSegments: number; maxChars: number }): TranscriptCommand => ({ type: 'ChangeSegmentSpeaker', accountId, sequence, to, ...(preview ? { preview } : {}), now: later })
+  const change = (segmentId: string, sequence: number, startMs: number, endMs: number, from: string, to: string) => ({ segmentId, sequence, startMs, endMs, from, to })
+  const moved: TranscriptEvent = { type: 'SegmentSpeakersChanged', data: { changes: [change('s1', 1, 2000, 4500, 'B', 'A')], firstLabel: 'A', at: later } }
 
   spec.given(ready).when(move(1, 'A')).then(t, [moved], 'given B has line 1, when it goes to A, then one event with its times')
   spec.given([...ready, moved]).when(move(1, 'A')).thenNothingHappened(t, 'moving it again to the same speaker is a retry')
-  spec.given([...ready, moved]).when(move(1, 'B')).thenMatches(t, [{ type: 'SegmentSpeakerChanged', data: { from: 'A', to: 'B' } }], 'the state follows the move')
-  spec.given(ready).when(move(0, 'C')).thenMatches(t, [{ type: 'SegmentSpeakerChanged', data: { from: 'A', to: 'C', firstLabel: 'C' } }], 'C: the next free letter, a speaker the diarizer missed; the first line now has C')
-  spec.given(ready).when(move(0, 'D')).thenThrows(t, 'invalid_request', /A, B\) or to a new one, C/)
+  spec.given([...ready, moved]).when(move(1, 'B')).thenMatches(t, [{ type: 'SegmentSpeakersChanged', data: { changes: [{ from: 'A', to: 'B' }] } }], 'the state follows the move')
+  spec.given(ready).when(move(0, null)).thenMatches(t, [{ type: 'SegmentSpeakersChanged', data: { changes: [{ from: 'A', to: 'C' }], firstLabel: 'C' } }], 'a new speaker: C, the next free letter; the first line now has C')
+  spec.given(ready).when(move(0, 'C')).thenThrows(t, 'invalid_request', /\(A, B\) or to a new speaker/)
+  const named: TranscriptEvent = { type: 'SpeakerRenamed', data: { label: 'C', name: 'Carla', previousName: null, sourceKey: null, at: later } }
+  const toC: TranscriptEvent = { type: 'SegmentSpeakersChanged', data: { changes: [change('s0', 0, 0, 2000, 'A', 'C')], firstLabel: 'C', at: later } }
+  const backToB: TranscriptEvent = { type: 'SegmentSpeakersChanged', data: { changes: [change('s0', 0, 0, 2000, 'C', 'B')], firstLabel: 'B', at: later } }
+  spec.given([...ready, toC, named, backToB]).when(move(1, null)).thenMatches(t, [{ type: 'SegmentSpeakersChanged', data: { changes: [{ to: 'D' }] } }], 'C has no line left but keeps its name: the next new speaker is D, not Carla')
   spec.given(ready).when(move(7, 'A')).thenThrows(t, 'not_found', /no line 7/)
   spec.given(ready).when(move(1, 'A', 'a2')).thenThrows(t, 'not_found', /belongs to you/)
   spec.given([created]).when(move(1, 'A')).thenThrows(t, 'no_transcript')
   spec.given(ready).when(move(2, 'A', 'a1', { maxSegments: 2, maxChars: 2000 })).thenThrows(t, 'not_found', /no line 2/) // past the preview: no line the caller can move
-  spec.given(ready).when(move(1, 'A', 'a1', { maxSegments: 2, maxChars: 2000 })).thenMatches(t, [{ type: 'SegmentSpeakerChanged', data: { sequence: 1 } }], 'one inside the preview moves')
+  spec.given(ready).when(move(1, 'A', 'a1', { maxSegments: 2, maxChars: 2000 })).thenMatches(t, [{ type: 'SegmentSpeakersChanged', data: { changes: [{ sequence: 1 }] } }], 'one inside the preview moves')
+
+  const merge = (from: string, into: string, accountId = 'a1'): TranscriptCommand => ({ type: 'MergeSpeaker', accountId, from, into, now: later })
+  spec
+    .given(ready)
+    .when(merge('B', 'A'))
+    .then(t, [{ type: 'SegmentSpeakersChanged', data: { changes: [change('s1', 1, 2000, 4500, 'B', 'A'), change('s2', 2, 4500, 6000, 'B', 'A')], firstLabel: 'A', at: later } }], 'a merge: every line of B to A, in one event')
+  spec.given([...ready, moved]).when(merge('B', 'A')).thenMatches(t, [{ type: 'SegmentSpeakersChanged', data: { changes: [{ sequence: 2 }] } }], 'what B has left')
+  spec.given(ready).when(merge('B', 'B')).thenThrows(t, 'invalid_request', /another of this transcript's speakers \(A\)/)
+  spec.given(ready).when(merge('B', 'Z')).thenThrows(t, 'invalid_request')
+  spec.given(ready).when(merge('Z', 'A')).thenThrows(t, 'not_found', /no speaker "Z"/)
+  spec.given(ready).when(merge('B', 'A', 'a2')).thenThrows(t, 'not_found', /belongs to you/)
 })
 
 t.test('the next letter and the stats after a move', async (t) => {
-  const labels = (...l: (string | null)[]) => l.map((speakerLabel) => ({ speakerLabel }))
+  const labels = (...l: (string | null)[]) => new Set(l)
   t.equal(nextSpeakerLabel(labels('A', 'B')), 'C')
   t.equal(nextSpeakerLabel(labels('B', null)), 'A', 'a gap is filled first')
   t.equal(nextSpeakerLabel(labels(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ')), 'AA', 'after Z comes AA')
@@ -65,14 +82,14 @@ t.test('the next letter and the stats after a move', async (t) => {
   ).segments
   let segments = lines
   let stats = speakerStats(segments)
-  for (const [sequence, to] of [[1, 'A'], [3, 'C'], [0, 'C'], [2, 'B'], [1, 'B']] as const) {
-    const line = segments.find((s) => s.sequence === sequence)!
-    stats = statsAfterMove(stats, { from: line.speakerLabel, to, ms: line.endMs - line.startMs })
-    segments = segments.map((s) => (s.sequence === sequence ? { ...s, speakerLabel: to } : s))
-    t.same(stats, speakerStats(segments), `line ${sequence} to ${to}`)
+  for (const moves of [[[1, 'A']], [[3, 'C']], [[0, 'C'], [2, 'C']], [[2, 'B']], [[1, 'B'], [3, 'B']]] as const) {
+    const changes = moves.map(([sequence, to]) => ({ ...segments.find((s) => s.sequence === sequence)!, from: segments.find((s) => s.sequence === sequence)!.speakerLabel, to }))
+    stats = statsAfterMoves(stats, changes)
+    segments = segments.map((s) => ({ ...s, speakerLabel: changes.find((c) => c.sequence === s.sequence)?.to ?? s.speakerLabel }))
+    t.same(stats, speakerStats(segments), JSON.stringify(moves))
   }
   t.same(
-    statsAfterMove([{ label: 'A', speechSeconds: 2, segmentCount: 1, confidence: 0.8 }, { label: 'B', speechSeconds: 1, segmentCount: 1, confidence: 0.7 }], { from: 'B', to: 'A', ms: 1000 }),
+    statsAfterMoves([{ label: 'A', speechSeconds: 2, segmentCount: 1, confidence: 0.8 }, { label: 'B', speechSeconds: 1, segmentCount: 1, confidence: 0.7 }], [{ from: 'B', to: 'A', startMs: 0, endMs: 1000 }]),
     [{ label: 'A', speechSeconds: 3, segmentCount: 2, confidence: 0.8 }],
     'B is gone; A keeps the diarizer’s confidence',
   )
@@ -119,9 +136,9 @@ t.test('on the dashboard: the corrected line reaches the transcript, talk time, 
     t.equal(foreign.json().error, 'not_found')
     const unknown = await d.request('PATCH', `/app/api/notes/${noteId}/segments/99/speaker`, { body: { speakerLabel: 'A' } })
     t.match([unknown.statusCode, unknown.json().error], [404, 'not_found'])
-    for (const speakerLabel of ['D', 'a', '', 'A B', 7, null]) {
-      const r = await d.request('PATCH', url, { body: { speakerLabel } })
-      t.match([r.statusCode, r.json().error], [400, 'invalid_request'], `speakerLabel ${JSON.stringify(speakerLabel)}`)
+    for (const body of [{ speakerLabel: 'D' }, { speakerLabel: 'a' }, { speakerLabel: '' }, { speakerLabel: 7 }, { speakerLabel: null }, {}, { newSpeaker: false }, { speakerLabel: 'A', newSpeaker: true }, { speakerLabel: 'A', extra: 1 }]) {
+      const r = await d.request('PATCH', url, { body })
+      t.match([r.statusCode, r.json().error], [400, 'invalid_request'], JSON.stringify(body))
     }
     for (const sequence of ['-1', '1.5', 'x']) {
       const r = await d.request('PATCH', `/app/api/notes/${noteId}/segments/${sequence}/speaker`, { body: { speakerLabel: 'A' } })
@@ -157,15 +174,33 @@ t.test('on the dashboard: the corrected line reaches the transcript, talk time, 
   })
 
   t.test('a voice the diarizer missed: the next letter, named like any other', async (t) => {
-    const r = await d.request('PATCH', `/app/api/notes/${noteId}/segments/4/speaker`, { body: { speakerLabel: 'C' } })
+    const r = await d.request('PATCH', `/app/api/notes/${noteId}/segments/4/speaker`, { body: { newSpeaker: true } })
     t.equal(r.statusCode, 200, r.body)
     t.same(r.json().speakers.map((x: { label: string }) => x.label), ['A', 'B', 'C'])
     const named = await d.request('PATCH', `/app/api/notes/${noteId}/speakers/C`, { body: { name: 'Carla' } })
     t.equal(named.statusCode, 200, named.body)
     t.equal((await transcript()).segments[4].speakerName, 'Carla')
     t.equal((await d.request('GET', `/app/api/notes/${noteId}`)).json().transcript.speakerCount, 3)
-    // B's last line goes back: B had one line left, and keeps it.
+    // B's last line goes to Carla: B drops out.
     t.match((await d.request('PATCH', `/app/api/notes/${noteId}/segments/1/speaker`, { body: { speakerLabel: 'C' } })).json().speakers, [{ label: 'A' }, { label: 'C', segmentCount: 2 }], 'a speaker with no line left drops out')
+    const gone = await d.request('PATCH', `/app/api/notes/${noteId}/segments/0/speaker`, { body: { speakerLabel: 'B' } })
+    t.match([gone.statusCode, gone.json().error], [400, 'invalid_request'], 'B has no line left: a line goes to a new speaker instead')
+  })
+
+  t.test('two labels of one person: merged, every line at once', async (t) => {
+    const url = (label: string) => `/app/api/notes/${noteId}/speakers/${label}/merge`
+    t.equal((await d.request('POST', url('C'), { body: { into: 'A' }, csrf: false })).statusCode, 403, 'no CSRF token, no merge')
+    t.equal((await stranger.d.request('POST', url('C'), { body: { into: 'A' } })).statusCode, 404, "another tenant's note")
+    t.equal((await d.request('POST', url('Q'), { body: { into: 'A' } })).statusCode, 404, 'no speaker Q')
+    for (const body of [{ into: 'C' }, { into: 'Q' }, {}, { into: 'A', extra: true }]) t.equal((await d.request('POST', url('C'), { body })).statusCode, 400, JSON.stringify(body))
+    const r = await d.request('POST', url('C'), { body: { into: 'A' } })
+    t.equal(r.statusCode, 200, r.body)
+    t.match(r.json().speakers, [{ label: 'A', segmentCount: 5, speechSeconds: 30 }])
+    t.equal(r.json().speakers.length, 1)
+    t.same(r.json().segments.map((x: { speakerLabel: string }) => x.speakerLabel), ['A', 'A', 'A', 'A', 'A'])
+    const timeline = (await d.request('GET', `/app/api/notes/${noteId}/speakers/timeline`)).json()
+    t.match(timeline.turns, [{ speakerLabel: 'A', firstSegment: 0, lastSegment: 4, segmentCount: 5 }], 'one turn')
+    t.equal(timeline.turns.length, 1)
   })
 })
 

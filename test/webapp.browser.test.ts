@@ -238,7 +238,7 @@ for (const width of [1280, 390]) {
 
     await t.test('speakers: a suggested name is marked as one; accepted, it is confirmed; another is renamed inline', async (t) => {
       await page.getByRole('button', { name: 'Suggest names' }).click()
-      const maria = page.locator('.speaker', { hasText: 'Maria' })
+      const maria = page.locator('.speaker', { has: page.locator('.suggestion', { hasText: 'Maria' }) })
       await maria.locator('.badge.suggested').waitFor()
       t.equal(await maria.getAttribute('data-name-status'), 'suggested')
       t.match(await page.locator('button.segment').first().innerText(), /Maria\?/, 'a line shows the suggested name with a question mark')
@@ -254,7 +254,7 @@ for (const width of [1280, 390]) {
       await page.keyboard.press('Control+A')
       await page.keyboard.type('Tom Jones')
       await page.keyboard.press('Enter')
-      await page.locator('.speaker[data-name-status="confirmed"]', { hasText: 'Tom Jones' }).waitFor()
+      await page.locator('.speaker[data-name-status="confirmed"] .speaker-name', { hasText: 'Tom Jones' }).waitFor()
       t.match(await page.locator('button.segment').nth(1).innerText(), /Tom Jones/, 'the lines follow the rename')
       const api = await s.services.queries.transcripts.speakers(account.accountId, noteId)
       t.same(
@@ -263,6 +263,34 @@ for (const width of [1280, 390]) {
         'the API says the same',
       )
       await b.pageDone(t, 'note-speakers')
+    })
+
+    await t.test('a line heard as the wrong voice is given to the right speaker, or to a new one, from the menu beside it', async (t) => {
+      const menu = () => page.getByRole('combobox', { name: /^Who said the line at / }).nth(1)
+      const line = () => page.locator('button.segment').nth(1).innerText()
+      t.equal(await menu().inputValue(), 'B', 'the second line is B’s')
+      await menu().selectOption({ label: 'Maria' })
+      await pollUntil('the line given to Maria', async () => /Maria/.test(await line()), 10_000)
+      const after = await s.services.queries.transcripts.speakers(account.accountId, noteId)
+      t.same(after.speakers.map((x) => [x.name, x.segmentCount]), [['Maria', 3]], 'her talk time counts it; Tom Jones has no line left')
+      await menu().selectOption({ label: 'New speaker' })
+      await pollUntil('the line given to a new speaker', async () => /Speaker C/.test(await line()), 10_000)
+      t.pass('a new speaker is C: B had a name, which must not come back on someone else')
+      await b.pageDone(t, 'note-line-speaker')
+      await page.getByRole('combobox', { name: 'Merge Speaker C into another speaker' }).selectOption({ label: 'Maria' })
+      await page.getByText('Speaker C merged into Maria: every line is theirs now.').waitFor()
+      await pollUntil('every line Maria’s', async () => (await page.locator('button.segment .who').allInnerTexts()).every((x) => x === 'Maria'), 10_000)
+      t.equal(await page.locator('.speaker').count(), 1, 'one speaker left')
+      t.equal(await page.getByRole('combobox', { name: /^Merge / }).count(), 0, 'nobody left to merge into')
+      await menu().selectOption({ label: 'New speaker' })
+      await pollUntil('the line given to a new speaker again', async () => /Speaker C/.test(await line()), 10_000)
+      // As it was, for the steps after this one.
+      await page.locator('.speaker[data-label="C"]').getByRole('button', { name: /^Rename/ }).click()
+      await page.waitForFunction(() => document.activeElement?.id.startsWith('name-'))
+      await page.keyboard.press('Control+A')
+      await page.keyboard.type('Tom Jones')
+      await page.keyboard.press('Enter')
+      await pollUntil('the line named Tom Jones', async () => /Tom Jones/.test(await line()), 10_000)
     })
 
     await t.test('translation: requested, progressing, read beside the original', async (t) => {

@@ -9,7 +9,7 @@ import { cycleOf } from '../../domain/credits/plans.ts'
 import { defineRoute, mountedAt, type RouteDef } from '../route.ts'
 import { AccountStatus } from '../../contract/account.ts'
 import { ListNotesQuery, NoteIdParams, NoteList } from '../../contract/notes.ts'
-import { SegmentParams, SegmentSpeakerRequest, Transcript, VoiceProfileParams, VoiceProfilePatch, VoiceProfiles } from '../../contract/transcripts.ts'
+import { MergeSpeakerRequest, SegmentParams, SegmentSpeakerRequest, SpeakerLabelParams, Transcript, VoiceProfileParams, VoiceProfilePatch, VoiceProfiles } from '../../contract/transcripts.ts'
 import { featureRoutes } from '../routes/index.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { ADVICE } from '../../domain/advice.ts'
@@ -270,14 +270,32 @@ export function dashboardRoutes(app: Application): RouteDef[] {
       method: 'PATCH',
       path: `${DASHBOARD_API}/notes/:id/segments/:sequence/speaker`,
       tag: 'dashboard',
-      summary: "Give one line to another of the transcript's speakers, or to a new one (the next free letter); free",
+      summary: "Give one line to another of the transcript's speakers (`speakerLabel`), or to a new one (`newSpeaker: true`, the next free letter); free",
       params: SegmentParams,
       notFound: true,
       body: SegmentSpeakerRequest,
       response: { status: 200, schema: Transcript, description: 'The transcript after the change.' },
       errors: ['not_found', 'no_transcript', 'invalid_request'],
       async handle({ caller, params, body }) {
-        await app.transcripts.changeSegmentSpeaker(caller, params.id, params.sequence, body.speakerLabel)
+        await app.transcripts.changeSegmentSpeaker(caller, params.id, params.sequence, body.speakerLabel ?? null)
+        return app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) })
+      },
+    }),
+
+    defineRoute({
+      ...common,
+      operationId: 'dashboardMergeSpeaker',
+      method: 'POST',
+      path: `${DASHBOARD_API}/notes/:id/speakers/:label/merge`,
+      tag: 'dashboard',
+      summary: 'Give every line of this speaker to another (`into`): one person the diarizer heard as two; free',
+      params: SpeakerLabelParams,
+      notFound: true,
+      body: MergeSpeakerRequest,
+      response: { status: 200, schema: Transcript, description: 'The transcript after the merge.' },
+      errors: ['not_found', 'no_transcript', 'invalid_request'],
+      async handle({ caller, params, body }) {
+        await app.transcripts.mergeSpeaker(caller, params.id, params.label, body.into)
         return app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) })
       },
     }),

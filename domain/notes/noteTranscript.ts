@@ -15,6 +15,7 @@ import { baseLanguage, type TranslationLanguage } from '../languages.ts'
 import type { NoteEvent } from './note.ts'
 import type { Transcript, TranscriptSegment } from './transcript.ts'
 import { planReplacement, type SegmentChange } from '../transcripts/replace.ts'
+import { nextSpeakerLabel } from '../speakers/labels.ts'
 import { unsupportedPair, type TranslationCapability } from '../transcripts/translationPairs.ts'
 import type { SourceMetadata } from '../speakers/sourceKey.ts'
 import { emptySpeaker, NAME_CONFIDENCE_THRESHOLD, type NameSuggestion, type SpeakerState, type VoiceMatch } from '../speakers/speakers.ts'
@@ -40,15 +41,21 @@ export type TranscriptTextReplaced = DomainEvent<
     staleTranslations: { language: string; segments: number[] }[]
   } & At
 >
+/** One line given to another speaker; its times ride along so talk time follows without the segments. */
+export interface LineSpeakerChange {
+  segmentId: string
+  sequence: number
+  startMs: number
+  endMs: number
+  from: string | null
+  to: string
+}
 /**
- * A person moved one line to another speaker: the diarizer gave it to the wrong voice. The line's
- * times ride along so the speakers' talk time follows without the segments; `firstLabel` is the
- * label of the note's first line with a speaker after the change (the roster's first speaker).
+ * A person gave lines to another speaker: one line the diarizer heard as the wrong voice, or every
+ * line of a speaker that is someone else too (a merge). `firstLabel` is the label of the note's
+ * first line with a speaker afterwards (the roster's first speaker).
  */
-export type SegmentSpeakerChanged = DomainEvent<
-  'SegmentSpeakerChanged',
-  { segmentId: string; sequence: number; startMs: number; endMs: number; from: string | null; to: string; firstLabel: string | null } & At
->
+export type SegmentSpeakersChanged = DomainEvent<'SegmentSpeakersChanged', { changes: LineSpeakerChange[]; firstLabel: string | null } & At>
 /** Show or channel metadata the pipeline learnt about the note's source (optional). */
 export type NoteSourceMetadataRecorded = DomainEvent<'NoteSourceMetadataRecorded', { metadata: SourceMetadata } & At>
 export type SpeakerRenamed = DomainEvent<'SpeakerRenamed', { label: string; name: string; previousName: string | null; sourceKey: string | null } & At>
@@ -73,7 +80,7 @@ export type TranslationFailed = DomainEvent<'TranslationFailed', { language: Tra
 
 export type TranscriptEvent =
   | TranscriptTextReplaced
-  | SegmentSpeakerChanged
+  | SegmentSpeakersChanged
   | NoteSourceMetadataRecorded
   | SpeakerRenamed
   | SpeakerNamesSuggested
@@ -87,7 +94,7 @@ export type TranscriptEvent =
 
 export const TRANSCRIPT_EVENT_TYPES: readonly TranscriptEvent['type'][] = [
   'TranscriptTextReplaced',
-  'SegmentSpeakerChanged',
+  'SegmentSpeakersChanged',
   'NoteSourceMetadataRecorded',
   'SpeakerRenamed',
   'SpeakerNamesSuggested',
@@ -106,8 +113,10 @@ type Now = { now: string }
 export type TranscriptCommand =
   /** `preview`: the caller's plan shows only a preview, and only what it shows in full is edited and counted. */
   | ({ type: 'ReplaceInTranscript'; accountId: string; find: string; replace: string; caseSensitive: boolean; wholeWord: boolean; preview?: ContentLimit } & Now)
-  /** `to`: one of the transcript's speakers, or the next label for a voice the diarizer missed. */
-  | ({ type: 'ChangeSegmentSpeaker'; accountId: string; sequence: number; to: string; preview?: ContentLimit } & Now)
+  /** `to`: one of the transcript's speakers, or null for a new one (a voice the diarizer missed). */
+  | ({ type: 'ChangeSegmentSpeaker'; accountId: string; sequence: number; to: string | null; preview?: ContentLimit } & Now)
+  /** Every line of `from` to `into`: two labels the diarizer made of one person. */
+  | ({ type: 'MergeSpeaker'; accountId: string; from: string; into: string } & Now)
   | ({ type: 'RecordSourceMetadata'; metadata: SourceMetadata } & Now)
   | ({ type: 'RenameSpeaker'; accountId: string; label: string; name: string; sourceKey: string | null } & Now)
   | ({ type: 'RecordNameSuggestions'; accountId: string; engine: string; model: string | null; suggestions: NameSuggestion[] } & Now)
@@ -168,20 +177,18 @@ export type NoteTranscriptState = { exists: false } | TranscriptNoteState
 
 const labelsOf = (segments: readonly TranscriptSegment[]) => [...new Set(segments.map((s) => s.speakerLabel).filter((l): l is string => !!l))].sort()
 
-/**
- * The label a new speaker gets: the first of A, B, ... Z, AA, AB ... that no line of the
- * transcript has (the diarizer's own letters; a published transcript's `spk_0` labels are
- * left alone, so its next speaker is still A).
- */
-export function nextSpeakerLabel(segments: readonly Pick<TranscriptSegment, 'speakerLabel'>[]): string {
-  const taken = new Set(segments.map((s) => s.speakerLabel))
-  const letters = (n: number): string => (n < 26 ? String.fromCharCode(65 + n) : letters(Math.floor(n / 26) - 1) + String.fromCharCode(65 + (n % 26)))
-  for (let n = 0; ; n++) if (!taken.has(letters(n))) return letters(n)
+/** The segments with lines given to other speakers. */
+export function withLineSpeakers<S extends Pick<TranscriptSegment, 'sequence' | 'speakerLabel'>>(segments: readonly S[], changes: readonly Pick<LineSpeakerChange, 'sequence' | 'to'>[]): S[] {
+  const to = new Map(changes.map((c) => [c.sequence, c.to]))
+  return segments.map((seg) => (to.has(seg.sequence) ? { ...seg, speakerLabel: to.get(seg.sequence)! } : seg))
 }
 
-/** The segments with one line given to another speaker. */
-export function withSegmentSpeaker<S extends Pick<TranscriptSegment, 'sequence' | 'speakerLabel'>>(segments: readonly S[], sequence: number, to: string): S[] {
-  return segments.map((seg) => (seg.sequence === sequence ? { ...seg, speakerLabel: to } : seg))
+/** The event giving `lines` to `to`, or none when they are all `to`'s already. */
+function linesGiven(segments: readonly TranscriptSegment[], lines: readonly TranscriptSegment[], to: string, at: string): SegmentSpeakersChanged[] {
+  const changes = lines.filter((l) => l.speakerLabel !== to).map((l) => ({ segmentId: l.id, sequence: l.sequence, startMs: l.startMs, endMs: l.endMs, from: l.speakerLabel, to }))
+  if (changes.length === 0) return []
+  const firstLabel = [...withLineSpeakers(segments, changes)].sort((a, b) => a.sequence - b.sequence).find((seg) => seg.speakerLabel)?.speakerLabel ?? null
+  return [{ type: 'SegmentSpeakersChanged', data: { changes, firstLabel, at } }]
 }
 
 /** Applies the speaker events to a note's speakers; shared by the decider and the speakers projection. */
@@ -326,8 +333,8 @@ export function evolveNoteTranscript(s: NoteTranscriptState, e: NoteEvent | Tran
       for (const [lang, t] of Object.entries(s.translations)) translations[lang as TranslationLanguage] = evolveTranslation(t, ev)
       return { ...s, transcript: s.transcript && applyReplacement(s.transcript, ev.data.changes), translations }
     }
-    case 'SegmentSpeakerChanged':
-      return s.transcript ? { ...s, transcript: { ...s.transcript, segments: withSegmentSpeaker(s.transcript.segments, ev.data.sequence, ev.data.to) } } : s
+    case 'SegmentSpeakersChanged':
+      return s.transcript ? { ...s, transcript: { ...s.transcript, segments: withLineSpeakers(s.transcript.segments, ev.data.changes) } } : s
     case 'SpeakerRenamed':
     case 'SpeakerNamesSuggested':
     case 'SpeakerVoiceExclusionChanged':
@@ -421,19 +428,23 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       const line = visible.find((seg) => seg.sequence === c.sequence)
       if (!line) throw new DomainError('not_found', `This transcript has no line ${c.sequence}.`)
       const labels = labelsOf(segments)
-      const fresh = nextSpeakerLabel(segments)
-      if (!labels.includes(c.to) && c.to !== fresh) {
-        throw new DomainError('invalid_request', `A line goes to one of this transcript's speakers (${labels.join(', ') || 'none yet'}) or to a new one, ${fresh}.`)
+      // A new speaker's letter is one no line has and no speaker had: a label whose lines all
+      // moved away keeps its name, which must not come back on someone else.
+      const to = c.to ?? nextSpeakerLabel(new Set([...labels, ...Object.keys(note.speakers)]))
+      if (c.to !== null && !labels.includes(c.to)) {
+        throw new DomainError('invalid_request', `A line goes to one of this transcript's speakers (${labels.join(', ') || 'none yet'}) or to a new speaker (\`newSpeaker\`).`)
       }
-      if (line.speakerLabel === c.to) return []
-      const after = withSegmentSpeaker(segments, c.sequence, c.to)
-      const firstLabel = [...after].sort((a, b) => a.sequence - b.sequence).find((seg) => seg.speakerLabel)?.speakerLabel ?? null
-      return [
-        {
-          type: 'SegmentSpeakerChanged',
-          data: { segmentId: line.id, sequence: line.sequence, startMs: line.startMs, endMs: line.endMs, from: line.speakerLabel, to: c.to, firstLabel, at: c.now },
-        },
-      ]
+      return linesGiven(segments, [line], to, c.now)
+    }
+    case 'MergeSpeaker': {
+      // Every line, past a free plan's preview too: a merge quotes no line and tells nothing the
+      // speakers' talk time does not.
+      const note = editableTranscript(s, c.accountId)
+      knownLabel(note, c.from)
+      const labels = labelsOf(note.transcript.segments).filter((l) => l !== c.from)
+      if (!labels.includes(c.into)) throw new DomainError('invalid_request', `Speaker ${c.from} is merged into another of this transcript's speakers (${labels.join(', ') || 'there is none'}).`)
+      const segments = note.transcript.segments
+      return linesGiven(segments, segments.filter((seg) => seg.speakerLabel === c.from), c.into, c.now)
     }
     case 'RecordSourceMetadata': {
       if (!s.exists) throw new DomainError('not_found', 'No such note.')

@@ -72,22 +72,25 @@ export function speakerStats(segments: readonly TranscriptSegment[], confidence?
 }
 
 /**
- * The stats after one line of `ms` milliseconds moved from `from` to `to`, exact to the
- * millisecond as speakerStats gives them: a speaker left with no line drops out, a new one comes
- * in without a diarizer's confidence (a person, not the model, heard that voice).
+ * The stats after lines moved from one speaker to another, exact to the millisecond as
+ * speakerStats gives them: a speaker left with no line drops out, a new one comes in without a
+ * diarizer's confidence (a person, not the model, heard that voice).
  */
-export function statsAfterMove(stats: readonly SpeakerStats[], move: { from: string | null; to: string; ms: number }): SpeakerStats[] {
+export function statsAfterMoves(stats: readonly SpeakerStats[], moves: readonly { from: string | null; to: string; startMs: number; endMs: number }[]): SpeakerStats[] {
   const by = new Map(stats.map((s) => [s.label, { ...s, speechMs: Math.round(s.speechSeconds * 1000) }]))
-  const from = move.from === null ? undefined : by.get(move.from)
-  if (from) {
-    from.speechMs -= move.ms
-    from.segmentCount -= 1
-    if (from.segmentCount <= 0) by.delete(from.label)
+  for (const move of moves) {
+    const ms = move.endMs - move.startMs
+    const from = move.from === null ? undefined : by.get(move.from)
+    if (from) {
+      from.speechMs -= ms
+      from.segmentCount -= 1
+      if (from.segmentCount <= 0) by.delete(from.label)
+    }
+    const to = by.get(move.to) ?? { label: move.to, speechSeconds: 0, speechMs: 0, segmentCount: 0 }
+    to.speechMs += ms
+    to.segmentCount += 1
+    by.set(move.to, to)
   }
-  const to = by.get(move.to) ?? { label: move.to, speechSeconds: 0, speechMs: 0, segmentCount: 0 }
-  to.speechMs += move.ms
-  to.segmentCount += 1
-  by.set(move.to, to)
   return [...by.values()]
     .sort((a, b) => a.label.localeCompare(b.label))
     .map(({ speechMs, ...s }) => ({ ...s, speechSeconds: speechMs / 1000 }))

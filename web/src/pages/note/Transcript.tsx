@@ -1,6 +1,7 @@
 // The transcript: speakers (a suggested name is marked as one, with Accept; any speaker can be
 // renamed inline), find and replace to correct it, and the lines: a click plays from there, the
-// line being played is highlighted, and `?t=` opens it at a line.
+// line being played is highlighted, `?t=` opens it at a line, and the menu beside a line gives it
+// to another speaker (the diarizer heard the wrong voice) or to a new one.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, type ReplaceResult, type Speaker, type Transcript } from '../../api.ts'
 import { Cost, ErrorMessage, Loading, Status, useData } from '../../components.tsx'
@@ -71,6 +72,7 @@ export function TranscriptPanel(p: { noteId: string; canPlay: boolean; nowMs: nu
                 </span>
                 <span class="text">{s.text}</span>
               </button>
+              <LineSpeaker noteId={p.noteId} sequence={s.sequence} at={clock(s.startMs)} label={s.speakerLabel} speakers={t.speakers} onChanged={() => void transcript.reload()} />
             </li>
           )
         })}
@@ -81,6 +83,48 @@ export function TranscriptPanel(p: { noteId: string; canPlay: boolean; nowMs: nu
         </p>
       )}
     </>
+  )
+}
+
+/** The menu's values for a new speaker and for a line nobody has (no label is empty or a dash). */
+const NEW = ''
+const NOBODY = '-'
+
+/** Who said a line: the transcript's speakers and a new one; choosing another gives the line to it. */
+function LineSpeaker(p: { noteId: string; sequence: number; at: string; label: string | null; speakers: Speaker[]; onChanged: () => void }) {
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState(false)
+  const labels = p.speakers.flatMap((s) => (s.label ? [s] : []))
+  const change = async (to: string) => {
+    if (to === p.label) return
+    setBusy(true)
+    setError(null)
+    try {
+      await api('PATCH', `/notes/${p.noteId}/segments/${p.sequence}/speaker`, to === NEW ? { newSpeaker: true } : { speakerLabel: to })
+      p.onChanged()
+    } catch (err) {
+      setError(err)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <span class="line-speaker">
+      <select aria-label={`Who said the line at ${p.at}`} value={p.label ?? NOBODY} disabled={busy} onChange={(e) => void change(e.currentTarget.value)}>
+        {p.label === null && (
+          <option value={NOBODY} disabled>
+            Nobody
+          </option>
+        )}
+        {labels.map((s) => (
+          <option key={s.label} value={s.label!}>
+            {shownSpeaker(s, s.label).text}
+          </option>
+        ))}
+        <option value={NEW}>New speaker</option>
+      </select>
+      {error !== null && <ErrorMessage error={error} />}
+    </span>
   )
 }
 
@@ -98,13 +142,23 @@ function Speakers(p: { noteId: string; speakers: Speaker[]; index: (label: strin
       setError(err)
     }
   }
+  const merge = async (from: string, into: string, done: string) => {
+    setError(null)
+    try {
+      await api('POST', `/notes/${p.noteId}/speakers/${encodeURIComponent(from)}/merge`, { into })
+      setMessage(done)
+      p.onChanged()
+    } catch (err) {
+      setError(err)
+    }
+  }
   const named = p.speakers.filter((s): s is Speaker & { label: string } => s.label !== null)
   return (
     <section aria-labelledby="speakers-title">
       <h3 id="speakers-title">Speakers</h3>
       <ul class="speakers">
         {named.map((s) => (
-          <SpeakerItem key={s.label} speaker={s} index={p.index(s.label)} rename={rename} />
+          <SpeakerItem key={s.label} speaker={s} index={p.index(s.label)} rename={rename} others={named.filter((o) => o.label !== s.label)} merge={merge} />
         ))}
       </ul>
       <p class="actions">
@@ -128,7 +182,7 @@ function Speakers(p: { noteId: string; speakers: Speaker[]; index: (label: strin
           Suggest names
         </button>{' '}
         <span class="small">
-          <Cost credits={0} />, 10 per hour. Two labels that are one person cannot be merged; give both the same name and the lines and exports read alike.
+          <Cost credits={0} />, 10 per hour. Two labels that are one person: merge one into the other. A line said by someone else: choose who beside it.
         </span>
       </p>
       <ErrorMessage error={error} />
@@ -137,7 +191,13 @@ function Speakers(p: { noteId: string; speakers: Speaker[]; index: (label: strin
   )
 }
 
-function SpeakerItem(p: { speaker: Speaker & { label: string }; index: number; rename: (label: string, name: string, done: string) => Promise<void> }) {
+function SpeakerItem(p: {
+  speaker: Speaker & { label: string }
+  index: number
+  rename: (label: string, name: string, done: string) => Promise<void>
+  others: (Speaker & { label: string })[]
+  merge: (from: string, into: string, done: string) => Promise<void>
+}) {
   const s = p.speaker
   const [editing, setEditing] = useState(false)
   const [name, setName] = useState(s.name ?? '')
@@ -198,6 +258,24 @@ function SpeakerItem(p: { speaker: Speaker & { label: string }; index: number; r
           >
             Rename
           </button>
+          {p.others.length > 0 && (
+            <select
+              class="merge"
+              aria-label={`Merge ${shownSpeaker(s, s.label).text} into another speaker`}
+              value=""
+              onChange={(e) => {
+                const into = p.others.find((o) => o.label === e.currentTarget.value)
+                if (into) void p.merge(s.label, into.label, `${shownSpeaker(s, s.label).text} merged into ${shownSpeaker(into, into.label).text}: every line is theirs now.`)
+              }}
+            >
+              <option value="">Merge into…</option>
+              {p.others.map((o) => (
+                <option key={o.label} value={o.label}>
+                  {shownSpeaker(o, o.label).text}
+                </option>
+              ))}
+            </select>
+          )}
         </>
       )}
     </li>
