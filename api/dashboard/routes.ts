@@ -4,6 +4,7 @@
 // an API key), and every state-changing one needs the session's CSRF token.
 import { z } from 'zod'
 import type { Application } from '../../commands/application.ts'
+import type { Caller } from '../../commands/context.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { cycleOf } from '../../domain/credits/plans.ts'
 import { defineRoute, mountedAt, type RouteDef } from '../route.ts'
@@ -107,6 +108,8 @@ export function dashboardRoutes(app: Application): RouteDef[] {
     return r
   }
   const voice = app.voice
+  /** The transcript as the note page shows it: free, cut to the caller's plan's preview. */
+  const transcriptOf = (caller: Caller, noteId: string) => app.queries.transcripts.get(caller.accountId, noteId, { limit: transcriptPreviewFor(caller.plan) })
   const credits = async (accountId: string, cycle: string | undefined) => {
     const status = await app.status.status({ accountId })
     const shown = cycle ?? status.credits.cycle
@@ -261,7 +264,7 @@ export function dashboardRoutes(app: Application): RouteDef[] {
       notFound: true,
       response: { status: 200, schema: Transcript, description: 'The transcript.' },
       errors: ['not_found', 'no_transcript'],
-      handle: ({ caller, params }) => app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
+      handle: ({ caller, params }) => transcriptOf(caller, params.id),
     }),
 
     defineRoute({
@@ -278,7 +281,7 @@ export function dashboardRoutes(app: Application): RouteDef[] {
       errors: ['not_found', 'no_transcript', 'invalid_request'],
       async handle({ caller, params, body }) {
         await app.transcripts.changeSegmentSpeaker(caller, params.id, params.sequence, body.speakerLabel ?? null)
-        return app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) })
+        return transcriptOf(caller, params.id)
       },
     }),
 
@@ -296,7 +299,7 @@ export function dashboardRoutes(app: Application): RouteDef[] {
       errors: ['not_found', 'no_transcript', 'invalid_request'],
       async handle({ caller, params, body }) {
         await app.transcripts.mergeSpeaker(caller, params.id, params.label, body.into)
-        return app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) })
+        return transcriptOf(caller, params.id)
       },
     }),
 
