@@ -153,7 +153,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
     webhooks: {
       'note.ready': hook('note.ready', 'a transcription ends'),
       'note.failed': hook('note.failed', 'a transcription ends'),
-      'note.speakers_updated': hook('note.speakers_updated', 'a speaker of a ready note is named or names are suggested'),
+      'note.speakers_updated': hook('note.speakers_updated', 'a speaker of a ready note is named, names are suggested, or lines are given to another speaker (dashboard)'),
     },
     components: {
       schemas: c.schemas,

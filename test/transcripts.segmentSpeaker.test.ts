@@ -4,7 +4,8 @@
 // transcript, the speakers' talk time, the timeline, the exports and an analysis made afterwards
 // all say A said it; the line keeps its id, words and times. A speaker the diarizer missed gets the
 // next free letter no speaker had; any other label, another tenant's note, a line the free plan's preview does
-// not show, and a request without the session's CSRF token change nothing.
+// not show, and a request without the session's CSRF token change nothing. A webhook endpoint
+// hears of each correction with the speakers as they are after it.
 import t from 'tap'
 import { DeciderSpecification } from './support/decider.ts'
 import { testService } from './support/service.ts'
@@ -15,6 +16,9 @@ import { nextSpeakerLabel } from '../domain/speakers/labels.ts'
 import { speakerStats, statsAfterMoves, type Transcript } from '../domain/notes/transcript.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import { FREE_PLAN_PREVIEW } from '../domain/transcripts/preview.ts'
+import { WebhookPayload } from '../contract/webhooks.ts'
+import { startHttpServer } from './support/httpServer.ts'
+import { pollUntil } from './support/pollUntil.ts'
 
 const at = '2026-03-01T10:00:00.000Z'
 const later = '2026-03-02T10:00:00.000Z'
@@ -215,4 +219,28 @@ t.test('the free plan moves only lines its preview shows whole', async (t) => {
   const inside = await d.request('PATCH', `/app/api/notes/${noteId}/segments/1/speaker`, { body: { speakerLabel: 'A' } })
   t.equal(inside.statusCode, 200)
   t.equal(inside.json().segments[1].speakerLabel, 'A')
+})
+
+t.test('a webhook endpoint hears of a correction, with the speakers after it', async (t) => {
+  const hooks: WebhookPayload[] = []
+  const web = await startHttpServer({
+    '/hook': (_req, body) => {
+      hooks.push(WebhookPayload.parse(JSON.parse(body.toString('utf8'))))
+      return { status: 200, body: 'ok' }
+    },
+  })
+  t.teardown(web.close)
+  const s = await testService({ workers: true, env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_POLL_MS: '20' } })
+  t.teardown(s.close)
+  const { d, accountId } = await signedIn(s, 'power') // webhooks come with the power plan
+  const hook = await d.request('POST', '/app/api/webhooks', { body: { url: web.url('/hook'), events: ['note.speakers_updated'] } })
+  t.equal(hook.statusCode, 201, hook.body)
+  const noteId = await readyNote(s, accountId, { transcript: transcriptOf(MEETING, { language: 'en' }) })
+  t.equal((await d.request('PATCH', `/app/api/notes/${noteId}/segments/3/speaker`, { body: { speakerLabel: 'A' } })).statusCode, 200)
+  const moved = await pollUntil('the webhook of the move', () => hooks.find((h) => h.data.noteId === noteId), 20_000)
+  t.match(moved, { type: 'note.speakers_updated', data: { speakers: [{ label: 'A', segmentCount: 3 }, { label: 'B', segmentCount: 2 }] } })
+  t.equal((await d.request('POST', `/app/api/notes/${noteId}/speakers/B/merge`, { body: { into: 'A' } })).statusCode, 200)
+  const merged = await pollUntil('the webhook of the merge', () => hooks.filter((h) => h.data.noteId === noteId)[1], 20_000)
+  t.match(merged.data.speakers, [{ label: 'A', segmentCount: 5 }])
+  t.equal(merged.data.speakers.length, 1, 'B is gone')
 })

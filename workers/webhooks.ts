@@ -1,11 +1,11 @@
 // Webhook workers. The dispatcher follows the log for notes that finished (NoteReady,
-// NoteFailed) or whose speakers were named (SpeakerRenamed, SpeakerNamesSuggested on a ready
-// note) from its own checkpoint and schedules one delivery per subscribed endpoint; the payload
-// carries the speakers with their names in use, read from the one source of names
-// (readmodels/speakerNames.ts, through the speakers query) once it has the event. The message id
-// is derived from the note event's id, so a replay schedules nothing new. The sender
-// polls due deliveries, claims a try on the delivery stream, signs the payload with the
-// endpoint's current secrets (Standard Webhooks), POSTs it and records the result.
+// NoteFailed) or whose speakers were named or corrected (SpeakerRenamed, SpeakerNamesSuggested,
+// SegmentSpeakersChanged on a ready note) from its own checkpoint and schedules one delivery per
+// subscribed endpoint; the payload carries the speakers with their names in use, read from the
+// one source of names (readmodels/speakerNames.ts, through the speakers query) once it has the
+// event. The message id is derived from the note event's id, so a replay schedules nothing new.
+// The sender polls due deliveries, claims a try on the delivery stream, signs the payload with
+// the endpoint's current secrets (Standard Webhooks), POSTs it and records the result.
 import { randomUUID } from 'node:crypto'
 import type { DocumentStore } from '../ports/documentStore.ts'
 import type { EventStore } from '../ports/eventStore.ts'
@@ -38,7 +38,14 @@ export interface WebhookWorkerDeps {
   log?: (msg: string) => void
 }
 
-const TYPES = { NoteReady: 'note.ready', NoteFailed: 'note.failed', SpeakerRenamed: 'note.speakers_updated', SpeakerNamesSuggested: 'note.speakers_updated' } as const
+const TYPES = {
+  NoteReady: 'note.ready',
+  NoteFailed: 'note.failed',
+  SpeakerRenamed: 'note.speakers_updated',
+  SpeakerNamesSuggested: 'note.speakers_updated',
+  // Lines given to another speaker: talk time changes, and a merge or a new speaker changes who is there.
+  SegmentSpeakersChanged: 'note.speakers_updated',
+} as const
 
 export function webhookDispatcher(deps: Pick<WebhookWorkerDeps, 'handler' | 'webhooks' | 'speakers' | 'sync'>): Projection {
   /** The speakers as the API shows them, once the read models the query reads have the event (none for a note deleted meanwhile). */

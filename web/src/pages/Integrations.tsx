@@ -6,7 +6,7 @@ import { when } from '../format.ts'
 const EVENTS = [
   { id: 'note.ready', label: 'A note is ready (note.ready)' },
   { id: 'note.failed', label: 'A note failed (note.failed)' },
-  { id: 'note.speakers_updated', label: 'Speakers of a note were named (note.speakers_updated)' },
+  { id: 'note.speakers_updated', label: 'Speakers of a note were named or corrected (note.speakers_updated)' },
 ]
 
 export function IntegrationsPage(p: { plan: Plan }) {
