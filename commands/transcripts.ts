@@ -81,8 +81,9 @@ export class TranscriptCommands {
   }
 
   /**
-   * A person gives one line to another speaker, or to a new one (`to` null; dashboard). Talk time, turns, exports and every
-   * output made afterwards follow; the words and the line's id stay as they were.
+   * A person gives one line to another speaker, or to a new one (`to` null; dashboard). Talk
+   * time, turns, exports and every output made afterwards follow; the line's id, words and times
+   * stay as they were.
    */
   async changeSegmentSpeaker(caller: Caller, noteId: string, sequence: number, to: string | null): Promise<void> {
     const preview = transcriptPreviewFor(caller.plan)

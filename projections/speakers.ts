@@ -54,7 +54,6 @@ export interface RosterEntryDoc {
   at: string
 }
 
-/** Consecutive segments of one speaker make one turn. */
 export const speakersProjection: Projection = {
   name: 'speakers',
   filter: { categories: ['note'] },
