@@ -81,11 +81,8 @@ const rows: [string, ReturnType<typeof stats>][] = [
   // Line i goes to the other speaker: every round a real change.
   ['move a line + read', await timed(ROUNDS, async (i) => (await s.transcripts.changeSegmentSpeaker(caller(), noteId, i, i % 2 ? 'A' : 'B'), read(noteId)))],
 ]
-const merges = await timed(3, async () => {
-  const fresh = await longNote()
-  await s.transcripts.mergeSpeaker(caller(), fresh, 'B', 'A')
-  return read(fresh)
-})
+const fresh = [await longNote(), await longNote(), await longNote()]
+const merges = await timed(fresh.length, async (i) => (await s.transcripts.mergeSpeaker(caller(), fresh[i]!, 'B', 'A'), read(fresh[i]!)))
 const check = await read(noteId)
 const movedRight = check.segments.slice(0, ROUNDS).every((x, i) => x.speakerLabel === (i % 2 ? 'A' : 'B'))
 
