@@ -81,7 +81,7 @@ export class TranscriptCommands {
   }
 
   /**
-   * A person gives one line to another speaker, or to a new one (`to` null; dashboard). Talk
+   * A person gives one line to another speaker, or to a new one (`to` null). Talk
    * time, turns, exports and every output made afterwards follow; the line's id, words and times
    * stay as they were.
    */
@@ -90,7 +90,7 @@ export class TranscriptCommands {
     await this.run(caller, noteId, { type: 'ChangeSegmentSpeaker', accountId: caller.accountId, sequence, to, ...(preview ? { preview } : {}) }, ['notes', 'speakers'])
   }
 
-  /** Every line of speaker `from` to `into` (dashboard): one person the diarizer heard as two. */
+  /** Every line of speaker `from` to `into`: one person the diarizer heard as two. */
   async mergeSpeaker(caller: Caller, noteId: string, from: string, into: string): Promise<void> {
     await this.run(caller, noteId, { type: 'MergeSpeaker', accountId: caller.accountId, from, into }, ['notes', 'speakers'])
   }

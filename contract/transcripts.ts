@@ -138,19 +138,18 @@ export const ReplaceInTranscriptRequest = z
   .meta({ id: 'ReplaceInTranscriptRequest' })
 export type ReplaceInTranscriptRequest = z.infer<typeof ReplaceInTranscriptRequest>
 
-/** Dashboard: a person gives one line to another speaker (the diarizer heard the wrong voice). */
+/** A person gives one line to another speaker (the diarizer heard the wrong voice). */
 export const SegmentParams = z.object({ id: Uuid, sequence: z.coerce.number().int().min(0).max(1_000_000) })
+// One shape or the other, each closed, so the contract itself says "not both" (a refinement would not show in it).
 export const SegmentSpeakerRequest = z
-  .object({
-    speakerLabel: z.string().min(1).max(20).optional().meta({ description: "one of the transcript's speaker labels" }),
-    newSpeaker: z.literal(true).optional().meta({ description: 'a new speaker (the next free letter): a voice the diarizer missed' }),
-  })
-  .strict()
-  .refine((b) => (b.speakerLabel === undefined) !== (b.newSpeaker === undefined), { message: 'Give either `speakerLabel` or `newSpeaker: true`.' })
+  .union([
+    z.object({ speakerLabel: SpeakerLabelParams.shape.label.meta({ description: "one of the transcript's speaker labels" }) }).strict(),
+    z.object({ newSpeaker: z.literal(true).meta({ description: 'a new speaker (the next free letter): a voice the diarizer missed' }) }).strict(),
+  ])
   .meta({ id: 'SegmentSpeakerRequest' })
 export type SegmentSpeakerRequest = z.infer<typeof SegmentSpeakerRequest>
 
-/** Dashboard: every line of one speaker to another (two labels the diarizer made of one person). */
+/** Every line of one speaker to another (two labels the diarizer made of one person). */
 export const MergeSpeakerRequest = z
   .object({ into: SpeakerLabelParams.shape.label.meta({ description: 'the speaker that takes every line of the one in the path' }) })
   .strict()

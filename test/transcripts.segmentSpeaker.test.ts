@@ -1,5 +1,6 @@
-// A line the diarizer gave to the wrong voice, corrected by a person on the dashboard
-// (PATCH /app/api/notes/{id}/segments/{sequence}/speaker). Given a meeting whose line "I will send
+// A line the diarizer gave to the wrong voice, corrected by a person (REST extension
+// PATCH /v1/notes/{id}/segments/{sequence}/speaker, mounted on the dashboard as every REST
+// operation a person does there). Given a meeting whose line "I will send
 // the budget report" went to B though A said it, when the person gives that line to A, then the
 // transcript, the speakers' talk time, the timeline, the exports and an analysis made afterwards
 // all say A said it; the line keeps its id, words and times. A speaker the diarizer missed gets the
@@ -154,10 +155,10 @@ t.test('on the dashboard: the corrected line reaches the transcript, talk time, 
   t.test('when the person gives line 3 to A', async (t) => {
     const r = await d.request('PATCH', `/app/api/notes/${noteId}/segments/3/speaker`, { body: { speakerLabel: 'A' } })
     t.equal(r.statusCode, 200, r.body)
-    const after = r.json()
+    t.match(r.json(), { noteId, speakers: [{ label: 'A', speechSeconds: 18, segmentCount: 3 }, { label: 'B', speechSeconds: 12, segmentCount: 2 }] }, 'the speakers after it: talk time follows')
+    const after = await transcript()
     t.same(after.segments[3], { ...line, speakerLabel: 'A', speakerName: null }, 'the line is A’s; id, times, text and words unchanged')
-    t.same(after, await transcript(), 'the answer is the transcript as read afterwards')
-    t.match(after.speakers, [{ label: 'A', speechSeconds: 18, segmentCount: 3 }, { label: 'B', speechSeconds: 12, segmentCount: 2 }], 'talk time follows')
+    t.same(after.speakers, r.json().speakers.map(({ evidence: _e, ...x }: { evidence: unknown }) => x), 'the transcript says the same')
   })
 
   t.test('then the timeline, the exports and a new analysis say A said it', async (t) => {
@@ -181,6 +182,7 @@ t.test('on the dashboard: the corrected line reaches the transcript, talk time, 
     const r = await d.request('PATCH', `/app/api/notes/${noteId}/segments/4/speaker`, { body: { newSpeaker: true } })
     t.equal(r.statusCode, 200, r.body)
     t.same(r.json().speakers.map((x: { label: string }) => x.label), ['A', 'B', 'C'])
+    t.notOk('diarizationConfidence' in r.json().speakers[2], 'a person heard that voice, not the model: no confidence')
     const named = await d.request('PATCH', `/app/api/notes/${noteId}/speakers/C`, { body: { name: 'Carla' } })
     t.equal(named.statusCode, 200, named.body)
     t.equal((await transcript()).segments[4].speakerName, 'Carla')
@@ -201,7 +203,7 @@ t.test('on the dashboard: the corrected line reaches the transcript, talk time, 
     t.equal(r.statusCode, 200, r.body)
     t.match(r.json().speakers, [{ label: 'A', segmentCount: 5, speechSeconds: 30 }])
     t.equal(r.json().speakers.length, 1)
-    t.same(r.json().segments.map((x: { speakerLabel: string }) => x.speakerLabel), ['A', 'A', 'A', 'A', 'A'])
+    t.same((await transcript()).segments.map((x: { speakerLabel: string }) => x.speakerLabel), ['A', 'A', 'A', 'A', 'A'])
     const timeline = (await d.request('GET', `/app/api/notes/${noteId}/speakers/timeline`)).json()
     t.match(timeline.turns, [{ speakerLabel: 'A', firstSegment: 0, lastSegment: 4, segmentCount: 5 }], 'one turn')
     t.equal(timeline.turns.length, 1)
@@ -218,7 +220,7 @@ t.test('the free plan moves only lines its preview shows whole', async (t) => {
   t.match([past.statusCode, past.json().error], [404, 'not_found'], 'a line past the preview answers as no line, so it tells nothing')
   const inside = await d.request('PATCH', `/app/api/notes/${noteId}/segments/1/speaker`, { body: { speakerLabel: 'A' } })
   t.equal(inside.statusCode, 200)
-  t.equal(inside.json().segments[1].speakerLabel, 'A')
+  t.equal((await d.request('GET', `/app/api/notes/${noteId}/transcript`)).json().segments[1].speakerLabel, 'A')
 })
 
 t.test('a webhook endpoint hears of a correction, with the speakers after it', async (t) => {
@@ -243,4 +245,30 @@ t.test('a webhook endpoint hears of a correction, with the speakers after it', a
   const merged = await pollUntil('the webhook of the merge', () => hooks.filter((h) => h.data.noteId === noteId)[1], 20_000)
   t.match(merged.data.speakers, [{ label: 'A', segmentCount: 5 }])
   t.equal(merged.data.speakers.length, 1, 'B is gone')
+})
+
+t.test('over REST with an API key: the same operations, free, answering the speakers (never the lines, whose read is charged)', async (t) => {
+  const s = await testService()
+  t.teardown(s.close)
+  const a = await s.account('pro')
+  const other = await s.account('pro')
+  const noteId = await readyNote(s, a.accountId, { transcript: transcriptOf(MEETING, { language: 'en' }) })
+  const call = (method: 'PATCH' | 'POST', url: string, body: unknown, headers = a.headers) =>
+    s.inject({ method, url, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(body) })
+  const left = async () => (await s.services.status.status({ accountId: a.accountId })).credits.left
+  const before = await left()
+  const moved = await call('PATCH', `/v1/notes/${noteId}/segments/3/speaker`, { speakerLabel: 'A' })
+  t.equal(moved.statusCode, 200, moved.body)
+  t.same(Object.keys(moved.json()).sort(), ['noteId', 'speakers'], 'a SpeakerList, no segment text')
+  t.equal((await call('PATCH', `/v1/notes/${noteId}/segments/3/speaker`, { speakerLabel: 'A' }, other.headers)).statusCode, 404, "another tenant's note is no note")
+  t.equal((await call('POST', `/v1/notes/${noteId}/speakers/B/merge`, { into: 'A' }, other.headers)).statusCode, 404)
+  const merged = await call('POST', `/v1/notes/${noteId}/speakers/B/merge`, { into: 'A' })
+  t.equal(merged.statusCode, 200, merged.body)
+  t.match(merged.json().speakers, [{ label: 'A', segmentCount: 5 }])
+  t.equal(await left(), before, 'free')
+  const timeline = (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/speakers/timeline`, headers: a.headers })).json()
+  t.equal(timeline.turns.length, 1, 'the timeline follows')
+  const openapi = (await s.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
+  t.ok(openapi.paths['/v1/notes/{id}/segments/{sequence}/speaker']?.patch, 'documented in the OpenAPI document')
+  t.ok(openapi.paths['/v1/notes/{id}/speakers/{label}/merge']?.post)
 })

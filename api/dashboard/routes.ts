@@ -4,13 +4,12 @@
 // an API key), and every state-changing one needs the session's CSRF token.
 import { z } from 'zod'
 import type { Application } from '../../commands/application.ts'
-import type { Caller } from '../../commands/context.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { cycleOf } from '../../domain/credits/plans.ts'
 import { defineRoute, mountedAt, type RouteDef } from '../route.ts'
 import { AccountStatus } from '../../contract/account.ts'
 import { ListNotesQuery, NoteIdParams, NoteList } from '../../contract/notes.ts'
-import { MergeSpeakerRequest, SegmentParams, SegmentSpeakerRequest, SpeakerLabelParams, Transcript, VoiceProfileParams, VoiceProfilePatch, VoiceProfiles } from '../../contract/transcripts.ts'
+import { Transcript, VoiceProfileParams, VoiceProfilePatch, VoiceProfiles } from '../../contract/transcripts.ts'
 import { featureRoutes } from '../routes/index.ts'
 import { PRICES } from '../../domain/credits/prices.ts'
 import { ADVICE } from '../../domain/advice.ts'
@@ -59,6 +58,8 @@ export const REST_ON_DASHBOARD = [
   'requestTranscriptTranslation',
   'listSpeakers',
   'getSpeakerTimeline',
+  'changeSegmentSpeaker',
+  'mergeSpeaker',
   'suggestSpeakerNames',
   'renameSpeaker',
   'getAnalyses',
@@ -108,8 +109,6 @@ export function dashboardRoutes(app: Application): RouteDef[] {
     return r
   }
   const voice = app.voice
-  /** The transcript as the note page shows it: free, cut to the caller's plan's preview. */
-  const transcriptOf = (caller: Caller, noteId: string) => app.queries.transcripts.get(caller.accountId, noteId, { limit: transcriptPreviewFor(caller.plan) })
   const credits = async (accountId: string, cycle: string | undefined) => {
     const status = await app.status.status({ accountId })
     const shown = cycle ?? status.credits.cycle
@@ -264,43 +263,7 @@ export function dashboardRoutes(app: Application): RouteDef[] {
       notFound: true,
       response: { status: 200, schema: Transcript, description: 'The transcript.' },
       errors: ['not_found', 'no_transcript'],
-      handle: ({ caller, params }) => transcriptOf(caller, params.id),
-    }),
-
-    defineRoute({
-      ...common,
-      operationId: 'dashboardChangeSegmentSpeaker',
-      method: 'PATCH',
-      path: `${DASHBOARD_API}/notes/:id/segments/:sequence/speaker`,
-      tag: 'dashboard',
-      summary: "Give one line to another of the transcript's speakers (`speakerLabel`), or to a new one (`newSpeaker: true`, the next free letter); free",
-      params: SegmentParams,
-      notFound: true,
-      body: SegmentSpeakerRequest,
-      response: { status: 200, schema: Transcript, description: 'The transcript after the change.' },
-      errors: ['not_found', 'no_transcript', 'invalid_request'],
-      async handle({ caller, params, body }) {
-        await app.transcripts.changeSegmentSpeaker(caller, params.id, params.sequence, body.speakerLabel ?? null)
-        return transcriptOf(caller, params.id)
-      },
-    }),
-
-    defineRoute({
-      ...common,
-      operationId: 'dashboardMergeSpeaker',
-      method: 'POST',
-      path: `${DASHBOARD_API}/notes/:id/speakers/:label/merge`,
-      tag: 'dashboard',
-      summary: 'Give every line of this speaker to another (`into`): one person the diarizer heard as two; free',
-      params: SpeakerLabelParams,
-      notFound: true,
-      body: MergeSpeakerRequest,
-      response: { status: 200, schema: Transcript, description: 'The transcript after the merge.' },
-      errors: ['not_found', 'no_transcript', 'invalid_request'],
-      async handle({ caller, params, body }) {
-        await app.transcripts.mergeSpeaker(caller, params.id, params.label, body.into)
-        return transcriptOf(caller, params.id)
-      },
+      handle: ({ caller, params }) => app.queries.transcripts.get(caller.accountId, params.id, { limit: transcriptPreviewFor(caller.plan) }),
     }),
 
     // ---- the REST routes themselves, under the session (same schemas, handlers, prices) ----------

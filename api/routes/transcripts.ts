@@ -9,9 +9,12 @@ import { CONTENT_TYPES } from '../../domain/transcripts/formats.ts'
 import { NoteIdParams } from '../../contract/notes.ts'
 import {
   GrantConsentRequest,
+  MergeSpeakerRequest,
   RenameSpeakerRequest,
   ReplaceInTranscriptRequest,
   ReplaceInTranscriptResponse,
+  SegmentParams,
+  SegmentSpeakerRequest,
   SpeakerLabelParams,
   SpeakerList,
   SpeakerTimeline,
@@ -175,6 +178,47 @@ export const transcriptRoutes = (app: Application): RouteDef[] => {
       response: { status: 200, schema: SpeakerTimeline, description: 'The timeline.' },
       errors: ['not_found', 'no_transcript'],
       handle: ({ caller, params }) => app.queries.transcripts.timeline(caller.accountId, params.id),
+    }),
+    defineRoute({
+      operationId: 'changeSegmentSpeaker',
+      method: 'PATCH',
+      path: '/v1/notes/:id/segments/:sequence/speaker',
+      tag: 'speakers',
+      summary: 'Give one line to another speaker: the diarizer heard the wrong voice',
+      description:
+        "`speakerLabel`: one of the transcript's speakers; `newSpeaker: true`: a speaker the diarizer missed, labelled with the first letter no line has and no speaker had. " +
+        'The line keeps its id, text, words and times; talk time, the timeline, exports and what is generated afterwards follow. Free. ' +
+        "On a plan with a preview, a line past it is not found. Answers the speakers after the change (read the lines with GET transcript).",
+      extension: true,
+      params: SegmentParams,
+      notFound: true,
+      body: SegmentSpeakerRequest,
+      invalidCode: 'invalid_request',
+      response: { status: 200, schema: SpeakerList, description: 'The speakers after the change.' },
+      errors: ['invalid_request', 'not_found', 'no_transcript'],
+      async handle({ caller, params, body }) {
+        await f.transcripts.changeSegmentSpeaker(caller, params.id, params.sequence, 'speakerLabel' in body ? body.speakerLabel : null)
+        return app.queries.transcripts.speakers(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
+      },
+    }),
+    defineRoute({
+      operationId: 'mergeSpeaker',
+      method: 'POST',
+      path: '/v1/notes/:id/speakers/:label/merge',
+      tag: 'speakers',
+      summary: 'Give every line of a speaker to another: one person the diarizer heard as two',
+      description: "`into`: the transcript's speaker that takes every line of the one in the path (one event; talk time, timeline and exports follow). Free.",
+      extension: true,
+      params: SpeakerLabelParams,
+      notFound: true,
+      body: MergeSpeakerRequest,
+      invalidCode: 'invalid_request',
+      response: { status: 200, schema: SpeakerList, description: 'The speakers after the merge.' },
+      errors: ['invalid_request', 'not_found', 'no_transcript'],
+      async handle({ caller, params, body }) {
+        await f.transcripts.mergeSpeaker(caller, params.id, params.label, body.into)
+        return app.queries.transcripts.speakers(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
+      },
     }),
     defineRoute({
       operationId: 'suggestSpeakerNames',
