@@ -85,14 +85,16 @@ export class TranscriptCommands {
    * time, turns, exports and every output made afterwards follow; the line's id, words and times
    * stay as they were.
    */
-  async changeSegmentSpeaker(caller: Caller, noteId: string, sequence: number, to: string | null): Promise<void> {
+  async changeSegmentSpeaker(caller: Caller, noteId: string, sequence: number, to: string | null): Promise<SpeakerList> {
     const preview = transcriptPreviewFor(caller.plan)
     await this.run(caller, noteId, { type: 'ChangeSegmentSpeaker', accountId: caller.accountId, sequence, to, ...(preview ? { preview } : {}) }, ['notes', 'speakers'])
+    return this.deps.reads.speakers(caller.accountId, noteId, preview)
   }
 
   /** Every line of speaker `from` to `into`: one person the diarizer heard as two. */
-  async mergeSpeaker(caller: Caller, noteId: string, from: string, into: string): Promise<void> {
+  async mergeSpeaker(caller: Caller, noteId: string, from: string, into: string): Promise<SpeakerList> {
     await this.run(caller, noteId, { type: 'MergeSpeaker', accountId: caller.accountId, from, into }, ['notes', 'speakers'])
+    return this.deps.reads.speakers(caller.accountId, noteId, transcriptPreviewFor(caller.plan))
   }
 
   /**

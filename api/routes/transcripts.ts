@@ -196,10 +196,7 @@ export const transcriptRoutes = (app: Application): RouteDef[] => {
       invalidCode: 'invalid_request',
       response: { status: 200, schema: SpeakerList, description: 'The speakers after the change.' },
       errors: ['invalid_request', 'not_found', 'no_transcript'],
-      async handle({ caller, params, body }) {
-        await f.transcripts.changeSegmentSpeaker(caller, params.id, params.sequence, 'speakerLabel' in body ? body.speakerLabel : null)
-        return app.queries.transcripts.speakers(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
-      },
+      handle: ({ caller, params, body }) => f.transcripts.changeSegmentSpeaker(caller, params.id, params.sequence, 'speakerLabel' in body ? body.speakerLabel : null),
     }),
     defineRoute({
       operationId: 'mergeSpeaker',
@@ -215,10 +212,7 @@ export const transcriptRoutes = (app: Application): RouteDef[] => {
       invalidCode: 'invalid_request',
       response: { status: 200, schema: SpeakerList, description: 'The speakers after the merge.' },
       errors: ['invalid_request', 'not_found', 'no_transcript'],
-      async handle({ caller, params, body }) {
-        await f.transcripts.mergeSpeaker(caller, params.id, params.label, body.into)
-        return app.queries.transcripts.speakers(caller.accountId, params.id, transcriptPreviewFor(caller.plan))
-      },
+      handle: ({ caller, params, body }) => f.transcripts.mergeSpeaker(caller, params.id, params.label, body.into),
     }),
     defineRoute({
       operationId: 'suggestSpeakerNames',
