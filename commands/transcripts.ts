@@ -97,6 +97,12 @@ export class TranscriptCommands {
     return this.deps.reads.speakers(caller.accountId, noteId, transcriptPreviewFor(caller.plan))
   }
 
+  /** The last move or merge given back; undoing an undo redoes it (409 conflict: nothing to undo). */
+  async undoLineSpeakers(caller: Caller, noteId: string): Promise<SpeakerList> {
+    await this.run(caller, noteId, { type: 'UndoLineSpeakers', accountId: caller.accountId }, ['notes', 'speakers'])
+    return this.deps.reads.speakers(caller.accountId, noteId, transcriptPreviewFor(caller.plan))
+  }
+
   /**
    * The echo of an edit shows segment text too: on a plan with a preview only the changed
    * segments inside the preview (of the transcript after the edit) come back, cut like it, or a

@@ -66,6 +66,17 @@ t.test('decider: a line goes to a known speaker or to the next free letter, once
   spec.given(ready).when(merge('B', 'Z')).thenThrows(t, 'invalid_request')
   spec.given(ready).when(merge('Z', 'A')).thenThrows(t, 'not_found', /no speaker "Z"/)
   spec.given(ready).when(merge('B', 'A', 'a2')).thenThrows(t, 'not_found', /belongs to you/)
+
+  const undo = (accountId = 'a1'): TranscriptCommand => ({ type: 'UndoLineSpeakers', accountId, now: later })
+  const merged: TranscriptEvent = { type: 'SegmentSpeakersChanged', data: { changes: [change('s1', 1, 2000, 4500, 'B', 'A'), change('s2', 2, 4500, 6000, 'B', 'A')], firstLabel: 'A', at: later } }
+  const undone: TranscriptEvent = { type: 'SegmentSpeakersChanged', data: { changes: [change('s1', 1, 2000, 4500, 'A', 'B'), change('s2', 2, 4500, 6000, 'A', 'B')], firstLabel: 'A', at: later } }
+  spec.given([...ready, merged]).when(undo()).then(t, [undone], 'given a merge, when undone, then every line goes back to B')
+  spec.given([...ready, merged, undone]).when(undo()).then(t, [{ ...merged, data: { ...merged.data } }], 'undoing the undo merges again')
+  const movedAgain: TranscriptEvent = { type: 'SegmentSpeakersChanged', data: { changes: [change('s2', 2, 4500, 6000, 'A', 'C')], firstLabel: 'A', at: later } }
+  spec.given([...ready, merged, movedAgain]).when(undo()).thenMatches(t, [{ data: { changes: [{ sequence: 2, from: 'C', to: 'A' }] } }], 'only the last change is undone')
+  spec.given(ready).when(undo()).thenThrows(t, 'conflict', /nothing|no change/)
+  spec.given([...ready, merged, transcribed]).when(undo()).thenThrows(t, 'conflict') // a new transcription leaves nothing to undo
+  spec.given([...ready, merged]).when(undo('a2')).thenThrows(t, 'not_found')
 })
 
 t.test('the next letter and the stats after a move', async (t) => {
@@ -208,6 +219,17 @@ t.test('on the dashboard: the corrected line reaches the transcript, talk time, 
     t.match(timeline.turns, [{ speakerLabel: 'A', firstSegment: 0, lastSegment: 4, segmentCount: 5 }], 'one turn')
     t.equal(timeline.turns.length, 1)
   })
+
+  t.test('a merge made by mistake is undone in one step, and the undo redone', async (t) => {
+    const undo = () => d.request('POST', `/app/api/notes/${noteId}/speakers/undo`, { body: {} })
+    t.equal((await d.request('POST', `/app/api/notes/${noteId}/speakers/undo`, { body: {}, csrf: false })).statusCode, 403)
+    t.equal((await stranger.d.request('POST', `/app/api/notes/${noteId}/speakers/undo`, { body: {} })).statusCode, 404)
+    const r = await undo()
+    t.equal(r.statusCode, 200, r.body)
+    t.match(r.json().speakers, [{ label: 'A', segmentCount: 3 }, { label: 'C', name: 'Carla', segmentCount: 2 }], 'Carla has her lines and her name back')
+    t.same((await transcript()).segments.map((x: { speakerLabel: string }) => x.speakerLabel), ['A', 'C', 'A', 'A', 'C'])
+    t.match((await undo()).json().speakers, [{ label: 'A', segmentCount: 5 }], 'undoing the undo merges again')
+  })
 })
 
 t.test('the free plan moves only lines its preview shows whole', async (t) => {
@@ -265,6 +287,8 @@ t.test('over REST with an API key: the same operations, free, answering the spea
   const merged = await call('POST', `/v1/notes/${noteId}/speakers/B/merge`, { into: 'A' })
   t.equal(merged.statusCode, 200, merged.body)
   t.match(merged.json().speakers, [{ label: 'A', segmentCount: 5 }])
+  const none = await s.inject({ method: 'POST', url: `/v1/notes/${await readyNote(s, a.accountId, { transcript: transcriptOf(MEETING, { language: 'en' }) })}/speakers/undo`, headers: a.headers })
+  t.match([none.statusCode, none.json().error], [409, 'conflict'], 'nothing to undo on a note nobody corrected')
   t.equal(await left(), before, 'free')
   const timeline = (await s.inject({ method: 'GET', url: `/v1/notes/${noteId}/speakers/timeline`, headers: a.headers })).json()
   t.equal(timeline.turns.length, 1, 'the timeline follows')

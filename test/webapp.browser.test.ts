@@ -282,6 +282,12 @@ for (const width of [1280, 390]) {
       await pollUntil('every line Maria’s', async () => (await page.locator('button.segment .who').allInnerTexts()).every((x) => x === 'Maria'), 10_000)
       t.equal(await page.locator('.speaker').count(), 1, 'one speaker left')
       t.equal(await page.getByRole('combobox', { name: /^Merge / }).count(), 0, 'nobody left to merge into')
+      await page.getByRole('button', { name: 'Undo the merge' }).click()
+      await page.getByText('Merge undone: the lines are back with their speaker.').waitFor()
+      await pollUntil('the line back with Speaker C', async () => /Speaker C/.test(await line()), 10_000)
+      t.equal(await page.locator('.speaker').count(), 2, 'two speakers again')
+      await page.getByRole('combobox', { name: 'Merge Speaker C into another speaker' }).selectOption({ label: 'Maria' })
+      await pollUntil('merged again', async () => (await page.locator('button.segment .who').allInnerTexts()).every((x) => x === 'Maria'), 10_000)
       await menu().selectOption({ label: 'New speaker' })
       await pollUntil('the line given to a new speaker again', async () => /Speaker C/.test(await line()), 10_000)
       // As it was, for the steps after this one.

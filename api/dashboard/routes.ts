@@ -60,6 +60,7 @@ export const REST_ON_DASHBOARD = [
   'getSpeakerTimeline',
   'changeSegmentSpeaker',
   'mergeSpeaker',
+  'undoLineSpeakers',
   'suggestSpeakerNames',
   'renameSpeaker',
   'getAnalyses',

@@ -215,6 +215,23 @@ export const transcriptRoutes = (app: Application): RouteDef[] => {
       handle: ({ caller, params, body }) => f.transcripts.mergeSpeaker(caller, params.id, params.label, body.into),
     }),
     defineRoute({
+      operationId: 'undoLineSpeakers',
+      method: 'POST',
+      path: '/v1/notes/:id/speakers/undo',
+      tag: 'speakers',
+      summary: 'Undo the last change of who said which line (a move or a merge)',
+      description:
+        'Gives the lines of the last move or merge back to the speakers they had, except lines moved again since. Undoing an undo redoes it. ' +
+        '409 `conflict` when there is nothing to undo (none yet, or since the last transcription). Free.',
+      extension: true,
+      params: NoteIdParams,
+      notFound: true,
+      invalidCode: 'invalid_request',
+      response: { status: 200, schema: SpeakerList, description: 'The speakers after the undo.' },
+      errors: ['not_found', 'no_transcript', 'conflict'],
+      handle: ({ caller, params }) => f.transcripts.undoLineSpeakers(caller, params.id),
+    }),
+    defineRoute({
       operationId: 'suggestSpeakerNames',
       method: 'POST',
       path: '/v1/notes/:id/speakers/suggest',

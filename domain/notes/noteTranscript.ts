@@ -117,6 +117,8 @@ export type TranscriptCommand =
   | ({ type: 'ChangeSegmentSpeaker'; accountId: string; sequence: number; to: string | null; preview?: ContentLimit } & Now)
   /** Every line of `from` to `into`: two labels the diarizer made of one person. */
   | ({ type: 'MergeSpeaker'; accountId: string; from: string; into: string } & Now)
+  /** The last move or merge given back (undoing an undo redoes it). */
+  | ({ type: 'UndoLineSpeakers'; accountId: string } & Now)
   | ({ type: 'RecordSourceMetadata'; metadata: SourceMetadata } & Now)
   | ({ type: 'RenameSpeaker'; accountId: string; label: string; name: string; sourceKey: string | null } & Now)
   | ({ type: 'RecordNameSuggestions'; accountId: string; engine: string; model: string | null; suggestions: NameSuggestion[] } & Now)
@@ -170,6 +172,8 @@ export interface TranscriptNoteState {
   transcript: Transcript | null
   speakers: Readonly<Record<string, SpeakerState>>
   translations: Readonly<Partial<Record<TranslationLanguage, TranslationState>>>
+  /** The lines the last SegmentSpeakersChanged moved (what an undo gives back); null after a new transcription. */
+  lastLineChanges: readonly LineSpeakerChange[] | null
 }
 export type NoteTranscriptState = { exists: false } | TranscriptNoteState
 
@@ -183,12 +187,16 @@ export function withLineSpeakers<S extends Pick<TranscriptSegment, 'sequence' | 
   return segments.map((seg) => (to.has(seg.sequence) ? { ...seg, speakerLabel: to.get(seg.sequence)! } : seg))
 }
 
-/** The event giving `lines` to `to`, or none when they are all `to`'s already. */
-function linesGiven(segments: readonly TranscriptSegment[], lines: readonly TranscriptSegment[], to: string, at: string): SegmentSpeakersChanged[] {
-  const changes = lines.filter((l) => l.speakerLabel !== to).map((l) => ({ segmentId: l.id, sequence: l.sequence, startMs: l.startMs, endMs: l.endMs, from: l.speakerLabel, to }))
+/** The event recording `changes` (none when there are none), with the first speaker they leave. */
+function speakersChanged(segments: readonly TranscriptSegment[], changes: LineSpeakerChange[], at: string): SegmentSpeakersChanged[] {
   if (changes.length === 0) return []
   const firstLabel = [...withLineSpeakers(segments, changes)].sort((a, b) => a.sequence - b.sequence).find((seg) => seg.speakerLabel)?.speakerLabel ?? null
   return [{ type: 'SegmentSpeakersChanged', data: { changes, firstLabel, at } }]
+}
+
+/** The event giving `lines` to `to`, or none when they are all `to`'s already. */
+function linesGiven(segments: readonly TranscriptSegment[], lines: readonly TranscriptSegment[], to: string, at: string): SegmentSpeakersChanged[] {
+  return speakersChanged(segments, lines.filter((l) => l.speakerLabel !== to).map((l) => ({ segmentId: l.id, sequence: l.sequence, startMs: l.startMs, endMs: l.endMs, from: l.speakerLabel, to })), at)
 }
 
 /** Applies the speaker events to a note's speakers; shared by the decider and the speakers projection. */
@@ -308,6 +316,7 @@ export function evolveNoteTranscript(s: NoteTranscriptState, e: NoteEvent | Tran
       transcript: null,
       speakers: {},
       translations: {},
+      lastLineChanges: null,
     }
   }
   if (!s.exists) return s
@@ -320,7 +329,7 @@ export function evolveNoteTranscript(s: NoteTranscriptState, e: NoteEvent | Tran
       const transcript = ev.data.transcript
       const translations: Partial<Record<TranslationLanguage, TranslationState>> = {}
       for (const [lang, t] of Object.entries(s.translations)) translations[lang as TranslationLanguage] = translationAfterRetranscription(t!, transcript.segments, ev.data.at)
-      return { ...s, transcript, speakers: evolveSpeakers(s.speakers, ev), translations }
+      return { ...s, transcript, speakers: evolveSpeakers(s.speakers, ev), translations, lastLineChanges: null }
     }
     case 'NoteReady':
       return { ...s, phase: 'ready', language: ev.data.language ?? s.language }
@@ -334,7 +343,7 @@ export function evolveNoteTranscript(s: NoteTranscriptState, e: NoteEvent | Tran
       return { ...s, transcript: s.transcript && applyReplacement(s.transcript, ev.data.changes), translations }
     }
     case 'SegmentSpeakersChanged':
-      return s.transcript ? { ...s, transcript: { ...s.transcript, segments: withLineSpeakers(s.transcript.segments, ev.data.changes) } } : s
+      return s.transcript ? { ...s, transcript: { ...s.transcript, segments: withLineSpeakers(s.transcript.segments, ev.data.changes) }, lastLineChanges: ev.data.changes } : s
     case 'SpeakerRenamed':
     case 'SpeakerNamesSuggested':
     case 'SpeakerVoiceExclusionChanged':
@@ -445,6 +454,15 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       if (!labels.includes(c.into)) throw new DomainError('invalid_request', `Speaker ${c.from} is merged into another of this transcript's speakers (${labels.join(', ') || 'there is none'}).`)
       const segments = note.transcript.segments
       return linesGiven(segments, segments.filter((seg) => seg.speakerLabel === c.from), c.into, c.now)
+    }
+    case 'UndoLineSpeakers': {
+      const note = editableTranscript(s, c.accountId)
+      const segments = note.transcript.segments
+      const now = new Map(segments.map((seg) => [seg.sequence, seg]))
+      // Lines moved again since, and lines that had no speaker before, stay as they are.
+      const back = (note.lastLineChanges ?? []).filter((x) => x.from !== null && now.get(x.sequence)?.speakerLabel === x.to)
+      if (back.length === 0) throw new DomainError('conflict', 'There is no change of who said which line to undo.')
+      return speakersChanged(segments, back.map((x) => ({ ...x, from: x.to, to: x.from! })), c.now)
     }
     case 'RecordSourceMetadata': {
       if (!s.exists) throw new DomainError('not_found', 'No such note.')

@@ -142,11 +142,25 @@ function Speakers(p: { noteId: string; speakers: Speaker[]; index: (label: strin
       setError(err)
     }
   }
+  // A merge moves every line of a speaker: it can be taken back in one step.
+  const [undoable, setUndoable] = useState(false)
   const merge = async (from: string, into: string, done: string) => {
     setError(null)
     try {
       await api('POST', `/notes/${p.noteId}/speakers/${encodeURIComponent(from)}/merge`, { into })
       setMessage(done)
+      setUndoable(true)
+      p.onChanged()
+    } catch (err) {
+      setError(err)
+    }
+  }
+  const undo = async () => {
+    setError(null)
+    try {
+      await api('POST', `/notes/${p.noteId}/speakers/undo`, {})
+      setMessage('Merge undone: the lines are back with their speaker.')
+      setUndoable(false)
       p.onChanged()
     } catch (err) {
       setError(err)
@@ -187,6 +201,13 @@ function Speakers(p: { noteId: string; speakers: Speaker[]; index: (label: strin
       </p>
       <ErrorMessage error={error} />
       <Status message={message} />
+      {undoable && (
+        <p>
+          <button type="button" onClick={() => void undo()}>
+            Undo the merge
+          </button>
+        </p>
+      )}
     </section>
   )
 }
