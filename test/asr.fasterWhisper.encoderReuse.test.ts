@@ -16,7 +16,7 @@ t.teardown(tmp.remove)
 
 const wav = join(tmp.dir, 'turn.wav')
 execFileSync('espeak-ng', ['-v', 'es', '-w', join(tmp.dir, 'raw.wav'), 'Buenos días a todos, la reunión de hoy trata del presupuesto.'])
-execFileSync('sox', [join(tmp.dir, 'raw.wav'), '-r', '16000', '-b', '16', '-c', '1', wav, 'pad', '0.3', '0.5'])
+execFileSync('sox', ['-D', join(tmp.dir, 'raw.wav'), '-r', '16000', '-b', '16', '-c', '1', wav, 'pad', '0.3', '0.5'])
 
 /** The region's language, then its decode alone, counting the encoder passes the model really makes. */
 const run = (cached: boolean) =>

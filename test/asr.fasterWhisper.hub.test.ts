@@ -33,7 +33,7 @@ function wav(name: string, voice: string, text: string): string {
   const raw = join(tmp.dir, `${name}.22k.wav`)
   const out = join(tmp.dir, `${name}.wav`)
   execFileSync('espeak-ng', ['-v', voice, '-w', raw, text])
-  execFileSync('sox', [raw, '-r', '16000', '-b', '16', '-c', '1', out, 'pad', '0.5', '0.5'])
+  execFileSync('sox', ['-D', raw, '-r', '16000', '-b', '16', '-c', '1', out, 'pad', '0.5', '0.5'])
   return out
 }
 

@@ -65,7 +65,7 @@ function dialogue(turns: [voice: string, text: string][], lead = 0.6, gap = 0.5)
     const p = join(tmp.dir, `turn-${i}.wav`)
     execFileSync('espeak-ng', ['-v', voice, '-s', '165', '-w', p, text])
     const out = join(tmp.dir, `turn-${i}-16k.wav`)
-    execFileSync('sox', [p, '-r', String(SR), '-c', '1', '-b', '16', out])
+    execFileSync('sox', ['-D', p, '-r', String(SR), '-c', '1', '-b', '16', out])
     return readWav(readFileSync(out))!.samples
   })
   const total = lead * SR + parts.reduce((n, p) => n + p.length + gap * SR, 0)
