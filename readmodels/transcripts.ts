@@ -17,7 +17,7 @@ import { turnsOf } from '../domain/speakers/turns.ts'
 import { TRANSLATIONS, translationId, type TranslationDoc } from '../projections/translations.ts'
 import { VOICE_CONSENTS, VOICE_PROFILES, type VoiceConsentDoc, type VoiceProfileDoc } from '../projections/voiceProfiles.ts'
 import type { ExportOptions, ExportedTranscript, TranscriptReadOptions } from '../commands/reads.ts'
-import { cut, type ContentLimit } from '../domain/transcripts/preview.ts'
+import { cut, shownWhole, type ContentLimit } from '../domain/transcripts/preview.ts'
 import type { Speaker, SpeakerList, SpeakerTimeline, Transcript, TranslationState, VoiceProfiles } from '../contract/transcripts.ts'
 
 export async function findTranscript(docs: DocumentStore, accountId: string, noteId: string): Promise<TranscriptDoc> {
@@ -53,7 +53,7 @@ export async function getSpeakers(docs: DocumentStore, accountId: string, noteId
   if (limit) {
     const t = await docs.collection<TranscriptDoc>(TRANSCRIPTS).findOne({ _id: noteId, accountId }, { projection: { segments: 1 } })
     const segments = t?.segments ?? []
-    const whole = new Set(cut(segments, limit).shown.filter((x, i) => x.text === segments[i]!.text).map((x) => x.sequence))
+    const whole = new Set(shownWhole(segments, limit).map((x) => x.sequence))
     readable = (segment) => segment === null || whole.has(segment)
   }
   return { noteId, speakers: [...views.values()].map((v) => ({ ...toSpeaker(v), evidence: v.evidence.filter((e) => readable(e.segment)) })) }

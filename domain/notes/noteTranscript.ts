@@ -7,7 +7,7 @@
 // claimed it) → ready or failed. `stale` is not a status: a ready translation whose transcript
 // changed afterwards lists the changed segments in `staleSegments`; their translations are gone
 // ("missing again") until a new request translates just those.
-import { cut, type ContentLimit } from '../transcripts/preview.ts'
+import { shownWhole, type ContentLimit } from '../transcripts/preview.ts'
 import { createHash } from 'node:crypto'
 import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
@@ -406,7 +406,7 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       if (c.find.length === 0) throw new DomainError('invalid_request', '`find` must not be empty.')
       // A find-and-replace must not tell what the caller cannot read (how often a word occurs past the preview).
       const segments = note.transcript.segments
-      const visible = c.preview ? cut(segments, c.preview).shown.filter((x, i) => x.text === segments[i]!.text) : segments
+      const visible = shownWhole(segments, c.preview)
       const changes = planReplacement(visible, c)
       if (changes.length === 0) return []
       const changed = changes.map((ch) => ch.sequence)
@@ -433,7 +433,7 @@ export function decideNoteTranscript(c: TranscriptCommand, s: NoteTranscriptStat
       const note = editableTranscript(s, c.accountId)
       const segments = note.transcript.segments
       // On a plan with a preview, a line it does not show whole is no line the caller can move.
-      const visible = c.preview ? cut(segments, c.preview).shown.filter((x, i) => x.text === segments[i]!.text) : segments
+      const visible = shownWhole(segments, c.preview)
       const line = visible.find((seg) => seg.sequence === c.sequence)
       if (!line) throw new DomainError('not_found', `This transcript has no line ${c.sequence}.`)
       const labels = labelsOf(segments)

@@ -51,6 +51,14 @@ export interface CutCounts {
   getTheRest?: string
 }
 
+/**
+ * The segments a caller with `limit` sees whole: the preview without a first segment it cut
+ * inside. What an edit may touch and a quote may cite on such a plan.
+ */
+export function shownWhole<T extends { text: string }>(segments: readonly T[], limit: ContentLimit | undefined): T[] {
+  return cut(segments, limit).shown.filter((x, i) => x.text === segments[i]!.text)
+}
+
 /** The segments a caller with `limit` sees, in the order given (the transcript's). */
 export function cut<T extends { text: string }>(segments: readonly T[], limit: ContentLimit | undefined): { shown: T[]; truncated: boolean; counts: CutCounts } {
   const totalCharacters = segments.reduce((n, s) => n + s.text.length, 0)
