@@ -9,7 +9,7 @@ import type { DocumentStore } from '../ports/documentStore.ts'
 import { toDomainEvent, type RecordedEvent } from '../ports/eventStore.ts'
 import type { NoteEvent } from '../domain/notes/note.ts'
 import { evolveSpeakers, type TranscriptEvent } from '../domain/notes/noteTranscript.ts'
-import { speakerStats, statsAfterMoves, type SpeakerStats } from '../domain/notes/transcript.ts'
+import { firstSpeakerLabel, speakerStats, statsAfterMoves, type SpeakerStats } from '../domain/notes/transcript.ts'
 import { sourceKeyOf, type SourceMetadata } from '../domain/speakers/sourceKey.ts'
 import type { SpeakerState } from '../domain/speakers/speakers.ts'
 import type { Projection } from './runner.ts'
@@ -133,7 +133,7 @@ async function evolve(doc: SpeakersDoc | null, recorded: RecordedEvent, docs: Do
       const segments = e.data.transcript.segments
       set.hasTranscript = true
       set.stats = speakerStats(segments, e.data.transcript.speakerConfidence)
-      set.firstLabel = [...segments].sort((a, b) => a.sequence - b.sequence).find((s) => s.speakerLabel)?.speakerLabel ?? null
+      set.firstLabel = firstSpeakerLabel(segments)
       set.speakers = evolveSpeakers(doc.speakers, e)
       break
     }

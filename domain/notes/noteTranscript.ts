@@ -13,7 +13,7 @@ import type { Decider, DomainEvent } from '../decider.ts'
 import { DomainError } from '../errors.ts'
 import { baseLanguage, type TranslationLanguage } from '../languages.ts'
 import type { NoteEvent } from './note.ts'
-import type { Transcript, TranscriptSegment } from './transcript.ts'
+import { firstSpeakerLabel, type Transcript, type TranscriptSegment } from './transcript.ts'
 import { planReplacement, type SegmentChange } from '../transcripts/replace.ts'
 import { nextSpeakerLabel } from '../speakers/labels.ts'
 import { unsupportedPair, type TranslationCapability } from '../transcripts/translationPairs.ts'
@@ -190,8 +190,7 @@ export function withLineSpeakers<S extends Pick<TranscriptSegment, 'sequence' | 
 /** The event recording `changes` (none when there are none), with the first speaker they leave. */
 function speakersChanged(segments: readonly TranscriptSegment[], changes: LineSpeakerChange[], at: string): SegmentSpeakersChanged[] {
   if (changes.length === 0) return []
-  const firstLabel = [...withLineSpeakers(segments, changes)].sort((a, b) => a.sequence - b.sequence).find((seg) => seg.speakerLabel)?.speakerLabel ?? null
-  return [{ type: 'SegmentSpeakersChanged', data: { changes, firstLabel, at } }]
+  return [{ type: 'SegmentSpeakersChanged', data: { changes, firstLabel: firstSpeakerLabel(withLineSpeakers(segments, changes)), at } }]
 }
 
 /** The event giving `lines` to `to`, or none when they are all `to`'s already. */

@@ -57,6 +57,10 @@ export const fullTextOf = (segments: readonly Pick<TranscriptSegment, 'text'>[])
     .filter(Boolean)
     .join(' ')
 
+/** The label of the first line (by sequence) that has a speaker: the roster's first speaker. */
+export const firstSpeakerLabel = (segments: readonly Pick<TranscriptSegment, 'sequence' | 'speakerLabel'>[]): string | null =>
+  [...segments].sort((a, b) => a.sequence - b.sequence).find((s) => s.speakerLabel)?.speakerLabel ?? null
+
 export function speakerStats(segments: readonly TranscriptSegment[], confidence?: Record<string, number>): SpeakerStats[] {
   const by = new Map<string, SpeakerStats>()
   for (const s of segments) {
