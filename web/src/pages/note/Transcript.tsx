@@ -132,40 +132,23 @@ function Speakers(p: { noteId: string; speakers: Speaker[]; index: (label: strin
   const [error, setError] = useState<unknown>(null)
   const [message, setMessage] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
-  const rename = async (label: string, name: string, done: string) => {
-    setError(null)
-    try {
-      await api('PATCH', `/notes/${p.noteId}/speakers/${encodeURIComponent(label)}`, { name })
-      setMessage(done)
-      p.onChanged()
-    } catch (err) {
-      setError(err)
-    }
-  }
   // A merge moves every line of a speaker: it can be taken back in one step.
   const [undoable, setUndoable] = useState(false)
-  const merge = async (from: string, into: string, done: string) => {
+  /** A change to the speakers: sent, then said and the transcript read again; a refusal is shown. `canUndo`, when given: whether "Undo the merge" applies now. */
+  const change = async (send: () => Promise<unknown>, done: string, canUndo?: boolean) => {
     setError(null)
     try {
-      await api('POST', `/notes/${p.noteId}/speakers/${encodeURIComponent(from)}/merge`, { into })
+      await send()
       setMessage(done)
-      setUndoable(true)
+      if (canUndo !== undefined) setUndoable(canUndo)
       p.onChanged()
     } catch (err) {
       setError(err)
     }
   }
-  const undo = async () => {
-    setError(null)
-    try {
-      await api('POST', `/notes/${p.noteId}/speakers/undo`, {})
-      setMessage('Merge undone: the lines are back with their speaker.')
-      setUndoable(false)
-      p.onChanged()
-    } catch (err) {
-      setError(err)
-    }
-  }
+  const rename = (label: string, name: string, done: string) => change(() => api('PATCH', `/notes/${p.noteId}/speakers/${encodeURIComponent(label)}`, { name }), done)
+  const merge = (from: string, into: string, done: string) => change(() => api('POST', `/notes/${p.noteId}/speakers/${encodeURIComponent(from)}/merge`, { into }), done, true)
+  const undo = () => change(() => api('POST', `/notes/${p.noteId}/speakers/undo`, {}), 'Merge undone: the lines are back with their speaker.', false)
   const named = p.speakers.filter((s): s is Speaker & { label: string } => s.label !== null)
   return (
     <section aria-labelledby="speakers-title">
