@@ -4,8 +4,8 @@
 //
 // The service on the embedded default (SQLite events, embedded read models) in one process, a
 // ready note of LINES lines of two speakers seeded through the event store. Each round is what
-// the dashboard route does and answers: the command, its projections caught up (notes and
-// speakers: read-your-writes), then the transcript read. Next to it in the same run:
+// the note page waits for: the command (its projections caught up, notes and speakers:
+// read-your-writes; it answers the speakers), then the transcript read the page shows again. Next to it in the same run:
 //   - read only: the transcript read alone (the floor every correction pays for its answer);
 //   - rename: PATCH speakers/{label}, an existing command on the same stream, then the same read.
 // A merge moves every line of one speaker in one event; it is timed alone, a few times.
