@@ -1,5 +1,6 @@
 // The transcript read models on MongoDB (FerretDB, which `npm test` starts): an export with
-// names, an edit, a translation through the worker, the speakers, the roster and voice profiles,
+// names, an edit, a translation through the worker, the speakers, the roster, a line given to
+// another speaker (undone, then a merge) and voice profiles,
 // so every query and update these projections use works on the real wire protocol too.
 // MONGO_URL unset: nothing to run here; say so and pass.
 import t from 'tap'
@@ -50,6 +51,20 @@ if (!process.env.MONGO_URL) {
     t.match(suggested.speakers[0], { suggestedName: 'Ana García', evidence: [{ source: 'roster' }] }, 'the roster query works')
     const timeline = (await s.inject({ method: 'GET', url: `/v1/notes/${ep1}/speakers/timeline`, headers: a.headers })).json()
     t.equal(timeline.turns[0].speakerName, 'Ana García')
+
+    // Who said a line, corrected: the transcript and talk time documents follow on the wire protocol too.
+    const moved = await s.inject({ method: 'PATCH', url: `/v1/notes/${ep1}/segments/1/speaker`, headers: json, payload: { speakerLabel: 'A' } })
+    t.equal(moved.statusCode, 200, moved.body)
+    t.match(moved.json().speakers, [{ label: 'A', name: 'Ana García', segmentCount: 2, speechSeconds: 2 }])
+    t.equal(moved.json().speakers.length, 1, 'B has no line left')
+    t.equal((await s.inject({ method: 'GET', url: `/v1/notes/${ep1}/transcript?format=txt`, headers: a.headers })).body, 'Ana García: Hola, soy Ana.\nAna García: Muchas gracias, Ana.\n')
+    const oneTurn = (await s.inject({ method: 'GET', url: `/v1/notes/${ep1}/speakers/timeline`, headers: a.headers })).json()
+    t.match(oneTurn.turns, [{ speakerLabel: 'A', firstSegment: 0, lastSegment: 1, segmentCount: 2 }])
+    t.equal(oneTurn.turns.length, 1)
+    const undone = await s.inject({ method: 'POST', url: `/v1/notes/${ep1}/speakers/undo`, headers: a.headers })
+    t.match(undone.json().speakers, [{ label: 'A', segmentCount: 1 }, { label: 'B', segmentCount: 1 }], 'undone')
+    const merged = await s.inject({ method: 'POST', url: `/v1/notes/${ep1}/speakers/B/merge`, headers: json, payload: { into: 'A' } })
+    t.match(merged.json().speakers, [{ label: 'A', segmentCount: 2 }])
 
     const profiles = (await s.inject({ method: 'GET', url: '/v1/voice-profiles', headers: a.headers })).json()
     t.match(profiles, { consent: { status: 'never' }, profiles: [] })
